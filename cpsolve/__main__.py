@@ -1,0 +1,3 @@
+from cpsolve.cli import main
+
+main()

@@ -1,0 +1,192 @@
+"""The `cpsolve` command: parses arguments, calls the library, prints. No puzzle logic here."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+from cpsolve.counting import Solution
+from cpsolve.engine import SearchOptions
+from cpsolve.errors import CpsolveError
+from cpsolve.models import BuildOptions, PuzzleModel
+from cpsolve.run import ProgressHook, RunOptions, RunReport, build_model, load_puzzle, run
+from cpsolve.spec import json_schema
+
+app = typer.Typer(
+    help="Solve and count discrete assembly puzzles with OR-Tools CP-SAT.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_MISMATCH = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+PROGRESS_AFTER_SECONDS = 1.0
+
+
+def fail(error: CpsolveError) -> typer.Exit:
+    """Print a user error as its own lines on stderr and give the exit to raise."""
+    typer.echo(str(error), err=True)
+    return typer.Exit(code=EXIT_BAD_INPUT)
+
+
+@app.command("run")
+def run_command(
+    puzzle: Annotated[Path, typer.Argument(help="a YAML spec or a yass .soma figure")],
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")] = False,
+    solutions: Annotated[
+        Path | None, typer.Option("--solutions", help="write each unique solution as a JSON line")
+    ] = None,
+    show: Annotated[int, typer.Option("--show", min=0, help="draw this many unique solutions")] = 1,
+    first: Annotated[bool, typer.Option("--first", help="stop at the first solution (all cores)")] = False,
+    time_limit: Annotated[float | None, typer.Option("--time-limit", min=0.0, help="seconds")] = None,
+    max_solutions: Annotated[int | None, typer.Option("--max-solutions", min=1)] = None,
+    max_placements: Annotated[
+        int, typer.Option("--max-placements", min=1, help="refuse models with more placements")
+    ] = BuildOptions().max_atoms,
+    guided: Annotated[bool, typer.Option(help="branch on placements in target cell order")] = True,
+    symmetry_breaking: Annotated[
+        bool, typer.Option(help="enumerate about one solution per class (off: every raw solution, for checking)")
+    ] = True,
+) -> None:
+    """Solve a puzzle and print the raw, rotations and unique counts."""
+    options = RunOptions(
+        search=SearchOptions(time_limit=time_limit, max_solutions=max_solutions, first_only=first, guided=guided),
+        build=BuildOptions(max_atoms=max_placements),
+        show=show,
+        symmetry_breaking=symmetry_breaking,
+    )
+    try:
+        with _solution_writer(solutions) as write, _progress(enabled=not as_json) as progress:
+            report = run(puzzle, options, on_progress=progress, on_new_class=write)
+    except CpsolveError as error:
+        raise fail(error) from None
+    if as_json:
+        typer.echo(json.dumps(report.as_json()))
+    else:
+        typer.echo(format_report(report))
+    if report.stopped_by == "interrupted":
+        raise typer.Exit(code=EXIT_INTERRUPTED)
+    if not report.ok:
+        raise typer.Exit(code=EXIT_MISMATCH)
+
+
+@contextmanager
+def _solution_writer(path: Path | None) -> Iterator[SolutionWriter | None]:
+    if path is None:
+        yield None
+        return
+    try:
+        handle = path.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise CpsolveError(f"{path}: cannot write solutions: {exc.strerror}") from None
+    with handle:
+        yield SolutionWriter(handle)
+
+
+class SolutionWriter:
+    """Writes each new class's canonical solution as one JSON line, flushed as it is found."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self.handle = handle
+        self.written = 0
+
+    def __call__(self, solution: Solution, puzzle: PuzzleModel) -> None:
+        self.written += 1
+        record = {"class": self.written, **puzzle.describe(solution)}
+        self.handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self.handle.flush()
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[ProgressHook | None]:
+    """A rich progress line on stderr once a run passes a second; only on a terminal."""
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    display = Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True)
+    task = display.add_task("starting")
+    state = {"started": False, "last": 0.0}
+
+    def update(raw: int, classes: int, elapsed: float) -> None:
+        if elapsed < PROGRESS_AFTER_SECONDS or elapsed - state["last"] < 0.1:
+            return
+        if not state["started"]:
+            display.start()
+            state["started"] = True
+        state["last"] = elapsed
+        rate = raw / elapsed if elapsed else 0.0
+        display.update(task, description=f"{raw:,} solutions, {classes:,} classes, {rate:,.0f}/s")
+
+    try:
+        yield update
+    finally:
+        if state["started"]:
+            display.stop()
+
+
+def format_report(report: RunReport) -> str:
+    counts = report.counts
+    status = "complete" if report.complete else f"INCOMPLETE: stopped by {report.stopped_by}"
+    lines = [
+        f"{report.name} ({report.kind}, {report.source})",
+        f"counts: raw {counts.raw}  rotations {counts.rotations}  unique {counts.unique}  [{status}]",
+    ]
+    if report.expected:
+        wanted = "  ".join(f"{k} {v}" for k, v in report.expected.items())
+        verdict = "not checked (incomplete)" if not report.complete else "MISMATCH" if report.mismatches else "match"
+        lines.append(f"expected: {wanted}: {verdict}")
+        lines.extend(f"  {m}" for m in report.mismatches)
+    if report.complete:
+        identity = "FAILED" if report.identity_problems else "ok"
+        lines.append(f"orbit-stabiliser check: {identity} ({report.symmetries} symmetries)")
+        lines.extend(f"  {p}" for p in report.identity_problems)
+    lines.append(f"time: {report.seconds:.2f} s ({report.engine}, {report.solutions_enumerated} solutions enumerated)")
+    lines.extend(f"note: {n}" for n in report.notes)
+    for number, drawing in enumerate(report.shown, 1):
+        title = "first solution" if len(report.shown) == 1 else f"solution {number}"
+        lines.extend(["", f"{title}:", drawing])
+    if report.complete and counts.unique == 0:
+        lines.extend(["", "no solution"])
+    return "\n".join(lines)
+
+
+@app.command("validate")
+def validate_command(puzzle: Annotated[Path, typer.Argument(help="a YAML spec or a yass .soma figure")]) -> None:
+    """Check a puzzle file and build its model without solving."""
+    started = time.perf_counter()
+    try:
+        loaded, build = load_puzzle(puzzle)
+        model = build_model(loaded, build)
+    except CpsolveError as error:
+        raise fail(error) from None
+    typer.echo(
+        f"{puzzle}: ok: {model.kind} '{model.name}', {len(model.atoms)} placements,"
+        f" {model.group.order} symmetries ({time.perf_counter() - started:.2f} s)"
+    )
+    for note in model.notes:
+        typer.echo(f"note: {note}")
+
+
+@app.command("schema")
+def schema_command() -> None:
+    """Print the JSON Schema of the spec format."""
+    typer.echo(json.dumps(json_schema(), indent=2))
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(EXIT_INTERRUPTED)

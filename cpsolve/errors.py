@@ -1,0 +1,26 @@
+"""The errors cpsolve raises for things a user can fix.
+
+The CLI turns any `CpsolveError` into its message and exit code 2; everything else is a bug and
+keeps its traceback. "No solution" is a result with zero counts, never an error.
+"""
+
+from __future__ import annotations
+
+
+class CpsolveError(Exception):
+    """Root of every error caused by input; its message says what to change."""
+
+
+class SpecError(CpsolveError):
+    """A puzzle file that cannot be read or does not describe a valid puzzle.
+
+    Carries one line per problem, each naming the file, the line (when known) and the field.
+    """
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+class ModelTooBigError(CpsolveError):
+    """The model would exceed the placement limit; raised before memory is spent on it."""

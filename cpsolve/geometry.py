@@ -1,0 +1,169 @@
+"""Voxel geometry shared by every puzzle family.
+
+Everything here is a pure function on tuples so that placements, symmetries and canonical forms
+are computed the same way whichever family asks. An isometry is a signed permutation of the
+three axes; the 24 with determinant +1 are the proper rotations a physical piece can make, the
+other 24 add a mirror.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import permutations, product
+
+Cell = tuple[int, int, int]
+Shape = tuple[Cell, ...]
+
+
+@dataclass(frozen=True, order=True)
+class Isometry:
+    """A linear map x -> (signs[i] * x[axes[i]])_i of the cubic lattice."""
+
+    axes: tuple[int, int, int]
+    signs: tuple[int, int, int]
+
+    @property
+    def proper(self) -> bool:
+        """True for a rotation, False for a map that includes a mirror."""
+        return permutation_sign(self.axes) * self.signs[0] * self.signs[1] * self.signs[2] == 1
+
+    def apply(self, cell: Cell) -> Cell:
+        a, s = self.axes, self.signs
+        return (s[0] * cell[a[0]], s[1] * cell[a[1]], s[2] * cell[a[2]])
+
+
+def permutation_sign(axes: Sequence[int]) -> int:
+    inversions = sum(1 for i in range(3) for j in range(i + 1, 3) if axes[i] > axes[j])
+    return -1 if inversions % 2 else 1
+
+
+IDENTITY = Isometry((0, 1, 2), (1, 1, 1))
+ISOMETRIES: tuple[Isometry, ...] = tuple(
+    sorted(
+        (Isometry(axes, signs) for axes in permutations(range(3)) for signs in product((1, -1), repeat=3)),
+        key=lambda iso: (not iso.proper, iso != IDENTITY, iso),
+    )
+)
+ROTATIONS: tuple[Isometry, ...] = tuple(iso for iso in ISOMETRIES if iso.proper)
+MIRROR = Isometry((0, 1, 2), (-1, 1, 1))
+
+
+def as_cell(coords: Sequence[int]) -> Cell:
+    """Accept 2-D or 3-D coordinates; 2-D cells lie in the layer z = 0."""
+    if len(coords) == 2:
+        return (coords[0], coords[1], 0)
+    return (coords[0], coords[1], coords[2])
+
+
+def normalise(cells: Iterable[Cell]) -> Shape:
+    """Translate so that the minimum of each coordinate is 0 and sort: equal shapes compare equal."""
+    cells = list(cells)
+    low = [min(c[i] for c in cells) for i in range(3)]
+    return tuple(sorted((c[0] - low[0], c[1] - low[1], c[2] - low[2]) for c in cells))
+
+
+def transform(cells: Iterable[Cell], iso: Isometry) -> list[Cell]:
+    return [iso.apply(c) for c in cells]
+
+
+def orientations(cells: Iterable[Cell], group: Sequence[Isometry] = ROTATIONS) -> list[Shape]:
+    """The distinct normalised images of a shape under a group, in a stable order."""
+    cells = list(cells)
+    seen: dict[Shape, None] = {}
+    for iso in group:
+        seen.setdefault(normalise(transform(cells, iso)), None)
+    return list(seen)
+
+
+def canonical_shape(cells: Iterable[Cell]) -> Shape:
+    """The least orientation under proper rotations: two pieces are the same piece iff equal."""
+    return min(orientations(cells, ROTATIONS))
+
+
+def mirror_shape(cells: Iterable[Cell]) -> Shape:
+    return canonical_shape(transform(cells, MIRROR))
+
+
+def is_achiral(cells: Iterable[Cell]) -> bool:
+    cells = list(cells)
+    return canonical_shape(cells) == mirror_shape(cells)
+
+
+def bounding_box(cells: Iterable[Cell]) -> Cell:
+    """Size of the smallest box holding the cells (assumes non-empty input)."""
+    cells = list(cells)
+    return (
+        max(c[0] for c in cells) - min(c[0] for c in cells) + 1,
+        max(c[1] for c in cells) - min(c[1] for c in cells) + 1,
+        max(c[2] for c in cells) - min(c[2] for c in cells) + 1,
+    )
+
+
+def box_cells(size: Sequence[int], hollow: bool = False) -> list[Cell]:
+    """The cells of a box; hollow keeps only the cells on its surface."""
+    sx, sy, sz = (list(size) + [1, 1])[:3]
+    cells = []
+    for z, y, x in product(range(sz), range(sy), range(sx)):
+        inside = 0 < x < sx - 1 and 0 < y < sy - 1 and 0 < z < sz - 1
+        if not (hollow and inside):
+            cells.append((x, y, z))
+    return cells
+
+
+def layer_cells(layers: Sequence[Sequence[str]]) -> list[Cell]:
+    """Cells drawn as layers (z = 0 first) of rows (y = row index) of characters (x)."""
+    return [
+        (x, y, z)
+        for z, layer in enumerate(layers)
+        for y, row in enumerate(layer)
+        for x, char in enumerate(row)
+        if char not in ". "
+    ]
+
+
+def self_symmetries(cells: Iterable[Cell], group: Sequence[Isometry]) -> list[tuple[Isometry, Cell]]:
+    """The maps `iso` then `+ shift` that carry a cell set onto itself.
+
+    A symmetry of a finite set fixes its bounding box, so the shift is found by aligning minima.
+    """
+    cells = list(cells)
+    target = set(cells)
+    low = tuple(min(c[i] for c in cells) for i in range(3))
+    found = []
+    for iso in group:
+        image = transform(cells, iso)
+        image_low = tuple(min(c[i] for c in image) for i in range(3))
+        shift = (low[0] - image_low[0], low[1] - image_low[1], low[2] - image_low[2])
+        if all((c[0] + shift[0], c[1] + shift[1], c[2] + shift[2]) in target for c in image):
+            found.append((iso, shift))
+    return found
+
+
+def connected_components(cells: Iterable[Cell]) -> list[list[Cell]]:
+    """Face-connected parts of a cell set, each sorted, ordered by their least cell."""
+    remaining = set(cells)
+    parts = []
+    while remaining:
+        start = min(remaining)
+        remaining.discard(start)
+        stack, part = [start], [start]
+        while stack:
+            x, y, z = stack.pop()
+            for n in ((x + 1, y, z), (x - 1, y, z), (x, y + 1, z), (x, y - 1, z), (x, y, z + 1), (x, y, z - 1)):
+                if n in remaining:
+                    remaining.discard(n)
+                    stack.append(n)
+                    part.append(n)
+        parts.append(sorted(part))
+    return sorted(parts)
+
+
+def dimension(cells: Iterable[Cell]) -> int:
+    """0 for a point, 1 for cells on one line, 2 for one plane, else 3.
+
+    Counting the axes along which the cells spread is exact for face-connected sets, which can
+    only spread along an axis by stepping along it.
+    """
+    cells = list(cells)
+    return sum(1 for i in range(3) if len({c[i] for c in cells}) > 1)

@@ -1,0 +1,167 @@
+"""One run: load a puzzle file, build its model, enumerate, classify, and report.
+
+This is the library entry point the CLI (and the tests, and scripts) call; it prints nothing.
+Hooks let the caller see progress and each new class as it is found.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cpsolve.counting import Classifier, Counts, Solution, choose_breaking, orbit_sum
+from cpsolve.engine import ENGINE_NAME, Enumeration, SearchOptions
+from cpsolve.models import BUILDERS, BuildOptions, PuzzleModel
+from cpsolve.spec import LoadedSpec, load_spec
+
+ProgressHook = Callable[[int, int, float], None]
+SolutionHook = Callable[[Solution, PuzzleModel], None]
+
+
+@dataclass
+class RunReport:
+    """Everything a run found out; `as_json` is the stable shape scripts read."""
+
+    name: str
+    kind: str
+    source: str
+    complete: bool
+    counts: Counts
+    solutions_enumerated: int
+    engine: str
+    seconds: float
+    stopped_by: str | None = None
+    expected: dict[str, int] = field(default_factory=dict)
+    mismatches: list[str] = field(default_factory=list)
+    identity_problems: list[str] = field(default_factory=list)
+    symmetries: int = 1
+    notes: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches and not self.identity_problems
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "source": self.source,
+            "complete": self.complete,
+            "counts": self.counts.as_dict(),
+            "solutions_enumerated": self.solutions_enumerated,
+            "engine": self.engine,
+            "seconds": round(self.seconds, 4),
+            "stopped_by": self.stopped_by,
+            "expected": self.expected,
+            "matches_expected": None if not self.expected or not self.complete else not self.mismatches,
+            "orbit_stabiliser_ok": not self.identity_problems if self.complete else None,
+            "identity_problems": self.identity_problems,
+            "symmetries": self.symmetries,
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    search: SearchOptions = SearchOptions()
+    build: BuildOptions = BuildOptions()
+    show: int = 1
+    symmetry_breaking: bool = True
+
+
+def load_puzzle(path: str | Path) -> tuple[LoadedSpec, BuildOptions]:
+    """Read any file cpsolve understands: a YAML spec or a yass `.soma` figure."""
+    from cpsolve import yass
+
+    if str(path).endswith(".soma"):
+        return yass.load_figure(path), BuildOptions(require_fixed_copies=False)
+    return load_spec(path), BuildOptions()
+
+
+def build_model(loaded: LoadedSpec, options: BuildOptions) -> PuzzleModel:
+    return BUILDERS[loaded.spec.kind].build(loaded, options)  # type: ignore[attr-defined]
+
+
+def run(
+    path: str | Path,
+    options: RunOptions = RunOptions(),
+    on_progress: ProgressHook | None = None,
+    on_new_class: SolutionHook | None = None,
+) -> RunReport:
+    """Solve one puzzle file; raises CpsolveError for input the user must fix."""
+    started = time.perf_counter()
+    loaded, build_defaults = load_puzzle(path)
+    build = BuildOptions(
+        max_atoms=options.build.max_atoms,
+        require_fixed_copies=build_defaults.require_fixed_copies and options.build.require_fixed_copies,
+    )
+    puzzle = build_model(loaded, build)
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates) if options.symmetry_breaking else None
+    if breaking is not None:
+        puzzle.forbid(breaking.forbidden)
+    enumeration = Enumeration(puzzle, options.search)
+    classifier = Classifier(puzzle.group, breaking)
+    shown: list[str] = []
+    solutions = iter(enumeration)
+    try:
+        for solution in solutions:
+            new_class = classifier.add(solution)
+            if new_class is not None:
+                if len(shown) < options.show:
+                    shown.append(puzzle.render(new_class.representative))
+                if on_new_class is not None:
+                    on_new_class(new_class.representative, puzzle)
+            if on_progress is not None:
+                on_progress(classifier.raw_seen, len(classifier.classes), time.perf_counter() - started)
+    except KeyboardInterrupt:
+        enumeration.interrupt()
+        solutions.close()
+    return _report(loaded, puzzle, enumeration, classifier, time.perf_counter() - started, shown)
+
+
+def _report(
+    loaded: LoadedSpec,
+    puzzle: PuzzleModel,
+    enumeration: Enumeration,
+    classifier: Classifier,
+    seconds: float,
+    shown: list[str],
+) -> RunReport:
+    complete = enumeration.complete
+    if complete:
+        counts = classifier.counts()
+        problems = classifier.identity_problems()
+        if orbit_sum(classifier.classes) != counts.raw:
+            problems.append("sum of |G'|/|stabiliser| differs from raw")
+    else:
+        found = classifier.weight_seen
+        unique = found if puzzle.group.unique_counts_raw else len(classifier.classes)
+        counts = Counts(raw=found, rotations=classifier.counts().rotations, unique=unique)
+        problems = []
+    expected = {k: v for k, v in (loaded.spec.expected.model_dump() if loaded.spec.expected else {}).items() if v is not None}
+    mismatches = [
+        f"{name}: expected {value}, counted {getattr(counts, name)}"
+        for name, value in expected.items()
+        if complete and getattr(counts, name) != value
+    ]
+    return RunReport(
+        name=puzzle.name,
+        kind=puzzle.kind,
+        source=loaded.source.path,
+        complete=complete,
+        counts=counts,
+        solutions_enumerated=classifier.raw_seen,
+        engine=ENGINE_NAME,
+        seconds=seconds,
+        stopped_by=enumeration.stopped_by,
+        expected=expected,
+        mismatches=mismatches,
+        identity_problems=problems,
+        symmetries=puzzle.group.order,
+        notes=list(puzzle.notes),
+        shown=shown,
+    )

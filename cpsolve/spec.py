@@ -1,0 +1,303 @@
+"""The puzzle spec format (a contract: see README) and reading it with errors a user can act on.
+
+A spec is YAML validated by Pydantic. Each family registers its spec class under its `kind`;
+loading picks the class by `kind` (default `packing`). Every problem is reported as one line
+`FILE:LINE: field.path: what was expected`, the line taken from the YAML node of that field.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+from cpsolve.errors import SpecError
+
+Coordinates = Annotated[list[int], Field(min_length=2, max_length=3)]
+Layer = Union[list[str], str]
+
+
+class StrictModel(BaseModel):
+    """Unknown keys are errors (with a suggestion), so a typo never silently changes a puzzle."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ShapeSpec(StrictModel):
+    """A set of unit cells, given exactly one way."""
+
+    cells: list[Coordinates] | None = Field(None, description="cells as [x, y] or [x, y, z]")
+    layers: list[Layer] | None = Field(
+        None, description="z = 0 first; each layer a list of rows (y = row), '.' or ' ' empty"
+    )
+    box: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=2, max_length=3)] | None = Field(
+        None, description="[x, y] or [x, y, z] size of a box"
+    )
+    hollow: bool = Field(False, description="with box: only the surface cells (a shell)")
+
+    @model_validator(mode="after")
+    def _one_way(self) -> ShapeSpec:
+        given = [name for name in ("cells", "layers", "box") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of cells, layers, box (found {', '.join(given) or 'none'})")
+        if self.hollow and self.box is None:
+            raise ValueError("hollow applies to box only")
+        if self.cells is not None and not self.cells:
+            raise ValueError("cells is empty")
+        return self
+
+
+class PieceSpec(ShapeSpec):
+    count: int | None = Field(None, ge=1, description="identical copies (default 1)")
+    min: int | None = Field(None, ge=0, description="at least this many copies are used")
+    max: int | None = Field(None, ge=0, description="at most this many copies are used")
+    group: str | None = Field(None, description="name of a group in `groups` this piece counts towards")
+
+    @model_validator(mode="after")
+    def _bounds(self) -> PieceSpec:
+        if self.count is not None and (self.min is not None or self.max is not None):
+            raise ValueError("give count, or min/max, not both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is greater than max {self.max}")
+        return self
+
+    def bounds(self) -> tuple[int, int]:
+        """(least, most) copies; min alone leaves most open (capped later by the target volume)."""
+        if self.count is not None:
+            return self.count, self.count
+        if self.min is None and self.max is None:
+            return 1, 1
+        return self.min or 0, self.max if self.max is not None else 10**9
+
+
+FixedCells = Union[list[Coordinates], list[list[Coordinates]]]
+
+
+class TargetSpec(ShapeSpec):
+    fixed: dict[str, FixedCells] = Field(
+        default_factory=dict, description="pre-placed pieces: piece name -> its cells (or a list of copies)"
+    )
+
+
+class GroupSpec(StrictModel):
+    min: int = Field(0, ge=0)
+    max: int | None = Field(None, ge=0)
+
+
+class ExpectedCounts(StrictModel):
+    raw: int | None = Field(None, ge=0)
+    rotations: int | None = Field(None, ge=0)
+    unique: int | None = Field(None, ge=0)
+
+
+class SpecBase(StrictModel):
+    """Fields every family shares."""
+
+    name: str = Field(description="the puzzle's name")
+    description: str = Field("", description="free text: source, notes")
+    symmetry: Literal["all", "rotations", "none"] = Field(
+        "all", description="what makes two solutions the same: all isometries, rotations only, or none"
+    )
+    expected: ExpectedCounts | None = Field(None, description="counts the reference solvers give")
+    slow: bool = Field(False, description="takes minutes: left out of the fast test run and bench default")
+
+
+class PackingSpec(SpecBase):
+    kind: Literal["packing"] = "packing"
+    pieces: dict[str, PieceSpec] = Field(min_length=1)
+    target: TargetSpec
+    parts: Literal["together", "separately"] = Field(
+        "together", description="separately: each separate part of the target is turned on its own (yass)"
+    )
+    groups: dict[str, GroupSpec] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _groups_known(self) -> PackingSpec:
+        for name, piece in self.pieces.items():
+            if piece.group is not None and piece.group not in self.groups:
+                known = ", ".join(sorted(self.groups)) or "none defined"
+                raise ValueError(f"piece {name!r} names group {piece.group!r}, not in groups ({known})")
+        return self
+
+
+SPEC_KINDS: dict[str, type[SpecBase]] = {"packing": PackingSpec}
+
+
+def register_kind(kind: str, spec_class: type[SpecBase]) -> None:
+    """Let a family add its spec class; loading and `cpsolve schema` pick it up."""
+    SPEC_KINDS[kind] = spec_class
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of every kind of spec (the `kind` field tells them apart)."""
+    kinds = list(SPEC_KINDS.values())
+    union = Union[tuple(kinds)] if len(kinds) > 1 else kinds[0]  # noqa: UP007
+    schema: dict[str, Any] = TypeAdapter(union).json_schema()
+    schema["title"] = "cpsolve puzzle spec"
+    return schema
+
+
+@dataclass
+class Source:
+    """Where a spec came from, so that any later check can name the file, field and line."""
+
+    path: str
+    lines: dict[tuple[str | int, ...], int] = field(default_factory=dict)
+
+    def line_of(self, loc: tuple[str | int, ...]) -> int | None:
+        for end in range(len(loc), -1, -1):
+            line = self.lines.get(tuple(loc[:end]))
+            if line is not None:
+                return line
+        return None
+
+    def problem(self, loc: tuple[str | int, ...], message: str) -> str:
+        line = self.line_of(loc)
+        where = f"{self.path}:{line}" if line else self.path
+        field_path = ".".join(str(part) for part in loc)
+        return f"{where}: {field_path}: {message}" if field_path else f"{where}: {message}"
+
+    def error(self, loc: tuple[str | int, ...], message: str) -> SpecError:
+        return SpecError([self.problem(loc, message)])
+
+
+@dataclass
+class LoadedSpec:
+    spec: SpecBase
+    source: Source
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice (PyYAML would silently keep the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first given on line {seen[key]})", key_node.start_mark
+                )
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+def _index_lines(node: yaml.Node, path: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int]) -> None:
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key_path = (*path, str(key_node.value))
+            lines[key_path] = key_node.start_mark.line + 1
+            _index_lines(value_node, key_path, lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _index_lines(item, (*path, index), lines)
+
+
+def parse_yaml(text: str, path: str) -> tuple[Any, Source]:
+    """The data of a YAML document and the line of each field in it."""
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError([f"{path}{line}: not valid YAML: {reason}"]) from None
+    source = Source(path)
+    if root is not None:
+        _index_lines(root, (), source.lines)
+    return data, source
+
+
+def validate_data(data: Any, source: Source) -> SpecBase:
+    """A spec object from parsed data, or a SpecError with one line per problem."""
+    if not isinstance(data, dict):
+        raise source.error((), "a spec is a mapping with at least name, pieces and target")
+    kind = data.get("kind", "packing")
+    spec_class = SPEC_KINDS.get(kind) if isinstance(kind, str) else None
+    if spec_class is None:
+        raise source.error(("kind",), f"unknown kind {kind!r}; expected one of {', '.join(SPEC_KINDS)}")
+    try:
+        return spec_class.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError([_describe(error, spec_class, source) for error in exc.errors()]) from None
+
+
+def load_spec(path: str | Path) -> LoadedSpec:
+    """Read and validate a YAML spec file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError([f"{path}: cannot read: {exc.strerror if isinstance(exc, OSError) else exc}"]) from None
+    data, source = parse_yaml(text, str(path))
+    return LoadedSpec(validate_data(data, source), source)
+
+
+def _describe(error: Any, spec_class: type[BaseModel], source: Source) -> str:
+    """One line for one Pydantic error, in words a puzzle author can act on."""
+    loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
+    if error["type"] == "extra_forbidden":
+        valid = _field_names_at(spec_class, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), valid, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else f"; valid fields: {', '.join(valid)}"
+        return source.problem(loc, f"unknown field{hint}")
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "missing":
+        message = "required field is missing"
+    elif "input" in error and error["type"] not in ("value_error", "assertion_error"):
+        message = f"{message} (got {_short(error['input'])})"
+    return source.problem(loc, message)
+
+
+def _is_union_tag(part: str | int) -> bool:
+    """Pydantic names union members in locations (`list[int]`); users never wrote those."""
+    return isinstance(part, str) and ("[" in part or part in ("str", "int", "function-after"))
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _field_names_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> list[str]:
+    """The field names valid at a location, found by walking the spec classes along it."""
+    current: Any = model
+    for part in loc:
+        current = _step(current, part)
+        if current is None:
+            return []
+    models = list(_models_in(current))
+    return sorted({name for m in models for name in m.model_fields})
+
+
+def _step(annotation: Any, part: str | int) -> Any:
+    for candidate in _models_in(annotation):
+        info = candidate.model_fields.get(str(part))
+        if info is not None:
+            return info.annotation
+    origin = get_origin(annotation)
+    if origin is dict:
+        return get_args(annotation)[1]
+    if origin is list:
+        return get_args(annotation)[0]
+    for arg in get_args(annotation):
+        found = _step(arg, part)
+        if found is not None:
+            return found
+    return None
+
+
+def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+        return
+    for arg in get_args(annotation):
+        yield from _models_in(arg)

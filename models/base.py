@@ -1,0 +1,71 @@
+"""What a model builder takes and returns: the one interface every puzzle family implements.
+
+A builder turns a validated spec into a `PuzzleModel`: a CP-SAT model with one boolean per atom
+(for packing, one per placement), the symmetry group acting on those atoms, the atom sets of which
+every solution holds exactly one (candidates for symmetry breaking), and the means to show a
+solution. The engine, the counting and the output never look inside a family; to add one, copy
+`models/packing.py`'s shape: a spec class registered in `cpsolve.spec`, a builder registered in
+`cpsolve.models.BUILDERS`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from cpsolve.counting import Solution, SymmetryGroup
+from cpsolve.spec import LoadedSpec
+
+DEFAULT_MAX_ATOMS = 2_000_000
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """Limits and switches a user can set on the command line."""
+
+    max_atoms: int = DEFAULT_MAX_ATOMS
+    require_fixed_copies: bool = True
+
+
+@dataclass
+class PuzzleModel(ABC):
+    """A puzzle ready for an engine."""
+
+    name: str
+    kind: str
+    model: cp_model.CpModel
+    atoms: list[cp_model.IntVar]
+    group: SymmetryGroup
+    search_order: list[cp_model.IntVar] = field(default_factory=list)
+    breaking_candidates: list[list[int]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def forbid(self, atoms: Sequence[int]) -> None:
+        """Fix atoms to false (symmetry breaking keeps one atom per orbit of a piece)."""
+        for atom in atoms:
+            self.model.add(self.atoms[atom] == 0)
+
+    @abstractmethod
+    def describe(self, solution: Solution) -> dict[str, Any]:
+        """The solution as plain data for JSON: what goes where."""
+
+    @abstractmethod
+    def render(self, solution: Solution) -> str:
+        """The solution drawn as text for a person to build it from."""
+
+
+class ModelBuilder(ABC):
+    """Turns one kind of validated spec into a PuzzleModel."""
+
+    kind: str
+
+    @abstractmethod
+    def build(self, loaded: LoadedSpec, options: BuildOptions) -> PuzzleModel:
+        """Check what the schema cannot (geometry, volumes) and build the model.
+
+        Raises a CpsolveError naming the file, field and line for anything the user must fix.
+        """

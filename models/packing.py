@@ -1,0 +1,360 @@
+"""Packing: polycubes and polyominoes that fill a set of cells exactly.
+
+One boolean per de-duplicated placement (piece, cells); each target cell is covered by exactly
+one placement; each piece is used within its bounds. Copies of a piece share its placements, so
+they are never told apart.
+"""
+
+from __future__ import annotations
+
+import difflib
+import string
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
+from cpsolve.errors import ModelTooBigError
+from cpsolve.geometry import Cell, Shape, as_cell, bounding_box, box_cells, layer_cells, normalise, orientations
+from cpsolve.spec import LoadedSpec, PackingSpec, ShapeSpec, Source
+from cpsolve.symmetry import CellSymmetry, PieceBounds, mirror_partners, target_symmetries
+from .base import BuildOptions, ModelBuilder, PuzzleModel
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Piece:
+    name: str
+    cells: Shape
+    bounds: PieceBounds
+
+
+@dataclass(frozen=True)
+class Placement:
+    piece: int
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class PackingPuzzle:
+    """A packing spec with every shape resolved to cells and every cross-field rule checked."""
+
+    name: str
+    pieces: tuple[Piece, ...]
+    target: tuple[Cell, ...]
+    fixed: tuple[tuple[str, tuple[Cell, ...]], ...]
+    symmetry: str
+    separately: bool
+    groups: dict[str, tuple[int, int]]
+
+
+# -- resolving a spec -------------------------------------------------------------------------
+
+
+def shape_cells(shape: ShapeSpec, loc: Loc, source: Source) -> list[Cell]:
+    """The cells a shape spec describes; duplicates and empty shapes are errors."""
+    if shape.cells is not None:
+        cells = [as_cell(c) for c in shape.cells]
+        duplicates = [c for c, n in Counter(cells).items() if n > 1]
+        if duplicates:
+            raise source.error((*loc, "cells"), f"cell {list(duplicates[0])} is given twice")
+        return cells
+    if shape.box is not None:
+        return box_cells(shape.box, shape.hollow)
+    layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in shape.layers or []]
+    cells = layer_cells(layers)
+    if not cells:
+        raise source.error((*loc, "layers"), "no filled cells ('.' and ' ' are empty)")
+    return cells
+
+
+def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True) -> PackingPuzzle:
+    pieces = tuple(
+        Piece(name, normalise(shape_cells(piece, ("pieces", name), source)), PieceBounds(*piece.bounds(), piece.group))
+        for name, piece in spec.pieces.items()
+    )
+    target = shape_cells(spec.target, ("target",), source)
+    fixed = _resolve_fixed(spec, pieces, set(target), source, require_fixed_copies)
+    _check_volume(pieces, len(target), source)
+    groups = {name: (g.min, g.max if g.max is not None else 10**9) for name, g in spec.groups.items()}
+    return PackingPuzzle(
+        name=spec.name,
+        pieces=pieces,
+        target=tuple(sorted(target, key=lambda c: (c[2], c[1], c[0]))),
+        fixed=fixed,
+        symmetry=spec.symmetry,
+        separately=spec.parts == "separately",
+        groups=groups,
+    )
+
+
+def _resolve_fixed(
+    spec: PackingSpec, pieces: Sequence[Piece], target: set[Cell], source: Source, require_copies: bool
+) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
+    by_name = {p.name: p for p in pieces}
+    fixed: list[tuple[str, tuple[Cell, ...]]] = []
+    used: set[Cell] = set()
+    for name, given in spec.target.fixed.items():
+        loc: Loc = ("target", "fixed", name)
+        if name not in by_name:
+            close = difflib.get_close_matches(name, list(by_name), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; pieces are {', '.join(by_name)}"
+            raise source.error(loc, f"no piece named {name!r}{hint}")
+        copies = given if given and isinstance(given[0][0], list) else [given]
+        if len(copies) > by_name[name].bounds.high:
+            raise source.error(loc, f"{len(copies)} copies fixed but the piece allows at most {by_name[name].bounds.high}")
+        for copy in copies:
+            cells = tuple(sorted(as_cell(c) for c in copy))  # type: ignore[arg-type]
+            outside = [c for c in cells if c not in target]
+            if outside:
+                raise source.error(loc, f"cell {list(outside[0])} is outside the target")
+            if used & set(cells):
+                raise source.error(loc, f"cell {list(sorted(used & set(cells))[0])} is already taken by another fixed piece")
+            if require_copies and normalise(cells) not in orientations(by_name[name].cells):
+                raise source.error(loc, f"these {len(cells)} cells are not a rotation of piece {name!r}")
+            used.update(cells)
+            fixed.append((name, cells))
+    return tuple(fixed)
+
+
+def _check_volume(pieces: Sequence[Piece], target_volume: int, source: Source) -> None:
+    least = sum(len(p.cells) * p.bounds.low for p in pieces)
+    most = sum(len(p.cells) * p.bounds.high for p in pieces)
+    if least == most and least != target_volume:
+        raise source.error(("pieces",), f"the pieces have {least} cells but the target has {target_volume}")
+    if not least <= target_volume <= most:
+        high = "unbounded" if most >= 10**9 else str(most)
+        raise source.error(("pieces",), f"the pieces cover {least} to {high} cells but the target has {target_volume}")
+
+
+# -- placements: small pure functions ------------------------------------------------------------
+
+
+def translations(shape: Shape, box_low: Cell, box_size: Cell) -> list[tuple[Cell, ...]]:
+    """Every shift of a normalised shape whose bounding box lies inside the target's."""
+    size = bounding_box(shape)
+    return [
+        tuple((x + dx, y + dy, z + dz) for x, y, z in shape)
+        for dz in range(box_low[2], box_low[2] + box_size[2] - size[2] + 1)
+        for dy in range(box_low[1], box_low[1] + box_size[1] - size[1] + 1)
+        for dx in range(box_low[0], box_low[0] + box_size[0] - size[0] + 1)
+    ]
+
+
+def inside(candidates: Iterable[tuple[Cell, ...]], target: set[Cell]) -> list[tuple[Cell, ...]]:
+    return [cells for cells in candidates if all(c in target for c in cells)]
+
+
+def candidate_count(pieces: Sequence[Piece], box_size: Cell) -> int:
+    """How many shifts placement generation will test: checked against the limit first."""
+    total = 0
+    for piece in pieces:
+        for shape in orientations(piece.cells):
+            size = bounding_box(shape)
+            total += prod(max(0, box_size[i] - size[i] + 1) for i in range(3))
+    return total
+
+
+def placements(puzzle: PackingPuzzle, max_atoms: int) -> list[Placement]:
+    target = set(puzzle.target)
+    low = tuple(min(c[i] for c in target) for i in range(3))
+    box_size = bounding_box(target)
+    candidates = candidate_count(puzzle.pieces, box_size)
+    if candidates > 20 * max_atoms:
+        raise ModelTooBigError(
+            f"{puzzle.name}: {candidates:,} candidate placements to test (limit {20 * max_atoms:,});"
+            " use a smaller target or raise --max-placements"
+        )
+    found: list[Placement] = []
+    for index, piece in enumerate(puzzle.pieces):
+        for shape in orientations(piece.cells):
+            for cells in inside(translations(shape, low, box_size), target):  # type: ignore[arg-type]
+                found.append(Placement(index, tuple(sorted(cells))))
+            if len(found) > max_atoms:
+                raise ModelTooBigError(
+                    f"{puzzle.name}: more than {max_atoms:,} placements (limit --max-placements {max_atoms:,});"
+                    " use a smaller target or raise the limit"
+                )
+    return found
+
+
+# -- the model -----------------------------------------------------------------------------------
+
+
+class PackingModel(PuzzleModel):
+    """A packing puzzle as CP-SAT model plus what it takes to show and compare solutions."""
+
+    def __init__(self, puzzle: PackingPuzzle, options: BuildOptions) -> None:
+        self.puzzle = puzzle
+        self.placements = placements(puzzle, options.max_atoms)
+        self.atom_of = {(p.piece, p.cells): i for i, p in enumerate(self.placements)}
+        model = cp_model.CpModel()
+        atoms = [model.new_bool_var(f"p{i}") for i in range(len(self.placements))]
+        super().__init__(name=puzzle.name, kind="packing", model=model, atoms=atoms, group=SymmetryGroup(()))
+        fixed_atoms = self._add_constraints()
+        self.group = self._symmetry_group(fixed_atoms)
+        self.search_order = self._cell_order()
+        self.breaking_candidates = self._single_pieces(fixed_atoms)
+        self.symbols = _symbols(puzzle.pieces)
+
+    def _add_constraints(self) -> list[int]:
+        model, atoms, puzzle = self.model, self.atoms, self.puzzle
+        by_piece: list[list[cp_model.IntVar]] = [[] for _ in puzzle.pieces]
+        by_cell: dict[Cell, list[cp_model.IntVar]] = {c: [] for c in puzzle.target}
+        for atom, placement in zip(atoms, self.placements, strict=True):
+            by_piece[placement.piece].append(atom)
+            for cell in placement.cells:
+                by_cell[cell].append(atom)
+        for cell_atoms in by_cell.values():
+            model.add_exactly_one(cell_atoms)
+        for piece, piece_atoms in zip(puzzle.pieces, by_piece, strict=True):
+            low, high = piece.bounds.low, min(piece.bounds.high, len(puzzle.target) // len(piece.cells))
+            if low == high == 1:
+                model.add_exactly_one(piece_atoms)
+            else:
+                model.add_linear_constraint(sum(piece_atoms), low, high)
+        for name, (low, high) in puzzle.groups.items():
+            members = [a for piece, piece_atoms in zip(puzzle.pieces, by_piece, strict=True) if piece.bounds.group == name for a in piece_atoms]
+            model.add_linear_constraint(sum(members), low, min(high, len(members)))
+        piece_index = {p.name: i for i, p in enumerate(puzzle.pieces)}
+        fixed_atoms = []
+        for name, cells in puzzle.fixed:
+            atom = self.atom_of.get((piece_index[name], cells))
+            if atom is None:
+                self.notes.append(f"pre-placed {name!r} is not a copy of that piece, so nothing fits")
+                model.add_bool_or([])
+                continue
+            model.add(atoms[atom] == 1)
+            fixed_atoms.append(atom)
+        return fixed_atoms
+
+    def _symmetry_group(self, fixed_atoms: list[int]) -> SymmetryGroup:
+        puzzle = self.puzzle
+        shapes = {p.name: p.cells for p in puzzle.pieces}
+        bounds = {p.name: p.bounds for p in puzzle.pieces}
+        partners = mirror_partners(shapes, bounds) if puzzle.symmetry == "all" else None
+        if puzzle.symmetry == "all" and partners is None:
+            self.notes.append("reflections are not symmetries here: a mirror image would need pieces the puzzle lacks")
+        names = [p.name for p in puzzle.pieces]
+        mirror = [names.index(partners[n]) for n in names] if partners else list(range(len(names)))
+        elements = []
+        fixed = set(fixed_atoms)
+        for symmetry in target_symmetries(puzzle.target, reflections=partners is not None, separately=puzzle.separately):
+            atom_map = tuple(self._image(p, symmetry, mirror) for p in self.placements)
+            if {atom_map[a] for a in fixed} == fixed:
+                elements.append(AtomSymmetry(atom_map, symmetry.proper))
+        is_valid = self._is_valid if puzzle.separately and partners is not None else None
+        return SymmetryGroup(tuple(elements), unique_counts_raw=puzzle.symmetry == "none", is_valid=is_valid)
+
+    def _image(self, placement: Placement, symmetry: CellSymmetry, mirror: Sequence[int]) -> int:
+        piece = mirror[placement.piece] if placement.cells[0] in symmetry.mirrored else placement.piece
+        return self.atom_of[(piece, tuple(sorted(symmetry.images[c] for c in placement.cells)))]
+
+    def _is_valid(self, solution: Solution) -> bool:
+        """Does this image use an allowed piece set? Needed when parts are mirrored on their own."""
+        used = Counter(self.placements[a].piece for a in solution)
+        pieces = self.puzzle.pieces
+        if any(not p.bounds.low <= used[i] <= p.bounds.high for i, p in enumerate(pieces)):
+            return False
+        for name, (low, high) in self.puzzle.groups.items():
+            if not low <= sum(used[i] for i, p in enumerate(pieces) if p.bounds.group == name) <= high:
+                return False
+        return True
+
+    def _single_pieces(self, fixed_atoms: list[int]) -> list[list[int]]:
+        """The placements of each piece used exactly once and not pre-placed."""
+        fixed_pieces = {self.placements[a].piece for a in fixed_atoms}
+        return [
+            [a for a, p in enumerate(self.placements) if p.piece == index]
+            for index, piece in enumerate(self.puzzle.pieces)
+            if piece.bounds.low == piece.bounds.high == 1 and index not in fixed_pieces
+        ]
+
+    def _cell_order(self) -> list[cp_model.IntVar]:
+        """Placements by their first target cell: branching then fills the target in order."""
+        rank = {c: i for i, c in enumerate(self.puzzle.target)}
+        order = sorted(range(len(self.placements)), key=lambda a: min(rank[c] for c in self.placements[a].cells))
+        return [self.atoms[a] for a in order]
+
+    def pieces_of(self, solution: Solution) -> dict[str, list[list[list[int]]]]:
+        out: dict[str, list[list[list[int]]]] = {p.name: [] for p in self.puzzle.pieces}
+        for atom in solution:
+            placement = self.placements[atom]
+            out[self.puzzle.pieces[placement.piece].name].append([list(c) for c in placement.cells])
+        return {name: copies for name, copies in out.items() if copies}
+
+    def describe(self, solution: Solution) -> dict[str, Any]:
+        return {"pieces": self.pieces_of(solution)}
+
+    def render(self, solution: Solution) -> str:
+        return draw_layers(self.puzzle.target, self._symbol_of_cell(solution), self.legend())
+
+    def _symbol_of_cell(self, solution: Solution) -> dict[Cell, str]:
+        symbol_of: dict[Cell, str] = {}
+        copies_seen: Counter[int] = Counter()
+        for atom in sorted(solution, key=lambda a: min(self.placements[a].cells)):
+            placement = self.placements[atom]
+            symbols = self.symbols[placement.piece]
+            symbol = symbols[copies_seen[placement.piece] % len(symbols)]
+            copies_seen[placement.piece] += 1
+            for cell in placement.cells:
+                symbol_of[cell] = symbol
+        return symbol_of
+
+    def legend(self) -> str:
+        """Names the symbols where they are not simply the piece's one-letter name."""
+        parts = [
+            f"{piece.name}={''.join(symbols)}"
+            for piece, symbols in zip(self.puzzle.pieces, self.symbols, strict=True)
+            if symbols != [piece.name]
+        ]
+        return "legend: " + ", ".join(parts) if parts else ""
+
+
+def _symbols(pieces: Sequence[Piece]) -> list[list[str]]:
+    """One character per piece (its name when that is one character), more for several copies.
+
+    Copies get distinct characters so that the drawing shows where each one lies.
+    """
+    pool = [c for c in string.ascii_uppercase + string.ascii_lowercase + string.digits + "@%&+=*?!$<>^~"]
+    taken = {p.name for p in pieces if len(p.name) == 1 and p.bounds.high == 1}
+    free = iter([c for c in pool if c not in taken])
+    symbols = []
+    for piece in pieces:
+        if piece.name in taken:
+            symbols.append([piece.name])
+        else:
+            copies = min(piece.bounds.high, 64)
+            symbols.append([next(free, "#") for _ in range(max(copies, 1))])
+    return symbols
+
+
+def draw_layers(target: Iterable[Cell], symbol_of: dict[Cell, str], legend: str = "") -> str:
+    """Layers z = 0 first, rows y = 0 first, x left to right: the spec's own `layers` layout."""
+    cells = list(target)
+    low = [min(c[i] for c in cells) for i in range(3)]
+    high = [max(c[i] for c in cells) for i in range(3)]
+    blocks = []
+    for z in range(low[2], high[2] + 1):
+        rows = [
+            "".join(symbol_of.get((x, y, z), ".") for x in range(low[0], high[0] + 1))
+            for y in range(low[1], high[1] + 1)
+        ]
+        title = f"z={z}" if high[2] > low[2] else ""
+        blocks.append("\n".join(filter(None, [title, *rows])))
+    return "\n\n".join(blocks) + (f"\n{legend}" if legend else "")
+
+
+class PackingBuilder(ModelBuilder):
+    kind = "packing"
+
+    def build(self, loaded: LoadedSpec, options: BuildOptions) -> PuzzleModel:
+        assert isinstance(loaded.spec, PackingSpec)
+        puzzle = resolve(loaded.spec, loaded.source, options.require_fixed_copies)
+        return PackingModel(puzzle, options)
+
