@@ -183,6 +183,20 @@ def placements(puzzle: PackingPuzzle, max_atoms: int) -> list[Placement]:
     return found
 
 
+def misshapen_fixed(puzzle: PackingPuzzle) -> list[Placement]:
+    """Pre-placed cells that are not a copy of their piece, kept as an extra placement.
+
+    Only yass figures get here (specs refuse them): yass fills such cells with the piece's name
+    anyway and checks only their number.
+    """
+    names = [p.name for p in puzzle.pieces]
+    return [
+        Placement(names.index(name), cells)
+        for name, cells in puzzle.fixed
+        if normalise(cells) not in orientations(puzzle.pieces[names.index(name)].cells)
+    ]
+
+
 # -- the model -----------------------------------------------------------------------------------
 
 
@@ -191,11 +205,16 @@ class PackingModel(PuzzleModel):
 
     def __init__(self, puzzle: PackingPuzzle, options: BuildOptions) -> None:
         self.puzzle = puzzle
-        self.placements = placements(puzzle, options.max_atoms)
+        misshapen = misshapen_fixed(puzzle)
+        self.placements = placements(puzzle, options.max_atoms) + misshapen
         self.atom_of = {(p.piece, p.cells): i for i, p in enumerate(self.placements)}
         model = cp_model.CpModel()
         atoms = [model.new_bool_var(f"p{i}") for i in range(len(self.placements))]
         super().__init__(name=puzzle.name, kind="packing", model=model, atoms=atoms, group=SymmetryGroup(()))
+        self.notes.extend(
+            f"pre-placed {puzzle.pieces[p.piece].name!r} does not have that piece's shape; its cells count as used"
+            for p in misshapen
+        )
         fixed_atoms = self._add_constraints()
         self.group = self._symmetry_group(fixed_atoms)
         self.search_order = self._cell_order()
@@ -222,15 +241,9 @@ class PackingModel(PuzzleModel):
             members = [a for piece, piece_atoms in zip(puzzle.pieces, by_piece, strict=True) if piece.bounds.group == name for a in piece_atoms]
             model.add_linear_constraint(sum(members), low, min(high, len(members)))
         piece_index = {p.name: i for i, p in enumerate(puzzle.pieces)}
-        fixed_atoms = []
-        for name, cells in puzzle.fixed:
-            atom = self.atom_of.get((piece_index[name], cells))
-            if atom is None:
-                self.notes.append(f"pre-placed {name!r} is not a copy of that piece, so nothing fits")
-                model.add_bool_or([])
-                continue
+        fixed_atoms = [self.atom_of[(piece_index[name], cells)] for name, cells in puzzle.fixed]
+        for atom in fixed_atoms:
             model.add(atoms[atom] == 1)
-            fixed_atoms.append(atom)
         return fixed_atoms
 
     def _symmetry_group(self, fixed_atoms: list[int]) -> SymmetryGroup:
@@ -245,15 +258,22 @@ class PackingModel(PuzzleModel):
         elements = []
         fixed = set(fixed_atoms)
         for symmetry in target_symmetries(puzzle.target, reflections=partners is not None, separately=puzzle.separately):
-            atom_map = tuple(self._image(p, symmetry, mirror) for p in self.placements)
-            if {atom_map[a] for a in fixed} == fixed:
+            atom_map = self._atom_map(symmetry, mirror)
+            if atom_map is not None and {atom_map[a] for a in fixed} == fixed:
                 elements.append(AtomSymmetry(atom_map, symmetry.proper))
         is_valid = self._is_valid if puzzle.separately and partners is not None else None
         return SymmetryGroup(tuple(elements), unique_counts_raw=puzzle.symmetry == "none", is_valid=is_valid)
 
-    def _image(self, placement: Placement, symmetry: CellSymmetry, mirror: Sequence[int]) -> int:
-        piece = mirror[placement.piece] if placement.cells[0] in symmetry.mirrored else placement.piece
-        return self.atom_of[(piece, tuple(sorted(symmetry.images[c] for c in placement.cells)))]
+    def _atom_map(self, symmetry: CellSymmetry, mirror: Sequence[int]) -> tuple[int, ...] | None:
+        """The atom each placement becomes; None if a misshapen pre-placed piece has no image."""
+        atom_map = []
+        for placement in self.placements:
+            piece = mirror[placement.piece] if placement.cells[0] in symmetry.mirrored else placement.piece
+            image = self.atom_of.get((piece, tuple(sorted(symmetry.images[c] for c in placement.cells))))
+            if image is None:
+                return None
+            atom_map.append(image)
+        return tuple(atom_map)
 
     def _is_valid(self, solution: Solution) -> bool:
         """Does this image use an allowed piece set? Needed when parts are mirrored on their own."""
