@@ -141,7 +141,8 @@ def format_report(report: RunReport) -> str:
     status = "complete" if report.complete else f"INCOMPLETE: stopped by {report.stopped_by}"
     lines = [
         f"{report.name} ({report.kind}, {report.source})",
-        f"counts: raw {counts.raw}  rotations {counts.rotations}  unique {counts.unique}  [{status}]",
+        f"counts{'' if report.complete else ' (at least)'}: raw {counts.raw}  rotations {counts.rotations}"
+        f"  unique {counts.unique}  [{status}]",
     ]
     if report.expected:
         wanted = "  ".join(f"{k} {v}" for k, v in report.expected.items())

@@ -178,7 +178,11 @@ class Classifier:
         return solution_class
 
     def counts(self) -> Counts:
-        """Counts derived from the classes: what a complete enumeration must also have seen."""
+        """Counts derived from the classes found; lower bounds until the enumeration is complete.
+
+        Every image of a class found is a solution, so even a stopped run's counts are true
+        lower bounds.
+        """
         raw = sum(c.valid_images for c in self.classes)
         rotations = sum(c.rotation_classes for c in self.classes)
         unique = raw if self.group.unique_counts_raw else len(self.classes)

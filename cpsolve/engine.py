@@ -20,6 +20,7 @@ from cpsolve.counting import Solution
 from cpsolve.models import PuzzleModel
 
 ENGINE_NAME = "cpsat"
+FIRST_SOLUTION_WORKERS = 8
 
 
 @dataclass(frozen=True)
@@ -64,15 +65,18 @@ class Enumeration:
 
     def _configure(self) -> None:
         params = self.solver.parameters
+        guided = self.options.guided and bool(self.puzzle.search_order)
+        if guided:
+            self.puzzle.model.add_decision_strategy(
+                self.puzzle.search_order, cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE
+            )
         if self.options.first_only:
-            params.num_workers = os.cpu_count() or 1
+            # A portfolio: one of its workers follows the decision strategy, others restart freely.
+            params.num_workers = max(FIRST_SOLUTION_WORKERS, os.cpu_count() or 1)
         else:
             params.num_workers = 1
             params.enumerate_all_solutions = True
-            if self.options.guided and self.puzzle.search_order:
-                self.puzzle.model.add_decision_strategy(
-                    self.puzzle.search_order, cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE
-                )
+            if guided:
                 params.search_branching = cp_model.FIXED_SEARCH
         if self.options.time_limit is not None:
             params.max_time_in_seconds = self.options.time_limit

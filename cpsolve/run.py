@@ -132,16 +132,10 @@ def _report(
     shown: list[str],
 ) -> RunReport:
     complete = enumeration.complete
-    if complete:
-        counts = classifier.counts()
-        problems = classifier.identity_problems()
-        if orbit_sum(classifier.classes) != counts.raw:
-            problems.append("sum of |G'|/|stabiliser| differs from raw")
-    else:
-        found = classifier.weight_seen
-        unique = found if puzzle.group.unique_counts_raw else len(classifier.classes)
-        counts = Counts(raw=found, rotations=classifier.counts().rotations, unique=unique)
-        problems = []
+    counts = classifier.counts()
+    problems = classifier.identity_problems() if complete else []
+    if complete and orbit_sum(classifier.classes) != counts.raw:
+        problems.append("sum of |G'|/|stabiliser| differs from raw")
     expected = {k: v for k, v in (loaded.spec.expected.model_dump() if loaded.spec.expected else {}).items() if v is not None}
     mismatches = [
         f"{name}: expected {value}, counted {getattr(counts, name)}"

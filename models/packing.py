@@ -19,7 +19,8 @@ from ortools.sat.python import cp_model
 
 from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
-from cpsolve.geometry import Cell, Shape, as_cell, bounding_box, box_cells, layer_cells, normalise, orientations
+from cpsolve.geometry import Cell, Shape, as_cell, bounding_box, box_cells, connected_components, layer_cells
+from cpsolve.geometry import normalise, orientations
 from cpsolve.spec import LoadedSpec, PackingSpec, ShapeSpec, Source
 from cpsolve.symmetry import CellSymmetry, PieceBounds, mirror_partners, target_symmetries
 from .base import BuildOptions, ModelBuilder, PuzzleModel
@@ -261,7 +262,8 @@ class PackingModel(PuzzleModel):
             atom_map = self._atom_map(symmetry, mirror)
             if atom_map is not None and {atom_map[a] for a in fixed} == fixed:
                 elements.append(AtomSymmetry(atom_map, symmetry.proper))
-        is_valid = self._is_valid if puzzle.separately and partners is not None else None
+        several_parts = puzzle.separately and len(connected_components(puzzle.target)) > 1
+        is_valid = self._is_valid if several_parts and partners is not None else None
         return SymmetryGroup(tuple(elements), unique_counts_raw=puzzle.symmetry == "none", is_valid=is_valid)
 
     def _atom_map(self, symmetry: CellSymmetry, mirror: Sequence[int]) -> tuple[int, ...] | None:

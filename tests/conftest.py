@@ -1,0 +1,43 @@
+"""Shared helpers: where the specs and the corpus are, and the checks every count test makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cpsolve.counting import orbit_sum
+from cpsolve.run import RunOptions, RunReport, run
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "puzzle_specs"
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def spec_files() -> list[pytest.param]:
+    """Every shipped spec; those marked `slow: true` run only with -m slow."""
+    params = []
+    for path in sorted(SPECS.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        marks = [pytest.mark.slow] if data.get("slow") else []
+        params.append(pytest.param(path, marks=marks, id=path.stem))
+    return params
+
+
+def checked_run(path: Path | str, options: RunOptions = RunOptions(show=0)) -> RunReport:
+    """Run and assert what must hold of any complete run: the orbit-stabiliser identity."""
+    report = run(path, options)
+    assert report.complete, report.stopped_by
+    assert report.identity_problems == []
+    return report
+
+
+def corpus_dir(name: str) -> Path:
+    path = CORPUS / name
+    if not path.is_dir():
+        pytest.skip(f"corpus {path} is absent")
+    return path
+
+
+__all__ = ["CORPUS", "SPECS", "checked_run", "corpus_dir", "orbit_sum", "spec_files"]

@@ -1,0 +1,54 @@
+"""Every shipped spec gives its expected counts, with and without symmetry breaking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import SPECS, checked_run, spec_files
+
+from cpsolve.counting import Counts
+from cpsolve.engine import SearchOptions
+from cpsolve.run import RunOptions, run
+from cpsolve.spec import load_spec
+
+
+@pytest.mark.parametrize("path", spec_files())
+def test_expected_counts(path: Path) -> None:
+    spec = load_spec(path).spec
+    if spec.expected is None:
+        report = run(path, RunOptions(show=0, search=SearchOptions(first_only=True)))
+        assert report.counts.raw >= 1
+        return
+    report = checked_run(path)
+    assert report.mismatches == []
+    for name, value in spec.expected.model_dump().items():
+        if value is not None:
+            assert getattr(report.counts, name) == value
+
+
+def comparable_specs() -> list[pytest.param]:
+    """Specs with counts; plain enumeration of more than 1000 raw solutions is slow."""
+    params = []
+    for param in spec_files():
+        expected = load_spec(param.values[0]).spec.expected
+        if expected is None:
+            continue
+        slow = param.marks or (expected.raw or 0) > 1000
+        params.append(pytest.param(param.values[0], marks=[pytest.mark.slow] if slow else [], id=param.id))
+    return params
+
+
+@pytest.mark.parametrize("path", comparable_specs())
+def test_breaking_agrees_with_plain_enumeration(path: Path) -> None:
+    broken = checked_run(path, RunOptions(show=0, symmetry_breaking=True))
+    plain = checked_run(path, RunOptions(show=0, symmetry_breaking=False))
+    assert broken.counts == plain.counts
+    assert plain.solutions_enumerated == plain.counts.raw
+    assert broken.solutions_enumerated <= plain.solutions_enumerated
+
+
+def test_soma_enumerates_at_most_two_per_class() -> None:
+    report = checked_run(SPECS / "soma.yaml")
+    assert report.counts == Counts(raw=11520, rotations=480, unique=240)
+    assert report.solutions_enumerated <= 2 * 240

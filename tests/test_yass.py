@@ -1,0 +1,79 @@
+"""yass figures: the corpus counts (unique = yass -c, raw = yass -r -c) and yass's refusals."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from conftest import CORPUS, checked_run, corpus_dir
+
+from cpsolve.errors import SpecError
+from cpsolve.run import RunOptions, run
+
+# yass's refusal -> words our message must contain
+REFUSALS = {
+    "Bad number of cubicles": "cells; the seven Soma pieces fill exactly 27",
+    "Has child shape with unsolvable number of cubicles": "no set of Soma pieces fills that",
+    "Pre-placed piece": "pre-placed piece",
+    "Illegal tab character": "tab character",
+    "Unsolvable one- or zero-dimensional shape": "straight line",
+}
+FAST_FIGURES = ["cube.soma", "1_thick_x.soma", "preplaced_cube.soma", "misshapen_preplace.soma", "t_l_solutions.soma"]
+
+
+def corpus_rows() -> list[dict[str, str]]:
+    table = CORPUS / "yass" / "counts.tsv"
+    if not table.is_file():
+        return []
+    with table.open() as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def check_row(row: dict[str, str], options: RunOptions) -> None:
+    figure = corpus_dir("yass") / "figures" / row["figure"]
+    if row["error"]:
+        with pytest.raises(SpecError) as caught:
+            run(figure, options)
+        wanted = next(words for refusal, words in REFUSALS.items() if row["error"].startswith(refusal))
+        assert wanted in str(caught.value)
+        assert str(figure) in str(caught.value)
+        return
+    report = checked_run(figure, options)
+    assert (report.counts.unique, report.counts.raw) == (int(row["unique"]), int(row["raw"]))
+
+
+def rows_named(names: list[str]) -> list[dict[str, str]]:
+    return [row for row in corpus_rows() if row["figure"] in names]
+
+
+@pytest.mark.parametrize("row", rows_named(FAST_FIGURES), ids=lambda row: row["figure"])
+def test_sample_figures(row: dict[str, str]) -> None:
+    check_row(row, RunOptions(show=0))
+
+
+@pytest.mark.slow
+def test_whole_corpus() -> None:
+    rows = corpus_rows()
+    if not rows:
+        pytest.skip("yass corpus is absent")
+    assert sum(1 for r in rows if not r["error"]) == 203
+    for row in rows:
+        check_row(row, RunOptions(show=0))
+
+
+@pytest.mark.slow
+def test_whole_corpus_without_breaking_agrees() -> None:
+    rows = [r for r in corpus_rows() if not r["error"]]
+    if not rows:
+        pytest.skip("yass corpus is absent")
+    for row in rows:
+        check_row(row, RunOptions(show=0, symmetry_breaking=False))
+
+
+def test_comment_and_slice_rules(tmp_path: Path) -> None:
+    figure = tmp_path / "cube.soma"
+    slices = ["ooo\nooo\nooo  # a comment"] * 3
+    figure.write_text("# header\n" + "\n\n".join(slices) + "\n")
+    report = checked_run(figure)
+    assert (report.counts.unique, report.counts.raw) == (240, 11520)
