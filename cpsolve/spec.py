@@ -117,14 +117,6 @@ class PackingSpec(SpecBase):
     )
     groups: dict[str, GroupSpec] = Field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _groups_known(self) -> PackingSpec:
-        for name, piece in self.pieces.items():
-            if piece.group is not None and piece.group not in self.groups:
-                known = ", ".join(sorted(self.groups)) or "none defined"
-                raise ValueError(f"piece {name!r} names group {piece.group!r}, not in groups ({known})")
-        return self
-
 
 SPEC_KINDS: dict[str, type[SpecBase]] = {"packing": PackingSpec}
 

@@ -26,6 +26,7 @@ from cpsolve.symmetry import CellSymmetry, PieceBounds, mirror_partners, target_
 from .base import BuildOptions, ModelBuilder, PuzzleModel
 
 Loc = tuple[str | int, ...]
+MAX_SHAPE_CELLS = 100_000
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,10 @@ def shape_cells(shape: ShapeSpec, loc: Loc, source: Source) -> list[Cell]:
             raise source.error((*loc, "cells"), f"cell {list(duplicates[0])} is given twice")
         return cells
     if shape.box is not None:
+        if prod(shape.box) > MAX_SHAPE_CELLS:
+            raise ModelTooBigError(
+                source.problem((*loc, "box"), f"{prod(shape.box):,} cells; cpsolve builds at most {MAX_SHAPE_CELLS:,}")
+            )
         return box_cells(shape.box, shape.hollow)
     layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in shape.layers or []]
     cells = layer_cells(layers)
@@ -75,6 +80,10 @@ def shape_cells(shape: ShapeSpec, loc: Loc, source: Source) -> list[Cell]:
 
 
 def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True) -> PackingPuzzle:
+    for name, piece in spec.pieces.items():
+        if piece.group is not None and piece.group not in spec.groups:
+            known = ", ".join(sorted(spec.groups)) or "none defined"
+            raise source.error(("pieces", name, "group"), f"group {piece.group!r} is not in groups ({known})")
     pieces = tuple(
         Piece(name, normalise(shape_cells(piece, ("pieces", name), source)), PieceBounds(*piece.bounds(), piece.group))
         for name, piece in spec.pieces.items()

@@ -1,0 +1,105 @@
+"""The command line as a user meets it: exit codes, JSON fields, solution files, drawings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import SPECS
+from typer.testing import CliRunner
+
+from cpsolve.cli import app
+from cpsolve.models.packing import resolve
+from cpsolve.spec import load_spec
+from cpsolve.verify import verify_packing
+
+runner = CliRunner()
+JSON_FIELDS = {"name", "kind", "complete", "counts", "solutions_enumerated", "engine", "seconds"}
+
+
+def test_run_prints_counts_time_and_a_drawing() -> None:
+    result = runner.invoke(app, ["run", str(SPECS / "soma.yaml")])
+    assert result.exit_code == 0, result.output
+    assert "counts: raw 11520  rotations 480  unique 240  [complete]" in result.output
+    assert "expected: raw 11520  rotations 480  unique 240: match" in result.output
+    assert "orbit-stabiliser check: ok (48 symmetries)" in result.output
+    assert "time: " in result.output
+    drawing = result.output.split("first solution:\n")[1]
+    assert drawing.count("z=") == 3
+    assert sorted(set(drawing) - set("z=012\n")) == sorted("VLTZABP")
+
+
+def test_json_has_the_stable_fields() -> None:
+    result = runner.invoke(app, ["run", str(SPECS / "coffin.yaml"), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert JSON_FIELDS <= set(data)
+    assert data["counts"] == {"raw": 24, "rotations": 1, "unique": 1}
+    assert data["complete"] is True
+    assert data["engine"] == "cpsat"
+    assert data["matches_expected"] is True
+
+
+def test_solutions_file_holds_verified_unique_solutions(tmp_path: Path) -> None:
+    out = tmp_path / "solutions.jsonl"
+    spec_path = SPECS / "t_tetracubes_6x6x2.yaml"
+    result = runner.invoke(app, ["run", str(spec_path), "--solutions", str(out), "--show", "0"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 10
+    loaded = load_spec(spec_path)
+    puzzle = resolve(loaded.spec, loaded.source)  # type: ignore[arg-type]
+    shapes = {p.name: p.cells for p in puzzle.pieces}
+    bounds = {p.name: (p.bounds.low, p.bounds.high) for p in puzzle.pieces}
+    for line in lines:
+        assert verify_packing(shapes, bounds, puzzle.target, line["pieces"]) == []
+
+
+def test_show_draws_several() -> None:
+    result = runner.invoke(app, ["run", str(SPECS / "foam_colours.yaml"), "--show", "3"])
+    assert result.exit_code == 0
+    assert "solution 3:" in result.output
+    assert "legend: " in result.output
+
+
+def test_max_solutions_marks_incomplete() -> None:
+    result = runner.invoke(app, ["run", str(SPECS / "soma.yaml"), "--max-solutions", "3", "--json"])
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["complete"] is False
+    assert data["stopped_by"] == "max solutions"
+    assert data["solutions_enumerated"] == 3
+    assert data["matches_expected"] is None
+
+
+def test_first_finds_one_of_the_hard_box() -> None:
+    result = runner.invoke(app, ["run", str(SPECS / "t_tetracubes_6x6x6.yaml"), "--first", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["solutions_enumerated"] == 1
+    assert data["stopped_by"] == "first solution"
+
+
+def test_mismatch_exits_1(tmp_path: Path) -> None:
+    spec = tmp_path / "wrong.yaml"
+    spec.write_text((SPECS / "coffin.yaml").read_text().replace("raw: 24", "raw: 25"))
+    result = runner.invoke(app, ["run", str(spec)])
+    assert result.exit_code == 1
+    assert "raw: expected 25, counted 24" in result.output
+
+
+def test_validate_and_schema() -> None:
+    result = runner.invoke(app, ["validate", str(SPECS / "soma.yaml")])
+    assert result.exit_code == 0
+    assert "688 placements, 48 symmetries" in result.output
+    schema = json.loads(runner.invoke(app, ["schema"]).output)
+    assert {"pieces", "target", "symmetry", "parts", "expected"} <= set(schema["properties"])
+
+
+def test_no_solution_is_a_result(tmp_path: Path) -> None:
+    spec = tmp_path / "none.yaml"
+    spec.write_text("name: none\npieces:\n  L: {cells: [[0,0],[1,0],[0,1]]}\ntarget:\n  box: [3, 1]\n")
+    result = runner.invoke(app, ["run", str(spec)])
+    assert result.exit_code == 0
+    assert "raw 0  rotations 0  unique 0" in result.output
+    assert "no solution" in result.output
