@@ -203,9 +203,13 @@ class Classifier:
                     f" != {c.valid_images} images"
                 )
             if c.weight_seen != c.valid_images:
-                problems.append(f"class {number}: enumeration accounts for {c.weight_seen} of its {c.valid_images} images")
+                problems.append(
+                    f"class {number}: enumeration accounts for {c.weight_seen} of its {c.valid_images} images"
+                )
         if self.weight_seen != self.counts().raw:
-            problems.append(f"enumeration accounts for {self.weight_seen} raw solutions, classes for {self.counts().raw}")
+            problems.append(
+                f"enumeration accounts for {self.weight_seen} raw solutions, classes for {self.counts().raw}"
+            )
         return problems
 
 

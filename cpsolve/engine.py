@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
@@ -56,7 +56,7 @@ class Enumeration:
         self.puzzle = puzzle
         self.options = options
         self.solver = cp_model.CpSolver()
-        self.status: int | None = None
+        self.status: cp_model.CpSolverStatus | None = None
         self.stopped_by: str | None = None
         self._queue: queue.Queue[Solution | None] = queue.Queue()
         limit = 1 if options.first_only else options.max_solutions
@@ -87,7 +87,7 @@ class Enumeration:
         finally:
             self._queue.put(None)
 
-    def __iter__(self) -> Iterator[Solution]:
+    def __iter__(self) -> Generator[Solution, None, None]:
         worker = threading.Thread(target=self._solve, name="cp-sat", daemon=True)
         worker.start()
         try:

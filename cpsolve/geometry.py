@@ -41,7 +41,11 @@ def permutation_sign(axes: Sequence[int]) -> int:
 IDENTITY = Isometry((0, 1, 2), (1, 1, 1))
 ISOMETRIES: tuple[Isometry, ...] = tuple(
     sorted(
-        (Isometry(axes, signs) for axes in permutations(range(3)) for signs in product((1, -1), repeat=3)),
+        (
+            Isometry((axes[0], axes[1], axes[2]), (signs[0], signs[1], signs[2]))
+            for axes in permutations(range(3))
+            for signs in product((1, -1), repeat=3)
+        ),
         key=lambda iso: (not iso.proper, iso != IDENTITY, iso),
     )
 )
@@ -102,7 +106,7 @@ def bounding_box(cells: Iterable[Cell]) -> Cell:
 
 def box_cells(size: Sequence[int], hollow: bool = False) -> list[Cell]:
     """The cells of a box; hollow keeps only the cells on its surface."""
-    sx, sy, sz = (list(size) + [1, 1])[:3]
+    sx, sy, sz = (*size, 1, 1)[:3]
     cells = []
     for z, y, x in product(range(sz), range(sy), range(sx)):
         inside = 0 < x < sx - 1 and 0 < y < sy - 1 and 0 < z < sz - 1

@@ -67,8 +67,8 @@ class RunReport:
 
 @dataclass(frozen=True)
 class RunOptions:
-    search: SearchOptions = SearchOptions()
-    build: BuildOptions = BuildOptions()
+    search: SearchOptions = field(default_factory=SearchOptions)
+    build: BuildOptions = field(default_factory=BuildOptions)
     show: int = 1
     symmetry_breaking: bool = True
 
@@ -136,7 +136,9 @@ def _report(
     problems = classifier.identity_problems() if complete else []
     if complete and orbit_sum(classifier.classes) != counts.raw:
         problems.append("sum of |G'|/|stabiliser| differs from raw")
-    expected = {k: v for k, v in (loaded.spec.expected.model_dump() if loaded.spec.expected else {}).items() if v is not None}
+    expected = {
+        k: v for k, v in (loaded.spec.expected.model_dump() if loaded.spec.expected else {}).items() if v is not None
+    }
     mismatches = [
         f"{name}: expected {value}, counted {getattr(counts, name)}"
         for name, value in expected.items()

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from cpsolve.errors import SpecError
 
 Coordinates = Annotated[list[int], Field(min_length=2, max_length=3)]
-Layer = Union[list[str], str]
+Layer = list[str] | str
 
 
 class StrictModel(BaseModel):
@@ -76,7 +76,7 @@ class PieceSpec(ShapeSpec):
         return self.min or 0, self.max if self.max is not None else 10**9
 
 
-FixedCells = Union[list[Coordinates], list[list[Coordinates]]]
+FixedCells = list[Coordinates] | list[list[Coordinates]]
 
 
 class TargetSpec(ShapeSpec):
@@ -130,7 +130,7 @@ def json_schema() -> dict[str, Any]:
     """JSON Schema of every kind of spec (the `kind` field tells them apart)."""
     kinds = list(SPEC_KINDS.values())
     union = Union[tuple(kinds)] if len(kinds) > 1 else kinds[0]  # noqa: UP007
-    schema: dict[str, Any] = TypeAdapter(union).json_schema()
+    schema: dict[str, Any] = TypeAdapter(union).json_schema()  # type: ignore[arg-type]
     schema["title"] = "cpsolve puzzle spec"
     return schema
 
@@ -171,7 +171,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=True)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"duplicate key {key!r} (first given on line {seen[key]})", key_node.start_mark
@@ -195,7 +195,7 @@ def _index_lines(node: yaml.Node, path: tuple[str | int, ...], lines: dict[tuple
 def parse_yaml(text: str, path: str) -> tuple[Any, Source]:
     """The data of a YAML document and the line of each field in it."""
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

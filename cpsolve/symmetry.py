@@ -11,8 +11,16 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Literal
 
-from cpsolve.geometry import ISOMETRIES, ROTATIONS, Cell, Isometry, canonical_shape, connected_components
-from cpsolve.geometry import mirror_shape, self_symmetries
+from cpsolve.geometry import (
+    ISOMETRIES,
+    ROTATIONS,
+    Cell,
+    Isometry,
+    canonical_shape,
+    connected_components,
+    mirror_shape,
+    self_symmetries,
+)
 
 SymmetryMode = Literal["all", "rotations", "none"]
 PartsMode = Literal["together", "separately"]
@@ -87,8 +95,7 @@ def target_symmetries(
     for part in parts:
         options = []
         for iso, shift in self_symmetries(part, group):
-            images = {c: _moved(iso.apply(c), shift) for c in part}
-            options.append((images, iso.proper, part))
+            options.append(({c: _moved(iso.apply(c), shift) for c in part}, iso.proper, part))
         per_part.append(options)
     symmetries = []
     for combination in product(*per_part):

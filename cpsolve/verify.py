@@ -41,8 +41,12 @@ def verify_packing(
     missing = [name for name, (low, _) in bounds.items() if low > 0 and name not in solution]
     problems.extend(f"{name}: not used, needs at least {bounds[name][0]}" for name in missing)
     if set(covered) != set(target):
-        problems.append(f"covers {len(covered)} cells; the target has {len(target)}, {len(set(covered) ^ set(target))} differ")
-    for name, cells in fixed:
-        if sorted(as_cell(c) for c in cells) not in [sorted(as_cell(c) for c in copy) for copy in solution.get(name, [])]:
+        problems.append(
+            f"covers {len(covered)} cells; the target has {len(target)}, {len(set(covered) ^ set(target))} differ"
+        )
+    for name, fixed_cells in fixed:
+        if sorted(as_cell(c) for c in fixed_cells) not in [
+            sorted(as_cell(c) for c in copy) for copy in solution.get(name, [])
+        ]:
             problems.append(f"pre-placed {name} is not where it was fixed")
     return problems

@@ -19,10 +19,20 @@ from ortools.sat.python import cp_model
 
 from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
-from cpsolve.geometry import Cell, Shape, as_cell, bounding_box, box_cells, connected_components, layer_cells
-from cpsolve.geometry import normalise, orientations
+from cpsolve.geometry import (
+    Cell,
+    Shape,
+    as_cell,
+    bounding_box,
+    box_cells,
+    connected_components,
+    layer_cells,
+    normalise,
+    orientations,
+)
 from cpsolve.spec import LoadedSpec, PackingSpec, ShapeSpec, Source
 from cpsolve.symmetry import CellSymmetry, PieceBounds, mirror_partners, target_symmetries
+
 from .base import BuildOptions, ModelBuilder, PuzzleModel
 
 Loc = tuple[str | int, ...]
@@ -117,14 +127,18 @@ def _resolve_fixed(
             raise source.error(loc, f"no piece named {name!r}{hint}")
         copies = given if given and isinstance(given[0][0], list) else [given]
         if len(copies) > by_name[name].bounds.high:
-            raise source.error(loc, f"{len(copies)} copies fixed but the piece allows at most {by_name[name].bounds.high}")
+            raise source.error(
+                loc, f"{len(copies)} copies fixed but the piece allows at most {by_name[name].bounds.high}"
+            )
         for copy in copies:
             cells = tuple(sorted(as_cell(c) for c in copy))  # type: ignore[arg-type]
             outside = [c for c in cells if c not in target]
             if outside:
                 raise source.error(loc, f"cell {list(outside[0])} is outside the target")
             if used & set(cells):
-                raise source.error(loc, f"cell {list(sorted(used & set(cells))[0])} is already taken by another fixed piece")
+                raise source.error(
+                    loc, f"cell {list(sorted(used & set(cells))[0])} is already taken by another fixed piece"
+                )
             if require_copies and normalise(cells) not in orientations(by_name[name].cells):
                 raise source.error(loc, f"these {len(cells)} cells are not a rotation of piece {name!r}")
             used.update(cells)
@@ -248,7 +262,12 @@ class PackingModel(PuzzleModel):
             else:
                 model.add_linear_constraint(sum(piece_atoms), low, high)
         for name, (low, high) in puzzle.groups.items():
-            members = [a for piece, piece_atoms in zip(puzzle.pieces, by_piece, strict=True) if piece.bounds.group == name for a in piece_atoms]
+            members = [
+                a
+                for piece, piece_atoms in zip(puzzle.pieces, by_piece, strict=True)
+                if piece.bounds.group == name
+                for a in piece_atoms
+            ]
             model.add_linear_constraint(sum(members), low, min(high, len(members)))
         piece_index = {p.name: i for i, p in enumerate(puzzle.pieces)}
         fixed_atoms = [self.atom_of[(piece_index[name], cells)] for name, cells in puzzle.fixed]
@@ -267,7 +286,9 @@ class PackingModel(PuzzleModel):
         mirror = [names.index(partners[n]) for n in names] if partners else list(range(len(names)))
         elements = []
         fixed = set(fixed_atoms)
-        for symmetry in target_symmetries(puzzle.target, reflections=partners is not None, separately=puzzle.separately):
+        for symmetry in target_symmetries(
+            puzzle.target, reflections=partners is not None, separately=puzzle.separately
+        ):
             atom_map = self._atom_map(symmetry, mirror)
             if atom_map is not None and {atom_map[a] for a in fixed} == fixed:
                 elements.append(AtomSymmetry(atom_map, symmetry.proper))
@@ -388,4 +409,3 @@ class PackingBuilder(ModelBuilder):
         assert isinstance(loaded.spec, PackingSpec)
         puzzle = resolve(loaded.spec, loaded.source, options.require_fixed_copies)
         return PackingModel(puzzle, options)
-

@@ -37,7 +37,9 @@ def rotation_class(cells: list[Cell]) -> frozenset[frozenset[Cell]]:
     return frozenset(norm([apply(m, c) for c in cells]) for m in matrices() if m[2])
 
 
-def count(pieces: dict[str, tuple[list[Cell], int, int]], target: list[Cell], symmetry: str = "all") -> tuple[int, int, int]:
+def count(
+    pieces: dict[str, tuple[list[Cell], int, int]], target: list[Cell], symmetry: str = "all"
+) -> tuple[int, int, int]:
     """(raw, rotations, unique) for pieces name -> (cells, least, most) filling target exactly."""
     tset = set(target)
     placements = []
@@ -81,16 +83,20 @@ def count(pieces: dict[str, tuple[list[Cell], int, int]], target: list[Cell], sy
         image = [apply(m, c) for c in target]
         lo_i = [min(c[i] for c in image) for i in range(3)]
         shift = [lo_t[i] - lo_i[i] for i in range(3)]
-        mapping = {c: (i[0] + shift[0], i[1] + shift[1], i[2] + shift[2]) for c, i in zip(target, image)}
+        mapping = {c: (i[0] + shift[0], i[1] + shift[1], i[2] + shift[2]) for c, i in zip(target, image, strict=True)}
         if set(mapping.values()) == tset:
             group.append((mapping, m[2]))
 
-    def act(g: tuple[dict[Cell, Cell], bool], sol: frozenset[tuple[str, frozenset[Cell]]]) -> frozenset[tuple[str, frozenset[Cell]]]:
+    def act(
+        g: tuple[dict[Cell, Cell], bool], sol: frozenset[tuple[str, frozenset[Cell]]]
+    ) -> frozenset[tuple[str, frozenset[Cell]]]:
         mapping, proper = g
         return frozenset((n if proper else mirror_of[n], frozenset(mapping[c] for c in cells)) for n, cells in sol)
 
     def classes_under(elements: list[tuple[dict[Cell, Cell], bool]]) -> int:
-        return len({min(tuple(sorted((n, tuple(sorted(c))) for n, c in act(g, s))) for g in elements) for s in solutions})
+        return len(
+            {min(tuple(sorted((n, tuple(sorted(c))) for n, c in act(g, s))) for g in elements) for s in solutions}
+        )
 
     rotations = classes_under([g for g in group if g[1]])
     unique = len(solutions) if symmetry == "none" else classes_under(group)

@@ -25,9 +25,9 @@ def spec_files() -> list[pytest.param]:
     return params
 
 
-def checked_run(path: Path | str, options: RunOptions = RunOptions(show=0)) -> RunReport:
+def checked_run(path: Path | str, options: RunOptions | None = None) -> RunReport:
     """Run and assert what must hold of any complete run: the orbit-stabiliser identity."""
-    report = run(path, options)
+    report = run(path, options or RunOptions(show=0))
     assert report.complete, report.stopped_by
     assert report.identity_problems == []
     return report

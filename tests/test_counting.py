@@ -42,7 +42,11 @@ CASES = {
     ),
     "chiral piece without its mirror": ({"A": (SCREW, 0, 2), "D": (DOMINO, 0, 6)}, box(2, 2, 3), "all"),
     "copies not told apart": ({"L": (L4, 2, 2), "D": (DOMINO, 2, 2)}, box(3, 2, 2), "all"),
-    "rotations only": ({"A": (SCREW, 1, 1), "B": (SCREW_MIRROR, 1, 1), "V": (V, 0, 1), "D": (DOMINO, 0, 2)}, box(3, 2, 2), "rotations"),
+    "rotations only": (
+        {"A": (SCREW, 1, 1), "B": (SCREW_MIRROR, 1, 1), "V": (V, 0, 1), "D": (DOMINO, 0, 2)},
+        box(3, 2, 2),
+        "rotations",
+    ),
     "no symmetry": ({"L": (L4, 1, 1), "V": (V, 1, 1), "D": (DOMINO, 1, 1)}, box(3, 3, 1), "none"),
     "18 T-tetracubes in 6x6x2": ({"T": (T4, 18, 18)}, box(6, 6, 2), "all"),
 }
@@ -68,7 +72,9 @@ def test_against_brute_force(tmp_path: Path, name: str, breaking: bool) -> None:
     pieces, target, symmetry = CASES[name]
     raw, rotations, unique = count(pieces, target, symmetry)
     assert raw > 0, "a case without solutions checks nothing"
-    report = checked_run(write_spec(tmp_path, name, pieces, target, symmetry), RunOptions(show=0, symmetry_breaking=breaking))
+    report = checked_run(
+        write_spec(tmp_path, name, pieces, target, symmetry), RunOptions(show=0, symmetry_breaking=breaking)
+    )
     assert report.counts.as_dict() == {"raw": raw, "rotations": rotations, "unique": unique}
 
 

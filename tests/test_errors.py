@@ -39,9 +39,17 @@ def test_good_spec_counts(tmp_path: Path) -> None:
     [
         ("name: x\npieces: [\n", 3, "not valid YAML"),
         (GOOD.replace("box: [5, 1]", "box: [5, 1]\n  boxx: 3"), 7, "target.boxx: unknown field; did you mean 'box'?"),
-        (GOOD.replace("{box: [2, 1, 1]}", "{box: [2, 1, 1], cont: 2}"), 3, "pieces.I.cont: unknown field; did you mean 'count'?"),
+        (
+            GOOD.replace("{box: [2, 1, 1]}", "{box: [2, 1, 1], cont: 2}"),
+            3,
+            "pieces.I.cont: unknown field; did you mean 'count'?",
+        ),
         (GOOD.replace("[2, 1, 1]", "[2, one, 1]"), 3, "pieces.I.box.1: Input should be a valid integer"),
-        (GOOD.replace("  I: {box: [2, 1, 1]}\n", "  I: {box: [2, 1, 1]}\n  I: {box: [1, 1, 1]}\n"), 4, "duplicate key 'I'"),
+        (
+            GOOD.replace("  I: {box: [2, 1, 1]}\n", "  I: {box: [2, 1, 1]}\n  I: {box: [1, 1, 1]}\n"),
+            4,
+            "duplicate key 'I'",
+        ),
         (GOOD.replace("{box: [2, 1, 1]}", "{cells: []}"), 3, "pieces.I: cells is empty"),
         (GOOD.replace("{box: [2, 1, 1]}", "{layers: [['...']]}"), 3, "pieces.I.layers: no filled cells"),
         (GOOD.replace("{box: [2, 1, 1]}", "{}"), 3, "give exactly one of cells, layers, box"),
@@ -52,7 +60,11 @@ def test_good_spec_counts(tmp_path: Path) -> None:
         (GOOD + "kind: snakes\n", 7, "unknown kind 'snakes'; expected one of"),
         (GOOD.replace("name: tiny\n", ""), None, "name: required field is missing"),
         (GOOD + "symmetry: mirror\n", 7, "symmetry: Input should be 'all', 'rotations' or 'none'"),
-        (GOOD.replace("{box: [2, 1, 1]}", "{box: [2, 1, 1], group: g}"), 3, "pieces.I.group: group 'g' is not in groups"),
+        (
+            GOOD.replace("{box: [2, 1, 1]}", "{box: [2, 1, 1], group: g}"),
+            3,
+            "pieces.I.group: group 'g' is not in groups",
+        ),
         ("- 1\n- 2\n", 1, "a spec is a mapping"),
     ],
 )
