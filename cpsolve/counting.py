@@ -36,12 +36,15 @@ class SymmetryGroup:
     `elements` is the group G used for `unique` (for `symmetry: none` only the proper part is
     kept, and `unique` then equals `raw`); its proper elements give `rotations`. `is_valid`
     rejects images that are not solutions of the puzzle (parts mirrored separately can produce a
-    piece set the puzzle does not have).
+    piece set the puzzle does not have). `redundancy` is the order of a subgroup of G that acts
+    freely and only changes how one solution is written (reading a palindromic chain from its
+    other end): raw counts solutions, not writings, so each orbit's size is divided by it.
     """
 
     elements: tuple[AtomSymmetry, ...]
     unique_counts_raw: bool = False
     is_valid: Callable[[Solution], bool] | None = None
+    redundancy: int = 1
 
     @property
     def order(self) -> int:
@@ -77,48 +80,86 @@ class Counts:
 
 @dataclass(frozen=True)
 class Breaking:
-    """Symmetry breaking by one exactly-one set of atoms (one piece's placements).
+    """Symmetry breaking by one or two exactly-one sets of atoms (say, two pieces' placements).
 
-    Only one atom per orbit of the subgroup K is allowed (the others are fixed to false). An
-    enumerated solution whose atom from the set is r then stands for |K·r| raw solutions, so the
-    weights of a class's enumerated members add up to its size (see Classifier).
+    In the first set only one atom per orbit of the subgroup K is allowed. When the first set's
+    atom is r, the second set is cut the same way by the stabiliser of r (if that maps the second
+    set onto itself). An enumerated solution with atoms r and b then stands for |K| / |Stab(r, b)|
+    raw solutions (|K·r| with one set), so the weights of a class's enumerated members add up to
+    its size (see Classifier).
     """
 
-    allowed: frozenset[int]
+    first: frozenset[int]
+    second: frozenset[int]
     forbidden: tuple[int, ...]
-    weight: dict[int, int]
+    forbidden_pairs: tuple[tuple[int, int], ...]
+    weight: dict[tuple[int, int], int]
 
     def weight_of(self, solution: Solution) -> int:
-        weight = self.weight
-        return next(weight[a] for a in solution if a in weight)
+        r = next(a for a in solution if a in self.first)
+        b = next((a for a in solution if a in self.second), -1)
+        return self.weight.get((r, b)) or self.weight[(r, -1)]
+
+    @property
+    def retained(self) -> float:
+        """The share of raw solutions left to enumerate, if they were spread evenly over atoms."""
+        share_first = 1 / len(self.first)
+        share_second = 1 / len(self.second) if self.second else 1.0
+        return sum(share_first * (share_second if b != -1 else 1.0) for _, b in self.weight)
+
+
+def _orbits(atoms: Sequence[int], subgroup: Sequence[AtomSymmetry]) -> dict[int, set[int]]:
+    """Each orbit of the atoms under the subgroup, keyed by its least atom."""
+    orbits: dict[int, set[int]] = {}
+    placed: set[int] = set()
+    for atom in sorted(atoms):
+        if atom not in placed:
+            orbits[atom] = {g.atom_map[atom] for g in subgroup}
+            placed |= orbits[atom]
+    return orbits
+
+
+def _preserving(elements: Sequence[AtomSymmetry], atoms: Sequence[int]) -> list[AtomSymmetry]:
+    members = set(atoms)
+    return [g for g in elements if all(g.atom_map[a] in members for a in atoms)]
+
+
+def _breaking(subgroup: Sequence[AtomSymmetry], first: Sequence[int], second: Sequence[int]) -> Breaking:
+    forbidden: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    weight: dict[tuple[int, int], int] = {}
+    for rep, orbit in _orbits(first, subgroup).items():
+        forbidden.extend(sorted(orbit - {rep}))
+        stabiliser = [g for g in subgroup if g.atom_map[rep] == rep]
+        if not second or len(_preserving(stabiliser, second)) != len(stabiliser):
+            weight[(rep, -1)] = len(orbit)
+            continue
+        for second_rep, second_orbit in _orbits(second, stabiliser).items():
+            pairs.extend((rep, b) for b in sorted(second_orbit - {second_rep}))
+            both = sum(1 for g in stabiliser if g.atom_map[second_rep] == second_rep)
+            weight[(rep, second_rep)] = len(subgroup) // both
+    return Breaking(frozenset(first), frozenset(second), tuple(forbidden), tuple(pairs), weight)
 
 
 def choose_breaking(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -> Breaking | None:
-    """The candidate atom set that leaves the fewest atoms, or None if none helps.
+    """The pair of candidate atom sets that leaves the fewest combinations, or None.
 
-    K is the part of G that keeps every solution a solution: all of G, or only its proper
-    elements when parts are mirrored separately. A candidate must be mapped onto itself by K (a
-    chiral piece is not: a mirror turns it into its partner).
+    For each first candidate, K is the subgroup of G that keeps every solution a solution (all
+    of G, or its proper elements when parts are mirrored separately) and maps the candidate onto
+    itself (a mirror maps a chiral piece onto its partner; reading a chain backwards moves its
+    first cube to the last).
     """
     keep_all = group.is_valid is None
-    subgroup = [g for g in group.elements if keep_all or g.proper]
+    valid_keeping = [g for g in group.elements if keep_all or g.proper]
     best: Breaking | None = None
-    for atoms in candidates:
-        members = set(atoms)
-        if any(g.atom_map[a] not in members for g in subgroup for a in atoms):
+    for index, first in enumerate(candidates):
+        subgroup = _preserving(valid_keeping, first)
+        if len(subgroup) < 2:
             continue
-        weight: dict[int, int] = {}
-        forbidden: list[int] = []
-        placed: set[int] = set()
-        for atom in sorted(atoms):
-            if atom in placed:
-                continue
-            orbit = {g.atom_map[atom] for g in subgroup}
-            placed |= orbit
-            weight[atom] = len(orbit)
-            forbidden.extend(sorted(orbit - {atom}))
-        if forbidden and (best is None or len(weight) < len(best.weight)):
-            best = Breaking(frozenset(weight), tuple(forbidden), weight)
+        for second in [[], *(c for other, c in enumerate(candidates) if other != index)]:
+            option = _breaking(subgroup, first, second)
+            if best is None or option.retained < best.retained:
+                best = option
     return best
 
 
@@ -183,7 +224,7 @@ class Classifier:
         Every image of a class found is a solution, so even a stopped run's counts are true
         lower bounds.
         """
-        raw = sum(c.valid_images for c in self.classes)
+        raw = sum(c.valid_images for c in self.classes) // self.group.redundancy
         rotations = sum(c.rotation_classes for c in self.classes)
         unique = raw if self.group.unique_counts_raw else len(self.classes)
         return Counts(raw=raw, rotations=rotations, unique=unique)
@@ -206,13 +247,12 @@ class Classifier:
                 problems.append(
                     f"class {number}: enumeration accounts for {c.weight_seen} of its {c.valid_images} images"
                 )
-        if self.weight_seen != self.counts().raw:
-            problems.append(
-                f"enumeration accounts for {self.weight_seen} raw solutions, classes for {self.counts().raw}"
-            )
+        written = sum(c.valid_images for c in self.classes)
+        if self.weight_seen != written:
+            problems.append(f"enumeration accounts for {self.weight_seen} raw solutions, classes for {written}")
         return problems
 
 
-def orbit_sum(classes: Sequence[SolutionClass]) -> int:
+def orbit_sum(classes: Sequence[SolutionClass], redundancy: int = 1) -> int:
     """raw as the orbit-stabiliser identity states it: sum of |G'| / |stabiliser|."""
-    return sum(c.valid_elements // c.stabiliser for c in classes)
+    return sum(c.valid_elements // c.stabiliser for c in classes) // redundancy

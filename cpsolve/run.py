@@ -102,7 +102,7 @@ def run(
     puzzle = build_model(loaded, build)
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates) if options.symmetry_breaking else None
     if breaking is not None:
-        puzzle.forbid(breaking.forbidden)
+        puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
     enumeration = Enumeration(puzzle, options.search)
     classifier = Classifier(puzzle.group, breaking)
     shown: list[str] = []
@@ -134,7 +134,7 @@ def _report(
     complete = enumeration.complete
     counts = classifier.counts()
     problems = classifier.identity_problems() if complete else []
-    if complete and orbit_sum(classifier.classes) != counts.raw:
+    if complete and orbit_sum(classifier.classes, puzzle.group.redundancy) != counts.raw:
         problems.append("sum of |G'|/|stabiliser| differs from raw")
     expected = {
         k: v for k, v in (loaded.spec.expected.model_dump() if loaded.spec.expected else {}).items() if v is not None

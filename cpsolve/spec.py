@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from cpsolve.errors import SpecError
 
@@ -118,7 +118,50 @@ class PackingSpec(SpecBase):
     groups: dict[str, GroupSpec] = Field(default_factory=dict)
 
 
-SPEC_KINDS: dict[str, type[SpecBase]] = {"packing": PackingSpec}
+class ChainShape(StrictModel):
+    """A snake: segment lengths (consecutive segments share their corner cube), or one letter
+    per inner cube, S straight or C corner."""
+
+    segments: list[Annotated[int, Field(ge=2)]] | None = Field(None, min_length=1)
+    joints: str | None = Field(None, description="S (straight) or C (corner) for each inner cube")
+
+    @model_validator(mode="after")
+    def _one_way(self) -> ChainShape:
+        if (self.segments is None) == (self.joints is None):
+            raise ValueError("give exactly one of segments, joints")
+        return self
+
+    @field_validator("joints")
+    @classmethod
+    def _letters(cls, joints: str | None) -> str | None:
+        if joints is not None:
+            joints = joints.replace(" ", "").upper()
+            wrong = sorted(set(joints) - {"S", "C"})
+            if wrong:
+                raise ValueError(f"letters must be S (straight) or C (corner), found {', '.join(map(repr, wrong))}")
+        return joints
+
+    def segment_lengths(self) -> list[int]:
+        """Segments from either notation: joints split at every corner."""
+        if self.segments is not None:
+            return list(self.segments)
+        lengths, start = [], 0
+        joints = self.joints or ""
+        for inner, letter in enumerate(joints, 1):
+            if letter == "C":
+                lengths.append(inner - start + 1)
+                start = inner
+        lengths.append(len(joints) + 1 - start + 1)
+        return lengths
+
+
+class ChainSpec(SpecBase):
+    kind: Literal["chain"]
+    chain: ChainShape
+    target: ShapeSpec
+
+
+SPEC_KINDS: dict[str, type[SpecBase]] = {"packing": PackingSpec, "chain": ChainSpec}
 
 
 def register_kind(kind: str, spec_class: type[SpecBase]) -> None:

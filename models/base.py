@@ -44,10 +44,12 @@ class PuzzleModel(ABC):
     breaking_candidates: list[list[int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def forbid(self, atoms: Sequence[int]) -> None:
-        """Fix atoms to false (symmetry breaking keeps one atom per orbit of a piece)."""
+    def forbid(self, atoms: Sequence[int], pairs: Sequence[tuple[int, int]] = ()) -> None:
+        """Fix atoms to false, and pairs of atoms to not both true (symmetry breaking)."""
         for atom in atoms:
             self.model.add(self.atoms[atom] == 0)
+        for first, second in pairs:
+            self.model.add_bool_or([self.atoms[first].Not(), self.atoms[second].Not()])
 
     @abstractmethod
     def describe(self, solution: Solution) -> dict[str, Any]:

@@ -1,0 +1,152 @@
+"""Chains: snake cubes, unit cubes on an elastic string folded to fill a target.
+
+Atoms are (cube index, cell) pairs: a solution is the chain's path. Each segment of the chain has
+one of six directions, consecutive segments are perpendicular, and each step moves the next cube
+one cell along its segment's direction. Branching on the start cell and then on the directions
+segment by segment is the classic depth-first search, with CP-SAT's propagation on top.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
+from cpsolve.errors import ModelTooBigError
+from cpsolve.geometry import Cell
+from cpsolve.spec import ChainSpec, LoadedSpec, Source
+from cpsolve.symmetry import target_symmetries
+
+from .base import BuildOptions, ModelBuilder, PuzzleModel
+from .packing import shape_cells
+
+DIRECTIONS: tuple[Cell, ...] = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+
+
+def chain_lengths(spec: ChainSpec, target_volume: int, source: Source) -> list[int]:
+    """Segment lengths, checked against the target: the chain must fill it exactly."""
+    segments = spec.chain.segment_lengths()
+    cubes = sum(segments) - (len(segments) - 1)
+    if cubes == target_volume:
+        return segments
+    if spec.chain.joints is not None:
+        raise source.error(
+            ("chain", "joints"),
+            f"{len(spec.chain.joints)} letters make a chain of {cubes} cubes; the target has {target_volume} cells,"
+            f" so give {target_volume - 2} letters",
+        )
+    raise source.error(("chain", "segments"), f"the chain has {cubes} cubes but the target has {target_volume} cells")
+
+
+class ChainModel(PuzzleModel):
+    def __init__(self, spec: ChainSpec, source: Source, options: BuildOptions) -> None:
+        cells = sorted(shape_cells(spec.target, ("target",), source), key=lambda c: (c[2], c[1], c[0]))
+        self.segments = chain_lengths(spec, len(cells), source)
+        self.cells = cells
+        self.length = len(cells)
+        self.palindrome = self.segments == self.segments[::-1]
+        if self.length * len(cells) > options.max_atoms:
+            raise ModelTooBigError(
+                f"{spec.name}: a chain of {self.length} cubes needs {self.length**2:,} position variables"
+                f" (limit --max-placements {options.max_atoms:,})"
+            )
+        model = cp_model.CpModel()
+        atoms = [model.new_bool_var(f"c{i}_{j}") for i in range(self.length) for j in range(len(cells))]
+        super().__init__(name=spec.name, kind="chain", model=model, atoms=atoms, group=SymmetryGroup(()))
+        directions = self._add_constraints()
+        self.group = self._symmetry_group(spec.symmetry)
+        self.search_order = atoms[: len(cells)] + [d for segment in directions for d in segment]
+        self.breaking_candidates = [list(range(len(cells))), list(range(len(cells), 2 * len(cells)))]
+        if self.palindrome:
+            self.notes.append("the chain reads the same from both ends: each folding is counted once")
+
+    def atom(self, cube: int, cell_index: int) -> int:
+        return cube * len(self.cells) + cell_index
+
+    def _add_constraints(self) -> list[list[cp_model.IntVar]]:
+        model, atoms, n = self.model, self.atoms, len(self.cells)
+        index = {c: i for i, c in enumerate(self.cells)}
+        for cube in range(self.length):
+            model.add_exactly_one(atoms[self.atom(cube, j)] for j in range(n))
+        for j in range(n):
+            model.add_exactly_one(atoms[self.atom(cube, j)] for cube in range(self.length))
+        self._add_parity()
+        directions = [[model.new_bool_var(f"s{s}d{d}") for d in range(6)] for s in range(len(self.segments))]
+        for segment in directions:
+            model.add_exactly_one(segment)
+        for first, second in zip(directions, directions[1:], strict=False):
+            for d in range(6):
+                model.add_bool_or([first[d].Not(), second[d].Not()])
+                model.add_bool_or([first[d].Not(), second[d ^ 1].Not()])
+        cube = 0
+        for segment, length in zip(directions, self.segments, strict=True):
+            for _ in range(length - 1):
+                for j, cell in enumerate(self.cells):
+                    here = atoms[self.atom(cube, j)]
+                    for d, step in enumerate(DIRECTIONS):
+                        there = index.get((cell[0] + step[0], cell[1] + step[1], cell[2] + step[2]))
+                        clause = [here.Not(), segment[d].Not()]
+                        if there is not None:
+                            clause.append(atoms[self.atom(cube + 1, there)])
+                        model.add_bool_or(clause)
+                cube += 1
+        return directions
+
+    def _add_parity(self) -> None:
+        """Cubes alternate between the two colours of a checkerboard: a redundant constraint
+        that halves every cube's possible cells as soon as the start colour is known."""
+        start_colour = self.model.new_bool_var("start_colour")
+        for cube in range(self.length):
+            for j, cell in enumerate(self.cells):
+                colour = (sum(cell) + cube) % 2 == 1
+                self.model.add_implication(self.atoms[self.atom(cube, j)], start_colour if colour else start_colour.Not())
+
+    def _symmetry_group(self, symmetry: str) -> SymmetryGroup:
+        """Box symmetries (chains are achiral), times reading backwards for a palindrome."""
+        index = {c: i for i, c in enumerate(self.cells)}
+        elements = []
+        readings = (False, True) if self.palindrome else (False,)
+        for cell_symmetry in target_symmetries(self.cells, reflections=symmetry == "all", separately=False):
+            moved = [index[cell_symmetry.images[c]] for c in self.cells]
+            for backwards in readings:
+                atom_map = tuple(
+                    self.atom(self.length - 1 - cube if backwards else cube, moved[j])
+                    for cube in range(self.length)
+                    for j in range(len(self.cells))
+                )
+                elements.append(AtomSymmetry(atom_map, cell_symmetry.proper))
+        return SymmetryGroup(
+            tuple(elements), unique_counts_raw=symmetry == "none", redundancy=2 if self.palindrome else 1
+        )
+
+    def path(self, solution: Solution) -> list[Cell]:
+        n = len(self.cells)
+        ordered = sorted(solution)
+        return [self.cells[atom % n] for atom in ordered]
+
+    def describe(self, solution: Solution) -> dict[str, Any]:
+        return {"path": [list(c) for c in self.path(solution)]}
+
+    def render(self, solution: Solution) -> str:
+        """Layers z = 0 first with each cube's position along the chain (1 = first cube)."""
+        position = {cell: number for number, cell in enumerate(self.path(solution), 1)}
+        width = len(str(self.length))
+        low = [min(c[i] for c in self.cells) for i in range(3)]
+        high = [max(c[i] for c in self.cells) for i in range(3)]
+        blocks = []
+        for z in range(low[2], high[2] + 1):
+            rows = [
+                " ".join(str(position.get((x, y, z), ".")).rjust(width) for x in range(low[0], high[0] + 1))
+                for y in range(low[1], high[1] + 1)
+            ]
+            blocks.append("\n".join([f"z={z}", *rows]))
+        return "\n\n".join(blocks) + f"\nsegments: {', '.join(map(str, self.segments))}"
+
+
+class ChainBuilder(ModelBuilder):
+    kind = "chain"
+
+    def build(self, loaded: LoadedSpec, options: BuildOptions) -> PuzzleModel:
+        assert isinstance(loaded.spec, ChainSpec)
+        return ChainModel(loaded.spec, loaded.source, options)
