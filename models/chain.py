@@ -8,6 +8,7 @@ segment by segment is the classic depth-first search, with CP-SAT's propagation 
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -75,7 +76,7 @@ class ChainModel(PuzzleModel):
         directions = [[model.new_bool_var(f"s{s}d{d}") for d in range(6)] for s in range(len(self.segments))]
         for segment in directions:
             model.add_exactly_one(segment)
-        for first, second in zip(directions, directions[1:], strict=False):
+        for first, second in itertools.pairwise(directions):
             for d in range(6):
                 model.add_bool_or([first[d].Not(), second[d].Not()])
                 model.add_bool_or([first[d].Not(), second[d ^ 1].Not()])
@@ -100,7 +101,9 @@ class ChainModel(PuzzleModel):
         for cube in range(self.length):
             for j, cell in enumerate(self.cells):
                 colour = (sum(cell) + cube) % 2 == 1
-                self.model.add_implication(self.atoms[self.atom(cube, j)], start_colour if colour else start_colour.Not())
+                self.model.add_implication(
+                    self.atoms[self.atom(cube, j)], start_colour if colour else start_colour.Not()
+                )
 
     def _symmetry_group(self, symmetry: str) -> SymmetryGroup:
         """Box symmetries (chains are achiral), times reading backwards for a palindrome."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,9 @@ CHAINS = {
 
 def chain_spec(tmp_path: Path, segments: list[int], size: tuple[int, int, int], extra: str = "") -> Path:
     path = tmp_path / "chain.yaml"
-    path.write_text(f"name: test chain\nkind: chain\nchain: {{segments: {segments}}}\ntarget: {{box: {list(size)}}}\n{extra}")
+    path.write_text(
+        f"name: test chain\nkind: chain\nchain: {{segments: {segments}}}\ntarget: {{box: {list(size)}}}\n{extra}"
+    )
     return path
 
 
@@ -41,7 +44,9 @@ def test_against_brute_force(tmp_path: Path, name: str, breaking: bool) -> None:
 
 def test_shipped_palindrome_matches_brute_force() -> None:
     report = checked_run(SPECS / "snake_palindrome.yaml")
-    assert report.counts.as_dict() == dict(zip(("raw", "rotations", "unique"), count([3, 2] * 8 + [3], (3, 3, 3)), strict=True))
+    assert report.counts.as_dict() == dict(
+        zip(("raw", "rotations", "unique"), count([3, 2] * 8 + [3], (3, 3, 3)), strict=True)
+    )
 
 
 def test_joints_and_segments_are_the_same_chain(tmp_path: Path) -> None:
@@ -61,7 +66,7 @@ def test_path_output_is_a_chain(tmp_path: Path) -> None:
 
     path = json.loads(out.read_text().splitlines()[0])["path"]
     assert sorted(map(tuple, path)) == [(x, y, z) for x in range(3) for y in range(3) for z in range(3)]
-    assert all(sum(abs(a - b) for a, b in zip(p, q, strict=True)) == 1 for p, q in zip(path, path[1:], strict=False))
+    assert all(sum(abs(a - b) for a, b in zip(p, q, strict=True)) == 1 for p, q in itertools.pairwise(path))
 
 
 @pytest.mark.parametrize(
@@ -70,7 +75,10 @@ def test_path_output_is_a_chain(tmp_path: Path) -> None:
         ("{segments: [3, 3, 3]}", "chain.segments: the chain has 7 cubes but the target has 27 cells"),
         ("{segments: [3, 1, 3]}", "chain.segments.1: Input should be greater than or equal to 2"),
         ("{joints: SCXS}", "chain.joints: letters must be S (straight) or C (corner), found 'X'"),
-        ("{joints: SCCS}", "chain.joints: 4 letters make a chain of 6 cubes; the target has 27 cells, so give 25 letters"),
+        (
+            "{joints: SCCS}",
+            "chain.joints: 4 letters make a chain of 6 cubes; the target has 27 cells, so give 25 letters",
+        ),
         ("{segments: [3], joints: S}", "give exactly one of segments, joints"),
         ("{segmnts: [3]}", "chain.segmnts: unknown field; did you mean 'segments'?"),
     ],

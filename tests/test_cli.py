@@ -93,7 +93,9 @@ def test_validate_and_schema() -> None:
     assert result.exit_code == 0
     assert "688 placements, 48 symmetries" in result.output
     schema = json.loads(runner.invoke(app, ["schema"]).output)
-    assert {"pieces", "target", "symmetry", "parts", "expected"} <= set(schema["properties"])
+    packing = schema["$defs"]["PackingSpec"]["properties"]
+    assert {"pieces", "target", "symmetry", "parts", "expected", "groups"} <= set(packing)
+    assert {"chain", "target"} <= set(schema["$defs"]["ChainSpec"]["properties"])
 
 
 def test_no_solution_is_a_result(tmp_path: Path) -> None:

@@ -28,13 +28,17 @@ def test_expected_counts(path: Path) -> None:
 
 
 def comparable_specs() -> list[pytest.param]:
-    """Specs with counts; plain enumeration of more than 1000 raw solutions is slow."""
+    """Specs with counts whose plain enumeration takes minutes at most.
+
+    Left out: specs marked slow (pentominoes: CP-SAT enumerates its 9356 raw solutions for well
+    over 20 minutes; the 4x4x4 snakes). Plain runs of more than 1000 raw solutions are slow.
+    """
     params = []
     for param in spec_files():
         expected = load_spec(param.values[0]).spec.expected
-        if expected is None:
+        if expected is None or param.marks:
             continue
-        slow = param.marks or (expected.raw or 0) > 1000
+        slow = (expected.raw or 0) > 1000
         params.append(pytest.param(param.values[0], marks=[pytest.mark.slow] if slow else [], id=param.id))
     return params
 
@@ -44,7 +48,9 @@ def test_breaking_agrees_with_plain_enumeration(path: Path) -> None:
     broken = checked_run(path, RunOptions(show=0, symmetry_breaking=True))
     plain = checked_run(path, RunOptions(show=0, symmetry_breaking=False))
     assert broken.counts == plain.counts
-    assert plain.solutions_enumerated == plain.counts.raw
+    # every raw solution once; a palindromic chain's foldings are met in both readings
+    readings = 2 if any("reads the same from both ends" in note for note in plain.notes) else 1
+    assert plain.solutions_enumerated == readings * plain.counts.raw
     assert broken.solutions_enumerated <= plain.solutions_enumerated
 
 
