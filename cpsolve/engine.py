@@ -65,6 +65,7 @@ class Enumeration:
 
     def _configure(self) -> None:
         params = self.solver.parameters
+        params.catch_sigint_signal = False  # Ctrl-C is the main thread's: it stops the search cleanly
         guided = self.options.guided and bool(self.puzzle.search_order)
         if guided:
             self.puzzle.model.add_decision_strategy(

@@ -73,6 +73,7 @@ class ChainModel(PuzzleModel):
         for j in range(n):
             model.add_exactly_one(atoms[self.atom(cube, j)] for cube in range(self.length))
         self._add_parity()
+        self._add_circuit(index)
         directions = [[model.new_bool_var(f"s{s}d{d}") for d in range(6)] for s in range(len(self.segments))]
         for segment in directions:
             model.add_exactly_one(segment)
@@ -93,6 +94,29 @@ class ChainModel(PuzzleModel):
                         model.add_bool_or(clause)
                 cube += 1
         return directions
+
+    def _add_circuit(self, index: dict[Cell, int]) -> None:
+        """The path visits every cell once: a circuit through the cells and one extra node.
+
+        Redundant, but CP-SAT's circuit propagation sees at once a cell cut off or a second dead
+        end, which the position variables alone notice only after many more decisions.
+        """
+        model, atoms, n = self.model, self.atoms, len(self.cells)
+        arcs: list[tuple[int, int, cp_model.IntVar]] = []
+        outside = n
+        for j in range(n):
+            arcs.append((outside, j, atoms[self.atom(0, j)]))
+            arcs.append((j, outside, atoms[self.atom(self.length - 1, j)]))
+        for j, cell in enumerate(self.cells):
+            for step in DIRECTIONS:
+                k = index.get((cell[0] + step[0], cell[1] + step[1], cell[2] + step[2]))
+                if k is None:
+                    continue
+                arc = model.new_bool_var(f"a{j}_{k}")
+                arcs.append((j, k, arc))
+                for cube in range(self.length - 1):
+                    model.add_bool_or([atoms[self.atom(cube, j)].Not(), atoms[self.atom(cube + 1, k)].Not(), arc])
+        model.add_circuit(arcs)
 
     def _add_parity(self) -> None:
         """Cubes alternate between the two colours of a checkerboard: a redundant constraint

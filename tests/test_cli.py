@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from conftest import SPECS
@@ -105,3 +109,16 @@ def test_no_solution_is_a_result(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "raw 0  rotations 0  unique 0" in result.output
     assert "no solution" in result.output
+
+
+def test_ctrl_c_ends_cleanly_with_what_was_found() -> None:
+    command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / "soma.yaml"), "--no-symmetry-breaking", "--json"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    data = json.loads(out)
+    assert data["complete"] is False
+    assert data["stopped_by"] == "interrupted"
+    assert 0 < data["solutions_enumerated"] < 11520
