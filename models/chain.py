@@ -16,6 +16,7 @@ from ortools.sat.python import cp_model
 from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import Cell
+from cpsolve.render import draw_layers
 from cpsolve.spec import ChainSpec, LoadedSpec, Source
 from cpsolve.symmetry import target_symmetries
 
@@ -157,18 +158,8 @@ class ChainModel(PuzzleModel):
 
     def render(self, solution: Solution) -> str:
         """Layers z = 0 first with each cube's position along the chain (1 = first cube)."""
-        position = {cell: number for number, cell in enumerate(self.path(solution), 1)}
-        width = len(str(self.length))
-        low = [min(c[i] for c in self.cells) for i in range(3)]
-        high = [max(c[i] for c in self.cells) for i in range(3)]
-        blocks = []
-        for z in range(low[2], high[2] + 1):
-            rows = [
-                " ".join(str(position.get((x, y, z), ".")).rjust(width) for x in range(low[0], high[0] + 1))
-                for y in range(low[1], high[1] + 1)
-            ]
-            blocks.append("\n".join([f"z={z}", *rows]))
-        return "\n\n".join(blocks) + f"\nsegments: {', '.join(map(str, self.segments))}"
+        position = {cell: str(number) for number, cell in enumerate(self.path(solution), 1)}
+        return draw_layers(self.cells, position, f"segments: {', '.join(map(str, self.segments))}")
 
 
 class ChainBuilder(ModelBuilder):

@@ -30,6 +30,7 @@ from cpsolve.geometry import (
     normalise,
     orientations,
 )
+from cpsolve.render import draw_layers
 from cpsolve.spec import LoadedSpec, PackingSpec, ShapeSpec, Source
 from cpsolve.symmetry import CellSymmetry, PieceBounds, mirror_partners, target_symmetries
 
@@ -384,22 +385,6 @@ def _symbols(pieces: Sequence[Piece]) -> list[list[str]]:
             copies = min(piece.bounds.high, 64)
             symbols.append([next(free, "#") for _ in range(max(copies, 1))])
     return symbols
-
-
-def draw_layers(target: Iterable[Cell], symbol_of: dict[Cell, str], legend: str = "") -> str:
-    """Layers z = 0 first, rows y = 0 first, x left to right: the spec's own `layers` layout."""
-    cells = list(target)
-    low = [min(c[i] for c in cells) for i in range(3)]
-    high = [max(c[i] for c in cells) for i in range(3)]
-    blocks = []
-    for z in range(low[2], high[2] + 1):
-        rows = [
-            "".join(symbol_of.get((x, y, z), ".") for x in range(low[0], high[0] + 1))
-            for y in range(low[1], high[1] + 1)
-        ]
-        title = f"z={z}" if high[2] > low[2] else ""
-        blocks.append("\n".join(filter(None, [title, *rows])))
-    return "\n\n".join(blocks) + (f"\n{legend}" if legend else "")
 
 
 class PackingBuilder(ModelBuilder):
