@@ -242,7 +242,8 @@ class PackingModel(PuzzleModel):
         )
         fixed_atoms = self._add_constraints()
         self.group = self._symmetry_group(fixed_atoms)
-        self.search_order = self._cell_order()
+        self.search_rank = self._search_rank()
+        self.search_order = [self.atoms[a] for a in sorted(range(len(self.atoms)), key=self.search_rank.__getitem__)]
         self.breaking_candidates = self._single_pieces(fixed_atoms)
         self.symbols = _symbols(puzzle.pieces)
 
@@ -320,19 +321,18 @@ class PackingModel(PuzzleModel):
         return True
 
     def _single_pieces(self, fixed_atoms: list[int]) -> list[list[int]]:
-        """The placements of each piece used exactly once and not pre-placed."""
+        """The placements of each piece used exactly once and not pre-placed, in search order."""
         fixed_pieces = {self.placements[a].piece for a in fixed_atoms}
         return [
-            [a for a, p in enumerate(self.placements) if p.piece == index]
+            sorted((a for a, p in enumerate(self.placements) if p.piece == index), key=self.search_rank.__getitem__)
             for index, piece in enumerate(self.puzzle.pieces)
             if piece.bounds.low == piece.bounds.high == 1 and index not in fixed_pieces
         ]
 
-    def _cell_order(self) -> list[cp_model.IntVar]:
+    def _search_rank(self) -> list[tuple[int, int]]:
         """Placements by their first target cell: branching then fills the target in order."""
         rank = {c: i for i, c in enumerate(self.puzzle.target)}
-        order = sorted(range(len(self.placements)), key=lambda a: min(rank[c] for c in self.placements[a].cells))
-        return [self.atoms[a] for a in order]
+        return [(min(rank[c] for c in p.cells), atom) for atom, p in enumerate(self.placements)]
 
     def pieces_of(self, solution: Solution) -> dict[str, list[list[list[int]]]]:
         out: dict[str, list[list[list[int]]]] = {p.name: [] for p in self.puzzle.pieces}
