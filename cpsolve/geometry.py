@@ -89,11 +89,6 @@ def mirror_shape(cells: Iterable[Cell]) -> Shape:
     return canonical_shape(transform(cells, MIRROR))
 
 
-def is_achiral(cells: Iterable[Cell]) -> bool:
-    cells = list(cells)
-    return canonical_shape(cells) == mirror_shape(cells)
-
-
 def bounding_box(cells: Iterable[Cell]) -> Cell:
     """Size of the smallest box holding the cells (assumes non-empty input)."""
     cells = list(cells)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cpsolve import yass
 from cpsolve.counting import Classifier, Counts, Solution, choose_breaking, orbit_sum
 from cpsolve.engine import ENGINE_NAME, Enumeration, SearchOptions
 from cpsolve.models import BUILDERS, BuildOptions, PuzzleModel
@@ -75,8 +76,6 @@ class RunOptions:
 
 def load_puzzle(path: str | Path) -> tuple[LoadedSpec, BuildOptions]:
     """Read any file cpsolve understands: a YAML spec or a yass `.soma` figure."""
-    from cpsolve import yass
-
     if str(path).endswith(".soma"):
         return yass.load_figure(path), BuildOptions(require_fixed_copies=False)
     return load_spec(path), BuildOptions()

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cpsolve.counting import orbit_sum
 from cpsolve.run import RunOptions, RunReport, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,4 +39,4 @@ def corpus_dir(name: str) -> Path:
     return path
 
 
-__all__ = ["CORPUS", "SPECS", "checked_run", "corpus_dir", "orbit_sum", "spec_files"]
+__all__ = ["CORPUS", "SPECS", "checked_run", "corpus_dir", "spec_files"]
