@@ -138,11 +138,9 @@ class ChainModel(PuzzleModel):
         for cell_symmetry in target_symmetries(self.cells, reflections=symmetry == "all", separately=False):
             moved = [index[cell_symmetry.images[c]] for c in self.cells]
             for backwards in readings:
-                atom_map = tuple(
-                    self.atom(self.length - 1 - cube if backwards else cube, moved[j])
-                    for cube in range(self.length)
-                    for j in range(len(self.cells))
-                )
+                cubes = range(self.length - 1, -1, -1) if backwards else range(self.length)
+                bases = [self.atom(cube, 0) for cube in cubes]
+                atom_map = tuple(base + j for base in bases for j in moved)
                 elements.append(AtomSymmetry(atom_map, cell_symmetry.proper))
         return SymmetryGroup(
             tuple(elements), unique_counts_raw=symmetry == "none", redundancy=2 if self.palindrome else 1
