@@ -165,13 +165,18 @@ def choose_breaking(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -
     """
     keep_all = group.is_valid is None
     valid_keeping = [g for g in group.elements if keep_all or g.proper]
-    best: Breaking | None = None
+    firsts = []
     for index, first in enumerate(candidates):
         subgroup = _preserving(valid_keeping, first)
-        if len(subgroup) < 2:
-            continue
+        if len(subgroup) >= 2:
+            firsts.append((len(_orbits(first, subgroup)), index, subgroup))
+    if not firsts:
+        return None
+    fewest = min(orbits for orbits, _, _ in firsts)
+    best: Breaking | None = None
+    for _, index, subgroup in (f for f in firsts if f[0] == fewest):  # rank is decided by the first set first
         for second in [[], *(c for other, c in enumerate(candidates) if other != index)]:
-            option = _breaking(subgroup, first, second)
+            option = _breaking(subgroup, candidates[index], second)
             if best is None or option.rank < best.rank:
                 best = option
     return best
