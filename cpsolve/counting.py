@@ -270,8 +270,3 @@ class Classifier:
         if self.weight_seen != written:
             problems.append(f"enumeration accounts for {self.weight_seen} raw solutions, classes for {written}")
         return problems
-
-
-def orbit_sum(classes: Sequence[SolutionClass], redundancy: int = 1) -> int:
-    """raw as the orbit-stabiliser identity states it: sum of |G'| / |stabiliser|."""
-    return sum(c.valid_elements // c.stabiliser for c in classes) // redundancy
