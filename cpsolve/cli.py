@@ -17,6 +17,7 @@ from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from cpsolve.counting import Solution
 from cpsolve.engine import SearchOptions
 from cpsolve.errors import CpsolveError
+from cpsolve.generate import TileBoardRequest, parse_board, tiles_spec_text
 from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.run import ProgressHook, RunOptions, RunReport, build_model, load_puzzle, run
 from cpsolve.spec import json_schema
@@ -42,12 +43,15 @@ def fail(error: CpsolveError) -> typer.Exit:
 
 @app.command("run")
 def run_command(
-    puzzle: Annotated[Path, typer.Argument(help="a YAML spec or a yass .soma figure")],
+    puzzle: Annotated[Path, typer.Argument(help="a YAML spec, a yass .soma figure or a c't 9-piece .txt")],
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")] = False,
     solutions: Annotated[
         Path | None, typer.Option("--solutions", help="write each unique solution as a JSON line")
     ] = None,
-    show: Annotated[int, typer.Option("--show", min=0, help="draw this many unique solutions")] = 1,
+    show: Annotated[
+        int | None,
+        typer.Option("--show", min=0, help="draw this many unique solutions [default: 1; all for a c't .txt]"),
+    ] = None,
     first: Annotated[bool, typer.Option("--first", help="stop at the first solution (all cores)")] = False,
     time_limit: Annotated[float | None, typer.Option("--time-limit", min=0.0, help="seconds")] = None,
     max_solutions: Annotated[int | None, typer.Option("--max-solutions", min=1)] = None,
@@ -164,7 +168,9 @@ def format_report(report: RunReport) -> str:
 
 
 @app.command("validate")
-def validate_command(puzzle: Annotated[Path, typer.Argument(help="a YAML spec or a yass .soma figure")]) -> None:
+def validate_command(
+    puzzle: Annotated[Path, typer.Argument(help="a YAML spec, a yass .soma figure or a c't 9-piece .txt")],
+) -> None:
     """Check a puzzle file and build its model without solving."""
     started = time.perf_counter()
     try:
@@ -178,6 +184,36 @@ def validate_command(puzzle: Annotated[Path, typer.Argument(help="a YAML spec or
     )
     for note in model.notes:
         typer.echo(f"note: {note}")
+
+
+generate_app = typer.Typer(help="Write puzzle specs with a planted solution.", no_args_is_help=True)
+app.add_typer(generate_app, name="generate")
+
+
+@generate_app.command("tiles")
+def generate_tiles_command(
+    board: Annotated[str, typer.Option("--board", help="columns x rows, e.g. 8x8")],
+    labels: Annotated[int, typer.Option("--labels", min=1, help="inner edge labels")],
+    border: Annotated[int | None, typer.Option("--border", help="label of every outer edge (default: free)")] = None,
+    frame_labels: Annotated[
+        int, typer.Option("--frame-labels", min=0, help="labels only on edges between two border tiles")
+    ] = 0,
+    match: Annotated[str, typer.Option("--match", help="equal or sum-zero")] = "equal",
+    seed: Annotated[int, typer.Option("--seed")] = 1,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="write here instead of stdout")] = None,
+) -> None:
+    """An edge-matching board: random labels on a solved board, then tiles shuffled and turned."""
+    try:
+        columns, rows = parse_board(board)
+        text = tiles_spec_text(TileBoardRequest(columns, rows, labels, border, frame_labels, match, seed))
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            output.write_text(text, encoding="utf-8")
+    except CpsolveError as error:
+        raise fail(error) from None
+    except OSError as exc:
+        raise fail(CpsolveError(f"{output}: cannot write: {exc.strerror}")) from None
 
 
 @app.command("schema")

@@ -155,6 +155,11 @@ def _breaking(subgroup: Sequence[AtomSymmetry], first: Sequence[int], second: Se
     return Breaking(frozenset(first), frozenset(second), tuple(forbidden), tuple(pairs), weight)
 
 
+def _acts_freely(subgroup: Sequence[AtomSymmetry], atoms: Sequence[int]) -> bool:
+    identity = tuple(range(len(subgroup[0].atom_map)))
+    return all(g.atom_map[a] != a for g in subgroup if g.atom_map != identity for a in atoms)
+
+
 def choose_breaking(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -> Breaking | None:
     """The best first (and second) candidate atom set to break symmetry with, or None.
 
@@ -175,7 +180,10 @@ def choose_breaking(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -
     fewest = min(orbits for orbits, _, _ in firsts)
     best: Breaking | None = None
     for _, index, subgroup in (f for f in firsts if f[0] == fewest):  # rank is decided by the first set first
-        for second in [[], *(c for other, c in enumerate(candidates) if other != index)]:
+        seconds = [[], *(c for other, c in enumerate(candidates) if other != index)]
+        if _acts_freely(subgroup, candidates[index]):
+            seconds = [[]]  # no first atom is kept by any element: nothing left for a second set to cut
+        for second in seconds:
             option = _breaking(subgroup, candidates[index], second)
             if best is None or option.rank < best.rank:
                 best = option

@@ -8,7 +8,6 @@ one CP-SAT worker: with more, OR-Tools 9.15 silently loses solutions (see DESIGN
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Generator
@@ -20,7 +19,6 @@ from cpsolve.counting import Solution
 from cpsolve.models import PuzzleModel
 
 ENGINE_NAME = "cpsat"
-FIRST_SOLUTION_WORKERS = 8
 
 
 @dataclass(frozen=True)
@@ -73,7 +71,7 @@ class Enumeration:
             )
         if self.options.first_only:
             # A portfolio: one of its workers follows the decision strategy, others restart freely.
-            params.num_workers = max(FIRST_SOLUTION_WORKERS, os.cpu_count() or 1)
+            params.num_workers = self.puzzle.first_solution_workers
         else:
             params.num_workers = 1
             params.enumerate_all_solutions = True

@@ -121,6 +121,30 @@ def layer_cells(layers: Sequence[Sequence[str]]) -> list[Cell]:
     ]
 
 
+FOAM_SIZE = 5
+
+
+def foam_ring_order() -> list[tuple[int, int]]:
+    """(x, y) of a foam piece's 16 border cells, clockwise from the top-left corner (y = row)."""
+    last = FOAM_SIZE - 1
+    top = [(x, 0) for x in range(FOAM_SIZE)]
+    right = [(last, y) for y in range(1, FOAM_SIZE)]
+    bottom = [(x, last) for x in range(last - 1, -1, -1)]
+    left = [(0, y) for y in range(last - 1, 0, -1)]
+    return top + right + bottom + left
+
+
+def foam_rows(ring: str) -> list[str]:
+    """The five rows of a foam piece given by its border bits ('1' filled), solid 3x3 centre."""
+    grid = [
+        ["#" if 0 < x < FOAM_SIZE - 1 and 0 < y < FOAM_SIZE - 1 else "." for x in range(FOAM_SIZE)]
+        for y in range(FOAM_SIZE)
+    ]
+    for (x, y), bit in zip(foam_ring_order(), ring, strict=True):
+        grid[y][x] = "#" if bit == "1" else "."
+    return ["".join(row) for row in grid]
+
+
 def self_symmetries(cells: Iterable[Cell], group: Sequence[Isometry]) -> list[tuple[Isometry, Cell]]:
     """The maps `iso` then `+ shift` that carry a cell set onto itself.
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cpsolve import yass
+from cpsolve import ct9, yass
 from cpsolve.counting import Classifier, Counts, Solution, choose_breaking
 from cpsolve.engine import ENGINE_NAME, Enumeration, SearchOptions
 from cpsolve.models import BUILDERS, BuildOptions, PuzzleModel
@@ -70,15 +70,36 @@ class RunReport:
 class RunOptions:
     search: SearchOptions = field(default_factory=SearchOptions)
     build: BuildOptions = field(default_factory=BuildOptions)
-    show: int = 1
+    show: int | None = None  # how many classes to draw; None: the file format's default
     symmetry_breaking: bool = True
 
 
+@dataclass(frozen=True)
+class FileFormat:
+    """How one kind of file is read, and the rules of its own program that come with it."""
+
+    read: Callable[[str | Path], LoadedSpec]
+    build: BuildOptions = field(default_factory=BuildOptions)
+    show: int = 1
+
+
+YAML_FORMAT = FileFormat(load_spec)
+FOREIGN_FORMATS: dict[str, FileFormat] = {
+    # yass fills pre-placed cells drawn in the wrong shape and still counts: so do we
+    ".soma": FileFormat(yass.load_figure, BuildOptions(require_fixed_copies=False)),
+    # the c't program prints every solution it finds
+    ".txt": FileFormat(ct9.load_puzzle, show=10**9),
+}
+
+
+def file_format(path: str | Path) -> FileFormat:
+    return FOREIGN_FORMATS.get(Path(path).suffix.lower(), YAML_FORMAT)
+
+
 def load_puzzle(path: str | Path) -> tuple[LoadedSpec, BuildOptions]:
-    """Read any file cpsolve understands: a YAML spec or a yass `.soma` figure."""
-    if str(path).endswith(".soma"):
-        return yass.load_figure(path), BuildOptions(require_fixed_copies=False)
-    return load_spec(path), BuildOptions()
+    """Read any file cpsolve understands: a YAML spec, a yass `.soma` figure, a c't 9-piece `.txt`."""
+    fmt = file_format(path)
+    return fmt.read(path), fmt.build
 
 
 def build_model(loaded: LoadedSpec, options: BuildOptions) -> PuzzleModel:
@@ -105,12 +126,13 @@ def run(
     enumeration = Enumeration(puzzle, options.search)
     classifier = Classifier(puzzle.group, breaking)
     shown: list[str] = []
+    show = file_format(path).show if options.show is None else options.show
     solutions = iter(enumeration)
     try:
         for solution in solutions:
             new_class = classifier.add(solution)
             if new_class is not None:
-                if len(shown) < options.show:
+                if len(shown) < show:
                     shown.append(puzzle.render(new_class.representative))
                 if on_new_class is not None:
                     on_new_class(new_class.representative, puzzle)

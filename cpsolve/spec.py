@@ -15,9 +15,19 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from cpsolve.errors import SpecError
+from cpsolve.geometry import FOAM_SIZE, foam_ring_order
 
 Coordinates = Annotated[list[int], Field(min_length=2, max_length=3)]
 Layer = list[str] | str
@@ -40,12 +50,44 @@ class ShapeSpec(StrictModel):
         None, description="[x, y] or [x, y, z] size of a box"
     )
     hollow: bool = Field(False, description="with box: only the surface cells (a shell)")
+    tile: list[str] | None = Field(
+        None, description="a flat 5x5 foam piece: five rows of five, '.' or ' ' empty; the 3x3 centre must be solid"
+    )
+    ring: str | None = Field(
+        None,
+        description="a flat 5x5 foam piece with a solid 3x3 centre: its 16 border cells, 1 filled, 0 empty,"
+        " clockwise from the top-left corner",
+    )
+
+    @field_validator("tile")
+    @classmethod
+    def _foam_tile(cls, rows: list[str] | None) -> list[str] | None:
+        if rows is None:
+            return None
+        if len(rows) != FOAM_SIZE or any(len(row) != FOAM_SIZE for row in rows):
+            raise ValueError(f"a foam tile is {FOAM_SIZE} rows of {FOAM_SIZE} characters")
+        for y in range(1, FOAM_SIZE - 1):
+            for x in range(1, FOAM_SIZE - 1):
+                if rows[y][x] in ". ":
+                    raise ValueError(f"the 3x3 centre must be solid: row {y + 1}, column {x + 1} is empty")
+        return rows
+
+    @field_validator("ring")
+    @classmethod
+    def _foam_ring(cls, ring: str | None) -> str | None:
+        if ring is None:
+            return None
+        bits = "".join(ring.split())
+        if len(bits) != len(foam_ring_order()) or set(bits) - {"0", "1"}:
+            raise ValueError(f"a ring is {len(foam_ring_order())} characters 0 or 1, found {bits!r}")
+        return bits
 
     @model_validator(mode="after")
     def _one_way(self) -> ShapeSpec:
-        given = [name for name in ("cells", "layers", "box") if getattr(self, name) is not None]
+        ways = ("cells", "layers", "box", "tile", "ring")
+        given = [name for name in ways if getattr(self, name) is not None]
         if len(given) != 1:
-            raise ValueError(f"give exactly one of cells, layers, box (found {', '.join(given) or 'none'})")
+            raise ValueError(f"give exactly one of {', '.join(ways)} (found {', '.join(given) or 'none'})")
         if self.hollow and self.box is None:
             raise ValueError("hollow applies to box only")
         if self.cells is not None and not self.cells:
@@ -161,7 +203,40 @@ class ChainSpec(SpecBase):
     target: ShapeSpec
 
 
-SPEC_KINDS: dict[str, type[SpecBase]] = {"packing": PackingSpec, "chain": ChainSpec}
+Label = int | str
+TILE_SIDES = ("top", "right", "bottom", "left")
+
+
+def _four_labels(tile: list[Label]) -> list[Label]:
+    if len(tile) != 4:
+        raise ValueError(f"a tile has 4 labels (top, right, bottom, left), found {len(tile)}")
+    return tile
+
+
+TileLabels = Annotated[list[Label], AfterValidator(_four_labels)]
+
+
+class PairsRule(StrictModel):
+    """Pictures cut in two halves: a label fits exactly the labels it is paired with."""
+
+    pairs: list[Annotated[list[Label], Field(min_length=2, max_length=2)]] = Field(
+        min_length=1, description="[a, b]: an edge showing a fits an edge showing b (and b fits a)"
+    )
+
+
+class TilesSpec(SpecBase):
+    kind: Literal["tiles"]
+    board: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=2, max_length=2)] = Field(
+        description="[columns, rows]"
+    )
+    tiles: list[TileLabels] = Field(min_length=1, description="[top, right, bottom, left] labels of each tile")
+    match: Literal["sum-zero", "equal"] | PairsRule = Field(
+        description="sum-zero: +k fits -k and 0 fits 0; equal: same label; pairs: the listed halves"
+    )
+    border: Label = Field("any", description="any: outer edges are free; a label: every outer edge shows it")
+
+
+SPEC_KINDS: dict[str, type[SpecBase]] = {"packing": PackingSpec, "chain": ChainSpec, "tiles": TilesSpec}
 
 
 def register_kind(kind: str, spec_class: type[SpecBase]) -> None:

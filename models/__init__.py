@@ -5,7 +5,10 @@ from __future__ import annotations
 from .base import BuildOptions, ModelBuilder, PuzzleModel
 from .chain import ChainBuilder
 from .packing import PackingBuilder
+from .tiles import TilesBuilder
 
-BUILDERS: dict[str, ModelBuilder] = {builder.kind: builder for builder in (PackingBuilder(), ChainBuilder())}
+BUILDERS: dict[str, ModelBuilder] = {
+    builder.kind: builder for builder in (PackingBuilder(), ChainBuilder(), TilesBuilder())
+}
 
 __all__ = ["BUILDERS", "BuildOptions", "ModelBuilder", "PuzzleModel"]

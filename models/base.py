@@ -43,6 +43,8 @@ class PuzzleModel(ABC):
     search_order: list[cp_model.IntVar] = field(default_factory=list)
     breaking_candidates: list[list[int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # CP-SAT workers racing for a first solution (--first); measured per family, see README
+    first_solution_workers: int = 4
 
     def forbid(self, atoms: Sequence[int], pairs: Sequence[tuple[int, int]] = ()) -> None:
         """Fix atoms to false, and pairs of atoms to not both true (symmetry breaking)."""

@@ -26,6 +26,7 @@ from cpsolve.geometry import (
     bounding_box,
     box_cells,
     connected_components,
+    foam_rows,
     layer_cells,
     normalise,
     orientations,
@@ -83,6 +84,10 @@ def shape_cells(shape: ShapeSpec, loc: Loc, source: Source) -> list[Cell]:
                 source.problem((*loc, "box"), f"{prod(shape.box):,} cells; cpsolve builds at most {MAX_SHAPE_CELLS:,}")
             )
         return box_cells(shape.box, shape.hollow)
+    if shape.tile is not None:
+        return layer_cells([shape.tile])
+    if shape.ring is not None:
+        return layer_cells([foam_rows(shape.ring)])
     layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in shape.layers or []]
     cells = layer_cells(layers)
     if not cells:

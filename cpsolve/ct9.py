@@ -1,0 +1,63 @@
+"""Reading the c't 9-piece solver's `.txt` puzzles with that program's rules (see shared/FORMATS.md).
+
+A file becomes an ordinary tiles spec: nine tiles of four integers (top, right, bottom, left) on a
+3x3 board, `match: sum-zero`, the border free. Blank lines are skipped, as the program's own
+files end with one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cpsolve.errors import SpecError
+from cpsolve.spec import LoadedSpec, Source, validate_data
+
+TILE_COUNT = 9
+
+
+def parse_tiles(text: str, path: str) -> tuple[list[list[int]], dict[int, int]]:
+    """The tiles and the line each came from; one error line per bad line."""
+    tiles: list[list[int]] = []
+    lines: dict[int, int] = {}
+    problems = []
+    for number, line in enumerate(text.splitlines(), 1):
+        words = line.split()
+        if not words:
+            continue
+        if len(words) != 4:
+            problems.append(f"{path}:{number}: a tile is 4 integers (top right bottom left), found {len(words)}")
+            continue
+        try:
+            tile = [int(word) for word in words]
+        except ValueError:
+            bad = next(word for word in words if not word.lstrip("+-").isdigit())
+            problems.append(f"{path}:{number}: {bad!r} is not an integer")
+            continue
+        lines[len(tiles)] = number
+        tiles.append(tile)
+    if problems:
+        raise SpecError(problems)
+    if len(tiles) != TILE_COUNT:
+        raise SpecError([f"{path}: the c't 9-piece format has {TILE_COUNT} tiles, one per line; found {len(tiles)}"])
+    return tiles, lines
+
+
+def load_puzzle(path: str | Path) -> LoadedSpec:
+    """Read a c't 9-piece file as a tiles spec."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError([f"{path}: cannot read: {exc.strerror if isinstance(exc, OSError) else exc}"]) from None
+    tiles, lines = parse_tiles(text, str(path))
+    source = Source(str(path), {("tiles", index): line for index, line in lines.items()})
+    data = {
+        "name": path.stem,
+        "description": "c't 9-piece puzzle",
+        "kind": "tiles",
+        "board": [3, 3],
+        "tiles": tiles,
+        "match": "sum-zero",
+        "border": "any",
+    }
+    return LoadedSpec(validate_data(data, source), source)

@@ -1,0 +1,267 @@
+"""Edge-matching tiles: the c't files, an independent backtracker, generated boards, bad input."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable, Hashable
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import SPECS, checked_run, corpus_dir
+from cpsolve.models.packing import shape_cells
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tiles_bruteforce import count
+from typer.testing import CliRunner
+
+from cpsolve.cli import app
+from cpsolve.engine import Enumeration, SearchOptions
+from cpsolve.generate import TileBoardRequest, planted_tiles, tiles_spec_text
+from cpsolve.geometry import Cell
+from cpsolve.run import RunOptions, build_model, load_puzzle
+from cpsolve.spec import ShapeSpec, Source
+
+runner = CliRunner()
+
+FITS: dict[str, Callable[[Hashable, Hashable], bool]] = {
+    "sum-zero": lambda a, b: a + b == 0,  # type: ignore[operator]
+    "equal": lambda a, b: a == b,
+}
+
+
+def tiles_spec(tmp_path: Path, tiles: list[list[int]], board: tuple[int, int], match: str, border: str = "any") -> Path:
+    path = tmp_path / "tiles.yaml"
+    data = {"name": "t", "kind": "tiles", "board": list(board), "tiles": tiles, "match": match, "border": border}
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+# -- the c't 9-piece files ------------------------------------------------------------------
+
+
+def ct_rows() -> list[dict[str, str]]:
+    with (corpus_dir("9piece") / "counts.tsv").open() as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def test_ct_files_give_the_published_counts() -> None:
+    rows = ct_rows()
+    assert len(rows) == 4
+    for row in rows:
+        report = checked_run(corpus_dir("9piece") / row["puzzle"])
+        assert report.counts.raw == int(row["raw"]), row["puzzle"]
+        assert report.counts.unique == int(row["unique"]), row["puzzle"]
+        assert report.counts.rotations == report.counts.unique  # tiles are never flipped
+
+
+def test_ct_output_prints_every_class_with_the_centre_unturned() -> None:
+    path = corpus_dir("9piece") / "yuu-asaka.txt"
+    result = runner.invoke(app, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    grids = result.output.split("tile index | counter-clockwise turns:")[1:]
+    assert len(grids) == 38
+    for grid in grids:
+        rows = [line for line in grid.splitlines() if "|" in line and line.strip()[0].isdigit()][:3]
+        indexes = [int(v) for row in rows for v in row.split("|")[0].split()]
+        turns = [int(v) for row in rows for v in row.split("|")[1].split()]
+        assert sorted(indexes) == list(range(9))
+        assert turns[4] == 0
+
+
+def test_ct_file_turns_reproduce_the_shown_labels() -> None:
+    path = corpus_dir("9piece") / "demopuzzle.txt"
+    tiles = [list(map(int, line.split())) for line in path.read_text().splitlines() if line.strip()]
+    loaded, build = load_puzzle(path)
+    puzzle = build_model(loaded, build)
+    solution = next(iter(Enumeration(puzzle, SearchOptions())))
+    places = [place for row in puzzle.describe(solution)["board"] for place in row]
+    assert sorted(place["tile"] for place in places) == list(range(9))
+    for place in places:
+        k = place["turns"]
+        assert place["shown"] == [tiles[place["tile"]][(side + k) % 4] for side in range(4)]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("1 2 3\n" * 9, ":1: a tile is 4 integers (top right bottom left), found 3"),
+        ("1 2 3 x\n" + "1 2 3 4\n" * 8, ":1: 'x' is not an integer"),
+        ("1 -1 2 -2\n" * 8, "the c't 9-piece format has 9 tiles, one per line; found 8"),
+    ],
+)
+def test_bad_ct_file(tmp_path: Path, text: str, words: str) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    result = runner.invoke(app, ["run", str(path)])
+    assert result.exit_code == 2
+    assert words in result.output
+    assert "Traceback" not in result.output
+
+
+# -- against the independent backtracker ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["tiles_bugs_3x3", "tiles_frame_4x4", pytest.param("tiles_rectangle_4x3", marks=pytest.mark.slow)]
+)
+def test_shipped_tiles_match_the_backtracker(name: str) -> None:
+    data = yaml.safe_load((SPECS / f"{name}.yaml").read_text())
+    match = data["match"]
+    if isinstance(match, dict):
+        partner = {a: b for a, b in match["pairs"]} | {b: a for a, b in match["pairs"]}
+        fits: Callable[[Hashable, Hashable], bool] = lambda a, b: partner.get(a) == b  # noqa: E731
+    else:
+        fits = FITS[match]
+    expected = count(data["tiles"], *data["board"], fits, data["border"])
+    for breaking in (True, False):
+        report = checked_run(SPECS / f"{name}.yaml", RunOptions(show=0, symmetry_breaking=breaking))
+        assert report.counts.as_dict() == dict(zip(("raw", "rotations", "unique"), expected, strict=True))
+
+
+boards = st.sampled_from([(2, 2), (3, 2), (2, 3), (1, 4)])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(boards, st.sampled_from(["sum-zero", "equal"]), st.integers(1, 3), st.randoms(use_true_random=False))
+def test_random_boards_match_the_backtracker(
+    tmp_path: Path, board: tuple[int, int], match: str, labels: int, rng: object
+) -> None:
+    columns, rows = board
+    values = list(range(-labels, labels + 1)) if match == "sum-zero" else list(range(labels + 1))
+    tiles = [[rng.choice(values) for _ in range(4)] for _ in range(columns * rows)]  # type: ignore[attr-defined]
+    raw, rotations, unique = count(tiles, columns, rows, FITS[match])
+    for breaking in (True, False):
+        report = checked_run(tiles_spec(tmp_path, tiles, board, match), RunOptions(show=0, symmetry_breaking=breaking))
+        assert report.counts.as_dict() == {"raw": raw, "rotations": rotations, "unique": unique}
+
+
+def test_symmetry_none_counts_raw(tmp_path: Path) -> None:
+    path = tiles_spec(tmp_path, [[0, 0, 0, 0]] * 3 + [[1, 0, 0, 0]], (2, 2), "equal")
+    path.write_text(path.read_text() + "symmetry: none\n")
+    report = checked_run(path)
+    # the odd tile goes in any of 4 corners, turned so that its 1 faces out on one of 2 sides
+    assert report.counts.as_dict() == {"raw": 8, "rotations": 2, "unique": 8}
+
+
+# -- generated boards ---------------------------------------------------------------------------
+
+
+def test_generated_board_is_reproducible_and_solvable(tmp_path: Path) -> None:
+    request = TileBoardRequest(4, 4, labels=3, border=0, frame_labels=2, seed=7)
+    assert tiles_spec_text(request) == tiles_spec_text(request)
+    assert tiles_spec_text(request) != tiles_spec_text(TileBoardRequest(4, 4, labels=3, border=0, frame_labels=2))
+    path = tmp_path / "planted.yaml"
+    result = runner.invoke(app, ["generate", "tiles", "--board", "4x4", "--labels", "3", "--border", "0",
+                                 "--frame-labels", "2", "--seed", "7", "-o", str(path)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert path.read_text() == tiles_spec_text(request)
+    assert "cpsolve generate tiles --board 4x4 --labels 3 --border 0 --frame-labels 2 --seed 7" in path.read_text()
+    report = checked_run(path)
+    assert report.counts.raw >= 1
+
+
+def test_generated_tiles_keep_the_planted_labels() -> None:
+    tiles = planted_tiles(TileBoardRequest(5, 3, labels=4, match="sum-zero", seed=3))
+    assert len(tiles) == 15
+    inner = [v for tile in tiles for v in tile]
+    assert all(1 <= abs(v) <= 4 for v in inner)
+    framed = planted_tiles(TileBoardRequest(5, 5, labels=4, border=0, frame_labels=2, seed=3))
+    assert sum(tile.count(0) for tile in framed) == 4 * 5  # every outer edge, none inside
+    assert {v for tile in framed for v in tile} <= set(range(7))
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--board", "8by8", "--labels", "3"], "--board must look like 8x8"),
+        (["--board", "4x4", "--labels", "3", "--frame-labels", "2"], "--frame-labels needs --border"),
+        (["--board", "4x4", "--labels", "3", "--match", "pairs"], "--match must be equal or sum-zero"),
+    ],
+)
+def test_bad_generate_arguments(args: list[str], words: str) -> None:
+    result = runner.invoke(app, ["generate", "tiles", *args])
+    assert result.exit_code == 2
+    assert words in result.output
+
+
+# -- bad specs ------------------------------------------------------------------------------------
+
+GOOD = """\
+name: tiny
+kind: tiles
+board: [2, 1]
+match: sum-zero
+tiles:
+  - [1, 2, 3, 4]
+  - [0, 0, -2, 0]
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        (
+            GOOD.replace("[1, 2, 3, 4]", "[1, 2, 3]"),
+            6,
+            "tiles.0: a tile has 4 labels (top, right, bottom, left), found 3",
+        ),
+        (GOOD.replace("board: [2, 1]", "board: [3, 1]"), 3, "board: a 3x1 board has 3 places but 2 tiles are given"),
+        (GOOD.replace("sum-zero", "same"), 4, "match: Input should be 'sum-zero' or 'equal'"),
+        (GOOD.replace("[1, 2, 3, 4]", "[a, 2, 3, 4]"), 6, "tiles.0: match sum-zero needs integer labels, found 'a'"),
+        (
+            GOOD.replace("match: sum-zero", "match:\n  pairs: [[1, 2], [3, 9]]"),
+            5,
+            "match.pairs.1: label 9 is on no tile",
+        ),
+        (GOOD + "border: 7\n", 8, "border: no tile shows the border label 7"),
+        (GOOD.replace("board: [2, 1]", "board: [0, 1]"), 3, "board.0: Input should be greater than or equal to 1"),
+    ],
+)
+def test_bad_tiles_spec(tmp_path: Path, text: str, line: int, words: str) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(text)
+    result = runner.invoke(app, ["run", str(spec)])
+    assert result.exit_code == 2, result.output
+    assert words in result.output, result.output
+    assert result.output.startswith(f"{spec}:{line}:"), result.output
+    assert "Traceback" not in result.output
+
+
+# -- foam face-tile notations -----------------------------------------------------------------
+
+
+def piece_cells(shape: str) -> set[Cell]:
+    spec = ShapeSpec.model_validate(yaml.safe_load(shape))
+    return set(shape_cells(spec, ("pieces", "F"), Source("foam.yaml")))
+
+
+def test_ring_and_tile_mean_the_same_piece() -> None:
+    rows = ["#.###", "####.", ".###.", ".###.", ".#..."]
+    layers = piece_cells("{layers: [" + str(rows) + "]}")
+    assert len(layers) == 9 + 6
+    assert piece_cells("{tile: " + str(rows) + "}") == layers
+    assert piece_cells('{ring: "10111 0000 0010 001"}') == layers
+
+
+@pytest.mark.parametrize(
+    ("shape", "words"),
+    [
+        ('{ring: "1011100000010001"}', None),
+        ('{ring: "10111 0000 0010 00"}', "a ring is 16 characters 0 or 1"),
+        ('{ring: "10111 0000 0010 002"}', "a ring is 16 characters 0 or 1"),
+        ('{tile: ["#.###", "####.", ".#.#.", ".###.", ".#..."]}', "the 3x3 centre must be solid: row 3, column 3"),
+        ('{tile: ["#.###", "####."]}', "a foam tile is 5 rows of 5 characters"),
+    ],
+)
+def test_foam_notation_errors(tmp_path: Path, shape: str, words: str | None) -> None:
+    spec = tmp_path / "foam.yaml"
+    spec.write_text(f"name: foam\npieces:\n  F: {shape}\ntarget:\n  box: [5, 5, 1]\n")
+    result = runner.invoke(app, ["validate", str(spec)])
+    if words is None:
+        assert result.exit_code == 2  # a valid piece, but 9 + 6 cells cannot fill 25
+        assert "pieces have 15 cells but the target has 25" in result.output
+        return
+    assert result.exit_code == 2
+    assert f"{spec}:3: pieces.F" in result.output
+    assert words in result.output
