@@ -14,12 +14,14 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
+from cpsolve.bench import DEFAULT_FIRST_TIME_LIMIT, BenchOptions, BenchRow, bench
 from cpsolve.counting import Solution
 from cpsolve.engine import SearchOptions
 from cpsolve.errors import CpsolveError
+from cpsolve.exact_cover import preload as preload_exact_cover
 from cpsolve.generate import TileBoardRequest, parse_board, tiles_spec_text
 from cpsolve.models import BuildOptions, PuzzleModel
-from cpsolve.run import ProgressHook, RunOptions, RunReport, build_model, load_puzzle, run
+from cpsolve.run import CPSAT, EXACT_COVER, ProgressHook, RunOptions, RunReport, build_model, load_puzzle, run
 from cpsolve.spec import json_schema
 
 app = typer.Typer(
@@ -62,6 +64,9 @@ def run_command(
     symmetry_breaking: Annotated[
         bool, typer.Option(help="enumerate about one solution per class (off: every raw solution, for checking)")
     ] = True,
+    engine: Annotated[
+        str, typer.Option("--engine", help="cpsat, exact-cover (packings of single pieces only) or auto")
+    ] = "auto",
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts."""
     options = RunOptions(
@@ -69,6 +74,7 @@ def run_command(
         build=BuildOptions(max_atoms=max_placements),
         show=show,
         symmetry_breaking=symmetry_breaking,
+        engine=engine,
     )
     try:
         with _solution_writer(solutions) as write, _progress(enabled=not as_json) as progress:
@@ -184,6 +190,81 @@ def validate_command(
     )
     for note in model.notes:
         typer.echo(f"note: {note}")
+
+
+@app.command("bench")
+def bench_command(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="specs or directories of specs [default: puzzle_specs/]")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")] = False,
+    slow: Annotated[bool, typer.Option("--slow", help="include specs marked slow: true")] = False,
+    time_limit: Annotated[
+        float, typer.Option("--time-limit", min=0.0, help="seconds for each find-one (--first) benchmark")
+    ] = DEFAULT_FIRST_TIME_LIMIT,
+) -> None:
+    """Run each puzzle with every engine that can take it; compare counts and times.
+
+    Exit code 1 when any count differs between engines or from `expected`, or a check fails.
+    """
+    targets = paths or [Path("puzzle_specs")]
+    options = BenchOptions(first_time_limit=time_limit, include_slow=slow)
+    printer = None if as_json else BenchPrinter()
+    try:
+        preload_exact_cover()
+        rows = bench(targets, options, on_row=printer)
+    except CpsolveError as error:
+        raise fail(error) from None
+    if as_json:
+        typer.echo(json.dumps({"rows": [row.as_json() for row in rows], "ok": all(not r.problems for r in rows)}))
+    elif printer is not None:
+        printer.finish()
+    if any(row.problems for row in rows):
+        raise typer.Exit(code=EXIT_MISMATCH)
+
+
+class BenchPrinter:
+    """Prints each bench row as it finishes (runs can take minutes), then the problems."""
+
+    ENGINES = (CPSAT, EXACT_COVER)
+
+    def __init__(self) -> None:
+        self.rows: list[BenchRow] = []
+        typer.echo(
+            f"{'puzzle':44} {'mode':5} {'raw/rotations/unique':>22} {'agree':>6}"
+            f" {'cpsat s':>9} {'exact-cover s':>13} {'ratio':>6}"
+        )
+
+    def __call__(self, row: BenchRow) -> None:
+        self.rows.append(row)
+        name = Path(row.source).name[:44]
+        if row.skipped:
+            typer.echo(f"{name:44} {row.mode:5} skipped: {row.skipped}")
+            return
+        times = {r.engine: r.report for r in row.results}
+        first = row.results[0].report
+        counts = first.counts
+        shown = f"{counts.raw}/{counts.rotations}/{counts.unique}"
+        if row.mode == "first":
+            shown = "found" if first.counts.raw else ("none" if first.complete else "not found")
+        cells = [self._time(times.get(engine)) for engine in self.ENGINES]
+        ratio = ""
+        if all(engine in times for engine in self.ENGINES) and times[EXACT_COVER].seconds > 0:
+            ratio = f"{times[CPSAT].seconds / times[EXACT_COVER].seconds:.1f}x"
+        agree = "yes" if not row.problems else "NO"
+        typer.echo(f"{name:44} {row.mode:5} {shown:>22} {agree:>6} {cells[0]:>9} {cells[1]:>13} {ratio:>6}")
+
+    @staticmethod
+    def _time(report: RunReport | None) -> str:
+        if report is None:
+            return "-"
+        return f"{report.seconds:.2f}" + ("" if report.complete or report.counts.raw else "+")
+
+    def finish(self) -> None:
+        problems = [(row, p) for row in self.rows for p in row.problems]
+        for row, problem in problems:
+            typer.echo(f"PROBLEM {row.source}: {problem}")
+        typer.echo("all counts agree" if not problems else f"{len(problems)} problem(s)")
 
 
 generate_app = typer.Typer(help="Write puzzle specs with a planted solution.", no_args_is_help=True)

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 Solution = tuple[int, ...]
 
@@ -204,6 +207,7 @@ class Classifier:
     _class_of: dict[Solution, int] = field(default_factory=dict)
     raw_seen: int = 0
     weight_seen: int = 0
+    _maps: Any = None
 
     def add(self, solution: Solution) -> SolutionClass | None:
         """Record one enumerated solution; return its class if it is the first of it."""
@@ -218,14 +222,20 @@ class Classifier:
         new_class.weight_seen = weight
         return new_class
 
+    def _images(self, solution: Solution) -> list[Solution]:
+        """The solution's image under each element, all at once with one array (one row per element)."""
+        if self._maps is None:
+            self._maps = np.array([g.atom_map for g in self.group.elements], dtype=np.int64)
+        images = np.sort(self._maps[:, list(solution)], axis=1)
+        return [tuple(row) for row in images.tolist()]
+
     def _register(self, solution: Solution) -> SolutionClass:
         index = len(self.classes)
         is_valid = self.group.is_valid
         proper_images: set[Solution] = set()
         valid_images: set[Solution] = set()
         stabiliser = valid_elements = 0
-        for element in self.group.elements:
-            image = element.apply(solution)
+        for element, image in zip(self.group.elements, self._images(solution), strict=True):
             if image == solution:
                 stabiliser += 1
             if element.proper:

@@ -8,6 +8,7 @@ other 24 add a mirror.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import permutations, product
@@ -73,11 +74,16 @@ def transform(cells: Iterable[Cell], iso: Isometry) -> list[Cell]:
 
 def orientations(cells: Iterable[Cell], group: Sequence[Isometry] = ROTATIONS) -> list[Shape]:
     """The distinct normalised images of a shape under a group, in a stable order."""
-    cells = list(cells)
+    return list(_orientations(tuple(cells), tuple(group)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _orientations(cells: tuple[Cell, ...], group: tuple[Isometry, ...]) -> tuple[Shape, ...]:
+    """Cached: a run over many figures (the yass corpus) asks again and again for the same pieces."""
     seen: dict[Shape, None] = {}
     for iso in group:
         seen.setdefault(normalise(transform(cells, iso)), None)
-    return list(seen)
+    return tuple(seen)
 
 
 def canonical_shape(cells: Iterable[Cell]) -> Shape:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import product
-from typing import Literal
+from math import prod
+from typing import Any, Literal
+
+import numpy as np
 
 from cpsolve.geometry import (
     ISOMETRIES,
@@ -78,37 +80,68 @@ def mirror_partners(shapes: Mapping[str, Sequence[Cell]], bounds: Mapping[str, P
     return partners
 
 
+@dataclass(frozen=True)
+class SymmetryArrays:
+    """All symmetries of a target as arrays over the cells in the order given (row s is one
+    symmetry): `images[s, i]` is the index of the cell that cell i goes to, `mirrored[s, i]`
+    whether cell i's part is reflected, `proper[s]` whether nothing is. Row 0 is the identity."""
+
+    images: Any
+    mirrored: Any
+    proper: Any
+
+    def __len__(self) -> int:
+        return int(self.images.shape[0])
+
+
+def target_symmetry_arrays(target: Sequence[Cell], *, reflections: bool, separately: bool) -> SymmetryArrays:
+    """The maps of the target onto itself, as arrays; identity first.
+
+    With `separately`, each face-connected part is turned on its own (yass's rule) and the group
+    is the product of the parts' groups, parts never swapped: row s combines, part by part, the
+    options numbered by s in mixed radix (the last part fastest, as itertools.product). Arrays,
+    because a figure of several parts has thousands of symmetries.
+    """
+    group: Sequence[Isometry] = ISOMETRIES if reflections else ROTATIONS
+    index = {c: i for i, c in enumerate(target)}
+    parts = connected_components(target) if separately else [list(target)]
+    per_part = []
+    for part in parts:
+        found = self_symmetries(part, group)
+        part_images = np.array([[index[_moved(iso.apply(c), shift)] for c in part] for iso, shift in found])
+        part_proper = np.array([iso.proper for iso, _ in found])
+        per_part.append(([index[c] for c in part], part_images, part_proper))
+    count = prod(len(p[2]) for p in per_part)
+    choice = np.unravel_index(np.arange(count), [len(p[2]) for p in per_part])
+    images = np.zeros((count, len(target)), dtype=np.int64)
+    mirrored = np.zeros((count, len(target)), dtype=bool)
+    proper = np.ones(count, dtype=bool)
+    for (cells, part_images, part_proper), option in zip(per_part, choice, strict=True):
+        images[:, cells] = part_images[option]
+        mirrored[:, cells] = ~part_proper[option][:, None]
+        proper &= part_proper[option]
+    return SymmetryArrays(images, mirrored, proper)
+
+
 def target_symmetries(
     target: Sequence[Cell],
     *,
     reflections: bool,
     separately: bool,
 ) -> list[CellSymmetry]:
-    """The maps of the target onto itself; identity first.
-
-    With `separately`, each face-connected part is turned on its own (yass's rule) and the group
-    is the product of the parts' groups; parts are never swapped.
-    """
-    group: Sequence[Isometry] = ISOMETRIES if reflections else ROTATIONS
-    parts = connected_components(target) if separately else [list(target)]
-    per_part = []
-    for part in parts:
-        options = []
-        for iso, shift in self_symmetries(part, group):
-            options.append(({c: _moved(iso.apply(c), shift) for c in part}, iso.proper, part))
-        per_part.append(options)
-    symmetries = []
-    for combination in product(*per_part):
-        images: dict[Cell, Cell] = {}
-        mirrored: set[Cell] = set()
-        for part_images, proper, part in combination:
-            images.update(part_images)
-            if not proper:
-                mirrored.update(part)
-        symmetries.append(
-            CellSymmetry(images=images, mirrored=frozenset(mirrored), proper=all(p for _, p, _ in combination))
+    """The maps of the target onto itself as cell dictionaries; identity first."""
+    arrays = target_symmetry_arrays(target, reflections=reflections, separately=separately)
+    cells = list(target)
+    return [
+        CellSymmetry(
+            images={c: cells[j] for c, j in zip(cells, row, strict=True)},
+            mirrored=frozenset(c for c, m in zip(cells, flags, strict=True) if m),
+            proper=bool(is_proper),
         )
-    return symmetries
+        for row, flags, is_proper in zip(
+            arrays.images.tolist(), arrays.mirrored.tolist(), arrays.proper.tolist(), strict=True
+        )
+    ]
 
 
 def _moved(cell: Cell, shift: Cell) -> Cell:

@@ -31,6 +31,20 @@ class BuildOptions:
     require_fixed_copies: bool = True
 
 
+@dataclass(frozen=True)
+class ExactCoverRows:
+    """A model that is a pure exact cover: every item covered exactly once, nothing else.
+
+    `covers[atom]` lists the items (numbered from 0) that the atom covers; `excluded` atoms can
+    never be true (the other placements of a pre-placed piece). Engines that only know exact cover
+    take this instead of the CP-SAT model; the atoms and the symmetry group stay the same.
+    """
+
+    items: int
+    covers: tuple[tuple[int, ...], ...]
+    excluded: frozenset[int] = frozenset()
+
+
 @dataclass
 class PuzzleModel(ABC):
     """A puzzle ready for an engine."""
@@ -52,6 +66,10 @@ class PuzzleModel(ABC):
             self.model.add(self.atoms[atom] == 0)
         for first, second in pairs:
             self.model.add_bool_or([self.atoms[first].Not(), self.atoms[second].Not()])
+
+    def exact_cover(self) -> ExactCoverRows | None:
+        """The model as a pure exact cover, or None when it has side constraints (the default)."""
+        return None
 
     @abstractmethod
     def describe(self, solution: Solution) -> dict[str, Any]:

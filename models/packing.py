@@ -8,6 +8,7 @@ they are never told apart.
 from __future__ import annotations
 
 import difflib
+import functools
 import string
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
+import numpy as np
 from ortools.sat.python import cp_model
 
 from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
@@ -33,12 +35,13 @@ from cpsolve.geometry import (
 )
 from cpsolve.render import draw_layers
 from cpsolve.spec import LoadedSpec, PackingSpec, ShapeSpec, Source
-from cpsolve.symmetry import CellSymmetry, PieceBounds, mirror_partners, target_symmetries
+from cpsolve.symmetry import PieceBounds, SymmetryArrays, mirror_partners, target_symmetry_arrays
 
-from .base import BuildOptions, ModelBuilder, PuzzleModel
+from .base import BuildOptions, ExactCoverRows, ModelBuilder, PuzzleModel
 
 Loc = tuple[str | int, ...]
 MAX_SHAPE_CELLS = 100_000
+SYMMETRY_BLOCK_ENTRIES = 4_000_000  # array entries per block of symmetries mapped at once
 
 
 @dataclass(frozen=True)
@@ -165,19 +168,34 @@ def _check_volume(pieces: Sequence[Piece], target_volume: int, source: Source) -
 # -- placements: small pure functions ------------------------------------------------------------
 
 
-def translations(shape: Shape, box_low: Cell, box_size: Cell) -> list[tuple[Cell, ...]]:
-    """Every shift of a normalised shape whose bounding box lies inside the target's."""
-    size = bounding_box(shape)
-    return [
-        tuple((x + dx, y + dy, z + dz) for x, y, z in shape)
-        for dz in range(box_low[2], box_low[2] + box_size[2] - size[2] + 1)
-        for dy in range(box_low[1], box_low[1] + box_size[1] - size[1] + 1)
-        for dx in range(box_low[0], box_low[0] + box_size[0] - size[0] + 1)
-    ]
+def occupancy(target: Iterable[Cell]) -> tuple[Any, Cell]:
+    """The target as a boolean grid over its bounding box, and the box's low corner."""
+    cells = np.array(list(target), dtype=np.int64)
+    low = cells.min(axis=0)
+    grid = np.zeros(tuple(cells.max(axis=0) - low + 1), dtype=bool)
+    grid[tuple((cells - low).T)] = True
+    return grid, (int(low[0]), int(low[1]), int(low[2]))
 
 
-def inside(candidates: Iterable[tuple[Cell, ...]], target: set[Cell]) -> list[tuple[Cell, ...]]:
-    return [cells for cells in candidates if all(c in target for c in cells)]
+@functools.lru_cache(maxsize=1024)
+def _shifts(x: int, y: int, z: int) -> Any:
+    """All shifts (dx, dy, dz) in a box of that size, z slowest and x fastest (cached: every
+    orientation of every piece of a figure asks for one of a few sizes)."""
+    return np.indices((z, y, x)).reshape(3, -1)[::-1].T.copy()
+
+
+def fitting_shifts(shape: Shape, grid: Any, low: Cell) -> list[tuple[Cell, ...]]:
+    """Every shift of a normalised shape that lies inside the target, z slowest and x fastest.
+
+    All shifts are tested at once on the occupancy grid; a shifted sorted shape stays sorted.
+    """
+    cells = np.array(shape, dtype=np.int64)
+    room = np.array(grid.shape) - cells.max(axis=0)
+    if (room <= 0).any():
+        return []
+    moved = cells[None, :, :] + _shifts(int(room[0]), int(room[1]), int(room[2]))[:, None, :]
+    fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
+    return [tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist()]
 
 
 def candidate_count(pieces: Sequence[Piece], box_size: Cell) -> int:
@@ -192,7 +210,6 @@ def candidate_count(pieces: Sequence[Piece], box_size: Cell) -> int:
 
 def placements(puzzle: PackingPuzzle, max_atoms: int) -> list[Placement]:
     target = set(puzzle.target)
-    low = tuple(min(c[i] for c in target) for i in range(3))
     box_size = bounding_box(target)
     candidates = candidate_count(puzzle.pieces, box_size)
     if candidates > 20 * max_atoms:
@@ -200,11 +217,11 @@ def placements(puzzle: PackingPuzzle, max_atoms: int) -> list[Placement]:
             f"{puzzle.name}: {candidates:,} candidate placements to test (limit {20 * max_atoms:,});"
             " use a smaller target or raise --max-placements"
         )
+    grid, low = occupancy(target)
     found: list[Placement] = []
     for index, piece in enumerate(puzzle.pieces):
         for shape in orientations(piece.cells):
-            for cells in inside(translations(shape, low, box_size), target):  # type: ignore[arg-type]
-                found.append(Placement(index, tuple(sorted(cells))))
+            found.extend(Placement(index, cells) for cells in fitting_shifts(shape, grid, low))
             if len(found) > max_atoms:
                 raise ModelTooBigError(
                     f"{puzzle.name}: more than {max_atoms:,} placements (limit --max-placements {max_atoms:,});"
@@ -230,6 +247,42 @@ def misshapen_fixed(puzzle: PackingPuzzle) -> list[Placement]:
 # -- the model -----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class PlacementKeys:
+    """Every placement as one integer (piece, then its sorted cell indexes, in mixed radix), so
+    that the image of all placements under a symmetry is found with a few array operations
+    instead of a sort and a dictionary look-up per placement (the yass corpus spent most of its
+    time there)."""
+
+    cells: Any  # placements x longest piece: target cell indexes, sorted, padded with len(target)
+    pieces: Any
+    cell_index: dict[Cell, int]
+    radix: int
+    sorted_keys: Any
+    order: Any
+
+    @staticmethod
+    def of(placements: Sequence[Placement], target: Sequence[Cell], piece_count: int) -> PlacementKeys | None:
+        width = max((len(p.cells) for p in placements), default=0)
+        radix = len(target) + 1
+        if not placements or piece_count * radix**width >= 2**62:
+            return None
+        cell_index = {c: i for i, c in enumerate(target)}
+        cells = np.full((len(placements), width), len(target), dtype=np.int64)
+        for row, placement in enumerate(placements):
+            cells[row, : len(placement.cells)] = sorted(cell_index[c] for c in placement.cells)
+        pieces = np.array([p.piece for p in placements], dtype=np.int64)
+        keys = PlacementKeys(cells, pieces, cell_index, radix, None, None).encode(pieces, cells)
+        order = np.argsort(keys, kind="stable")
+        return PlacementKeys(cells, pieces, cell_index, radix, keys[order], order)
+
+    def encode(self, pieces: Any, cells: Any) -> Any:
+        """Keys of placements (cells: ... x width, last axis one placement's sorted cells)."""
+        width = cells.shape[-1]
+        weights = self.radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
+        return pieces * self.radix**width + cells @ weights
+
+
 class PackingModel(PuzzleModel):
     """A packing puzzle as CP-SAT model plus what it takes to show and compare solutions."""
 
@@ -246,6 +299,8 @@ class PackingModel(PuzzleModel):
             for p in misshapen
         )
         fixed_atoms = self._add_constraints()
+        self.fixed_atoms = fixed_atoms
+        self._placement_keys = PlacementKeys.of(self.placements, puzzle.target, len(puzzle.pieces))
         self.group = self._symmetry_group(fixed_atoms)
         self.search_rank = self._search_rank()
         self.search_order = [self.atoms[a] for a in sorted(range(len(self.atoms)), key=self.search_rank.__getitem__)]
@@ -291,24 +346,50 @@ class PackingModel(PuzzleModel):
             self.notes.append("reflections are not symmetries here: a mirror image would need pieces the puzzle lacks")
         names = [p.name for p in puzzle.pieces]
         mirror = [names.index(partners[n]) for n in names] if partners else list(range(len(names)))
+        arrays = target_symmetry_arrays(puzzle.target, reflections=partners is not None, separately=puzzle.separately)
         elements = []
         fixed = set(fixed_atoms)
-        for symmetry in target_symmetries(
-            puzzle.target, reflections=partners is not None, separately=puzzle.separately
-        ):
-            atom_map = self._atom_map(symmetry, mirror)
+        for atom_map, proper in zip(self._atom_maps(arrays, mirror), arrays.proper.tolist(), strict=True):
             if atom_map is not None and {atom_map[a] for a in fixed} == fixed:
-                elements.append(AtomSymmetry(atom_map, symmetry.proper))
+                elements.append(AtomSymmetry(atom_map, proper))
         several_parts = puzzle.separately and len(connected_components(puzzle.target)) > 1
         is_valid = self._is_valid if several_parts and partners is not None else None
         return SymmetryGroup(tuple(elements), unique_counts_raw=puzzle.symmetry == "none", is_valid=is_valid)
 
-    def _atom_map(self, symmetry: CellSymmetry, mirror: Sequence[int]) -> tuple[int, ...] | None:
-        """The atom each placement becomes; None if a misshapen pre-placed piece has no image."""
+    def _atom_maps(self, arrays: SymmetryArrays, mirror: Sequence[int]) -> list[tuple[int, ...] | None]:
+        """The atom each placement becomes under each symmetry; None for a symmetry that leaves a
+        misshapen pre-placed piece without an image. Whole blocks of symmetries at once."""
+        keys = self._placement_keys
+        if keys is None:
+            return [
+                self._atom_map_slow(row, flags, mirror)
+                for row, flags in zip(arrays.images.tolist(), arrays.mirrored.tolist(), strict=True)
+            ]
+        outside = len(self.puzzle.target)  # the padding index maps to itself
+        images = np.pad(arrays.images, ((0, 0), (0, 1)), constant_values=outside)
+        mirrored = np.pad(arrays.mirrored, ((0, 0), (0, 1)), constant_values=False)
+        mirror_of = np.asarray(mirror, dtype=np.int64)[keys.pieces]
+        block = max(1, SYMMETRY_BLOCK_ENTRIES // keys.cells.size)
+        maps: list[tuple[int, ...] | None] = []
+        for start in range(0, len(arrays), block):
+            moved = np.sort(images[start : start + block][:, keys.cells], axis=2)
+            pieces = np.where(mirrored[start : start + block][:, keys.cells[:, 0]], mirror_of, keys.pieces)
+            codes = keys.encode(pieces, moved)
+            position = np.minimum(np.searchsorted(keys.sorted_keys, codes), len(keys.sorted_keys) - 1)
+            found = (keys.sorted_keys[position] == codes).all(axis=1)
+            for atom_map, ok in zip(keys.order[position].tolist(), found.tolist(), strict=True):
+                maps.append(tuple(atom_map) if ok else None)
+        return maps
+
+    def _atom_map_slow(self, images: Any, mirrored: Any, mirror: Sequence[int]) -> tuple[int, ...] | None:
+        """One symmetry's map one placement at a time, for targets too large for integer keys."""
+        target = self.puzzle.target
+        index = {c: i for i, c in enumerate(target)}
         atom_map = []
         for placement in self.placements:
-            piece = mirror[placement.piece] if placement.cells[0] in symmetry.mirrored else placement.piece
-            image = self.atom_of.get((piece, tuple(sorted(symmetry.images[c] for c in placement.cells))))
+            first = index[placement.cells[0]]
+            piece = mirror[placement.piece] if mirrored[first] else placement.piece
+            image = self.atom_of.get((piece, tuple(sorted(target[images[index[c]]] for c in placement.cells))))
             if image is None:
                 return None
             atom_map.append(image)
@@ -324,6 +405,21 @@ class PackingModel(PuzzleModel):
             if not low <= sum(used[i] for i, p in enumerate(pieces) if p.bounds.group == name) <= high:
                 return False
         return True
+
+    def exact_cover(self) -> ExactCoverRows | None:
+        """Items: the target cells, then one per piece. Only when every piece is used exactly once
+        and no group bounds apply: copies and ranges are not exact cover."""
+        pieces = self.puzzle.pieces
+        if self.puzzle.groups or any(not p.bounds.low == p.bounds.high == 1 for p in pieces):
+            return None
+        cell_item = {c: i for i, c in enumerate(self.puzzle.target)}
+        piece_item = len(cell_item)
+        covers = tuple((*sorted(cell_item[c] for c in p.cells), piece_item + p.piece) for p in self.placements)
+        fixed_piece = {self.placements[a].piece: a for a in self.fixed_atoms}
+        excluded = frozenset(
+            a for a, p in enumerate(self.placements) if p.piece in fixed_piece and fixed_piece[p.piece] != a
+        )
+        return ExactCoverRows(items=piece_item + len(pieces), covers=covers, excluded=excluded)
 
     def _single_pieces(self, fixed_atoms: list[int]) -> list[list[int]]:
         """The placements of each piece used exactly once and not pre-placed, in search order."""

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import SPECS
 from cpsolve.models.packing import resolve
 from typer.testing import CliRunner
@@ -40,7 +41,7 @@ def test_json_has_the_stable_fields() -> None:
     assert set(data) >= JSON_FIELDS
     assert data["counts"] == {"raw": 24, "rotations": 1, "unique": 1}
     assert data["complete"] is True
-    assert data["engine"] == "cpsat"
+    assert data["engine"] == "exact-cover"  # auto: the coffin is a pure exact cover
     assert data["matches_expected"] is True
 
 
@@ -111,14 +112,20 @@ def test_no_solution_is_a_result(tmp_path: Path) -> None:
     assert "no solution" in result.output
 
 
-def test_ctrl_c_ends_cleanly_with_what_was_found() -> None:
-    command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / "soma.yaml"), "--no-symmetry-breaking", "--json"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
+@pytest.mark.parametrize(
+    ("engine", "spec", "raw"), [("cpsat", "soma.yaml", 11520), ("exact-cover", "pentominoes_6x10.yaml", 9356)]
+)
+def test_ctrl_c_ends_cleanly_with_what_was_found(engine: str, spec: str, raw: int) -> None:
+    command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / spec), "--no-symmetry-breaking", "--json"]
+    process = subprocess.Popen(
+        [*command, "--engine", engine], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(4)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     data = json.loads(out)
     assert data["complete"] is False
     assert data["stopped_by"] == "interrupted"
-    assert 0 < data["solutions_enumerated"] < 11520
+    assert data["engine"] == engine
+    assert 0 < data["solutions_enumerated"] < 4 * raw

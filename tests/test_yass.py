@@ -47,28 +47,29 @@ def rows_named(names: list[str]) -> list[dict[str, str]]:
     return [row for row in corpus_rows() if row["figure"] in names]
 
 
+@pytest.mark.parametrize("engine", ["cpsat", "exact-cover"])
 @pytest.mark.parametrize("row", rows_named(FAST_FIGURES), ids=lambda row: row["figure"])
-def test_sample_figures(row: dict[str, str]) -> None:
-    check_row(row, RunOptions(show=0))
+def test_sample_figures(row: dict[str, str], engine: str) -> None:
+    check_row(row, RunOptions(show=0, engine=engine))
 
 
-@pytest.mark.slow
-def test_whole_corpus() -> None:
+@pytest.mark.parametrize(
+    ("engine", "breaking"),
+    [
+        pytest.param("exact-cover", True, id="exact-cover"),
+        pytest.param("cpsat", True, id="cpsat", marks=pytest.mark.slow),
+        pytest.param("exact-cover", False, id="exact-cover-without-breaking", marks=pytest.mark.slow),
+        pytest.param("cpsat", False, id="cpsat-without-breaking", marks=pytest.mark.slow),
+    ],
+)
+def test_whole_corpus(engine: str, breaking: bool) -> None:
+    """Every engine, with and without symmetry breaking, gives yass's counts on every figure."""
     rows = corpus_rows()
     if not rows:
         pytest.skip("yass corpus is absent")
     assert sum(1 for r in rows if not r["error"]) == 203
     for row in rows:
-        check_row(row, RunOptions(show=0))
-
-
-@pytest.mark.slow
-def test_whole_corpus_without_breaking_agrees() -> None:
-    rows = [r for r in corpus_rows() if not r["error"]]
-    if not rows:
-        pytest.skip("yass corpus is absent")
-    for row in rows:
-        check_row(row, RunOptions(show=0, symmetry_breaking=False))
+        check_row(row, RunOptions(show=0, engine=engine, symmetry_breaking=breaking))
 
 
 def test_comment_and_slice_rules(tmp_path: Path) -> None:

@@ -1,0 +1,120 @@
+"""`cpsolve bench`: every puzzle with every engine that can take it, counts compared, times shown.
+
+A spec with `expected` counts (or a foreign file, whose program's counts are unknown here) is
+counted in full; a spec without them is a find-one benchmark (`--first` under a time limit), as
+are the large planted boards. Each engine runs the same file through `cpsolve.run.run`, so
+the seconds are the same measure `cpsolve run --json` reports: spec loaded to counts ready.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cpsolve.engine import SearchOptions
+from cpsolve.errors import CpsolveError
+from cpsolve.exact_cover import available as exact_cover_available
+from cpsolve.run import CPSAT, EXACT_COVER, FOREIGN_FORMATS, RunOptions, RunReport, build_model, load_puzzle, run
+
+SPEC_SUFFIXES = (".yaml", ".yml", *FOREIGN_FORMATS)
+DEFAULT_FIRST_TIME_LIMIT = 60.0
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    engines: tuple[str, ...] = (CPSAT, EXACT_COVER)  # each that can take the puzzle runs
+    first_time_limit: float = DEFAULT_FIRST_TIME_LIMIT
+    include_slow: bool = False
+
+
+@dataclass
+class EngineResult:
+    engine: str
+    report: RunReport
+
+    def as_json(self) -> dict[str, Any]:
+        return self.report.as_json()
+
+
+@dataclass
+class BenchRow:
+    """One puzzle: what each engine counted, and whether they all agree with `expected`."""
+
+    source: str
+    name: str
+    mode: str  # "count" or "first"
+    expected: dict[str, int] = field(default_factory=dict)
+    results: list[EngineResult] = field(default_factory=list)
+    skipped: str | None = None
+
+    @property
+    def problems(self) -> list[str]:
+        """Why this row fails: counts that differ, a mismatch with `expected`, a broken identity."""
+        found = []
+        complete = [r for r in self.results if r.report.complete]
+        counts = {r.engine: r.report.counts.as_dict() for r in complete}
+        if self.mode == "count" and len({tuple(c.values()) for c in counts.values()}) > 1:
+            found.append("engines disagree: " + "; ".join(f"{e} {c}" for e, c in counts.items()))
+        for result in complete:
+            found.extend(f"{result.engine}: {m}" for m in result.report.mismatches)
+            found.extend(f"{result.engine}: {p}" for p in result.report.identity_problems)
+        if self.mode == "count":
+            found.extend(f"{r.engine}: stopped by {r.report.stopped_by}" for r in self.results if not r.report.complete)
+        return found
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "name": self.name,
+            "mode": self.mode,
+            "expected": self.expected,
+            "skipped": self.skipped,
+            "agree": not self.problems,
+            "problems": self.problems,
+            "results": {r.engine: r.as_json() for r in self.results},
+        }
+
+
+def bench_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The puzzle files named, with each directory replaced by the puzzle files directly in it."""
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.suffix.lower() in SPEC_SUFFIXES))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise CpsolveError(f"{path}: no such file or directory")
+    return files
+
+
+def bench_one(path: Path, options: BenchOptions) -> BenchRow:
+    loaded, build = load_puzzle(path)
+    spec = loaded.spec
+    expected = {k: v for k, v in (spec.expected.model_dump() if spec.expected else {}).items() if v is not None}
+    foreign = path.suffix.lower() in FOREIGN_FORMATS
+    mode = "count" if expected or foreign else "first"
+    row = BenchRow(str(path), spec.name, mode, expected)
+    if spec.slow and not options.include_slow:
+        row.skipped = "slow (run with --slow)"
+        return row
+    search = SearchOptions(first_only=True, time_limit=options.first_time_limit) if mode == "first" else SearchOptions()
+    is_exact_cover = build_model(loaded, build).exact_cover() is not None and exact_cover_available()
+    for engine in options.engines:
+        if engine == CPSAT or is_exact_cover:
+            row.results.append(EngineResult(engine, run(path, RunOptions(search=search, show=0, engine=engine))))
+    return row
+
+
+def bench(
+    paths: Iterable[str | Path], options: BenchOptions, on_row: Callable[[BenchRow], None] | None = None
+) -> list[BenchRow]:
+    rows = []
+    for path in bench_files(paths):
+        row = bench_one(path, options)
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+    return rows

@@ -1,0 +1,133 @@
+"""Engines give the same counts; `cpsolve bench` compares them and fails on any disagreement."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SPECS, checked_run
+from typer.testing import CliRunner
+
+from cpsolve.cli import app
+from cpsolve.counting import choose_breaking
+from cpsolve.engine import SearchOptions
+from cpsolve.exact_cover import sub_problems
+from cpsolve.run import RunOptions, build_model, load_puzzle, run
+
+runner = CliRunner()
+
+EXACT_COVER_SPECS = [
+    "soma.yaml",
+    "cubissimo.yaml",
+    "coffin.yaml",
+    "foam_cube.yaml",
+    pytest.param("pentominoes_6x10.yaml", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("name", EXACT_COVER_SPECS)
+def test_engines_agree(name: str) -> None:
+    cpsat = checked_run(SPECS / name, RunOptions(show=0, engine="cpsat"))
+    exact = checked_run(SPECS / name, RunOptions(show=0, engine="exact-cover"))
+    assert (cpsat.engine, exact.engine) == ("cpsat", "exact-cover")
+    assert exact.counts == cpsat.counts
+    assert exact.mismatches == cpsat.mismatches == []
+    assert exact.solutions_enumerated == cpsat.solutions_enumerated  # the same breaking, the same canonical set
+
+
+def test_plain_exact_cover_meets_every_raw_solution() -> None:
+    report = checked_run(SPECS / "coffin.yaml", RunOptions(show=0, engine="exact-cover", symmetry_breaking=False))
+    assert report.solutions_enumerated == report.counts.raw == 24
+
+
+def test_sub_problems_split_the_kept_first_atoms() -> None:
+    loaded, build = load_puzzle(SPECS / "soma.yaml")
+    puzzle = build_model(loaded, build)
+    rows = puzzle.exact_cover()
+    assert rows is not None
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    assert breaking is not None
+    parts = sub_problems(rows, breaking)
+    kept = [next(a for a in part.rows if a in breaking.first) for part in parts]
+    assert len(kept) == len(set(kept)) == len(parts)  # each part forces a different first atom
+    for part in parts:
+        assert sum(1 for a in part.rows if a in breaking.first) == 1
+        assert not set(part.rows) & set(breaking.forbidden)
+
+
+def test_auto_takes_cpsat_where_exact_cover_cannot() -> None:
+    assert checked_run(SPECS / "foam_colours.yaml").engine == "cpsat"  # groups and ranges
+    assert checked_run(SPECS / "snake_standard.yaml").engine == "cpsat"
+    assert checked_run(SPECS / "t_tetracubes_6x6x2.yaml").engine == "cpsat"  # 18 copies of one piece
+
+
+def test_exact_cover_stops_at_the_first_solution() -> None:
+    report = run(SPECS / "soma.yaml", RunOptions(show=0, engine="exact-cover", search=SearchOptions(first_only=True)))
+    assert not report.complete
+    assert report.stopped_by == "first solution"
+    assert report.counts.unique == 1
+
+
+@pytest.mark.parametrize(
+    ("spec", "engine", "words"),
+    [
+        ("snake_standard.yaml", "exact-cover", "the exact-cover engine takes only packings"),
+        ("soma.yaml", "dlx", "unknown engine 'dlx'; expected one of cpsat, exact-cover, auto"),
+    ],
+)
+def test_engine_errors(spec: str, engine: str, words: str) -> None:
+    result = runner.invoke(app, ["run", str(SPECS / spec), "--engine", engine])
+    assert result.exit_code == 2
+    assert words in result.output
+
+
+def bench_dir(tmp_path: Path, *names: str) -> Path:
+    for name in names:
+        shutil.copy(SPECS / name, tmp_path / name)
+    return tmp_path
+
+
+def test_bench_table(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["bench", str(bench_dir(tmp_path, "coffin.yaml", "tiles_bugs_3x3.yaml"))])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split()[:3] == ["puzzle", "mode", "raw/rotations/unique"]
+    coffin = next(line for line in lines if line.startswith("coffin.yaml"))
+    assert coffin.split()[1:4] == ["count", "24/1/1", "yes"]
+    assert coffin.rstrip().endswith("x")  # both engines ran: a ratio
+    tiles = next(line for line in lines if line.startswith("tiles_bugs_3x3.yaml"))
+    assert " - " in tiles  # exact cover cannot take tiles
+    assert lines[-1] == "all counts agree"
+
+
+def test_bench_json_and_failure_on_a_wrong_expected_count(tmp_path: Path) -> None:
+    bench_dir(tmp_path, "coffin.yaml")
+    wrong = tmp_path / "coffin.yaml"
+    wrong.write_text(wrong.read_text().replace("raw: 24", "raw: 25"))
+    result = runner.invoke(app, ["bench", str(tmp_path), "--json"])
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    assert data["ok"] is False
+    (row,) = data["rows"]
+    assert set(row["results"]) == {"cpsat", "exact-cover"}
+    assert any("raw: expected 25, counted 24" in problem for problem in row["problems"])
+
+
+def test_bench_skips_slow_specs_and_runs_find_one_specs(tmp_path: Path) -> None:
+    bench_dir(tmp_path, "pentominoes_6x10.yaml")
+    spec = tmp_path / "find_one.yaml"
+    spec.write_text((SPECS / "coffin.yaml").read_text().split("expected:")[0])
+    result = runner.invoke(app, ["bench", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {Path(r["source"]).name: r for r in json.loads(result.output)["rows"]}
+    assert rows["pentominoes_6x10.yaml"]["skipped"].startswith("slow")
+    assert rows["find_one.yaml"]["mode"] == "first"
+    assert rows["find_one.yaml"]["results"]["cpsat"]["stopped_by"] == "first solution"
+
+
+def test_bench_missing_path() -> None:
+    result = runner.invoke(app, ["bench", "no/such/dir"])
+    assert result.exit_code == 2
+    assert "no/such/dir: no such file or directory" in result.output
