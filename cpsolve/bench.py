@@ -27,6 +27,7 @@ class BenchOptions:
     engines: tuple[str, ...] = (CPSAT, EXACT_COVER)  # each that can take the puzzle runs
     first_time_limit: float = DEFAULT_FIRST_TIME_LIMIT
     include_slow: bool = False
+    workers: int = 0  # as `cpsolve run`: 0 = every core for CP-SAT, one process for exact cover
 
 
 @dataclass
@@ -104,7 +105,11 @@ def bench_one(path: Path, options: BenchOptions) -> BenchRow:
     is_exact_cover = build_model(loaded, build).exact_cover() is not None and exact_cover_available()
     for engine in options.engines:
         if engine == CPSAT or is_exact_cover:
-            row.results.append(EngineResult(engine, run(path, RunOptions(search=search, show=0, engine=engine))))
+            row.results.append(
+                EngineResult(
+                    engine, run(path, RunOptions(search=search, show=0, engine=engine, workers=options.workers))
+                )
+            )
     return row
 
 

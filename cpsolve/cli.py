@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import time
@@ -67,6 +68,15 @@ def run_command(
     engine: Annotated[
         str, typer.Option("--engine", help="cpsat, exact-cover (packings of single pieces only) or auto")
     ] = "auto",
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=0,
+            help="processes, each solving disjoint parts with one engine thread;"
+            " 0: every core for CP-SAT, 1 for exact cover",
+        ),
+    ] = 0,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts."""
     options = RunOptions(
@@ -75,6 +85,7 @@ def run_command(
         show=show,
         symmetry_breaking=symmetry_breaking,
         engine=engine,
+        workers=workers,
     )
     try:
         with _solution_writer(solutions) as write, _progress(enabled=not as_json) as progress:
@@ -202,13 +213,14 @@ def bench_command(
     time_limit: Annotated[
         float, typer.Option("--time-limit", min=0.0, help="seconds for each find-one (--first) benchmark")
     ] = DEFAULT_FIRST_TIME_LIMIT,
+    workers: Annotated[int, typer.Option("--workers", min=0, help="as for run")] = 0,
 ) -> None:
     """Run each puzzle with every engine that can take it; compare counts and times.
 
     Exit code 1 when any count differs between engines or from `expected`, or a check fails.
     """
     targets = paths or [Path("puzzle_specs")]
-    options = BenchOptions(first_time_limit=time_limit, include_slow=slow)
+    options = BenchOptions(first_time_limit=time_limit, include_slow=slow, workers=workers)
     printer = None if as_json else BenchPrinter()
     try:
         preload_exact_cover()
@@ -304,6 +316,9 @@ def schema_command() -> None:
 
 
 def main() -> None:
+    # Everything imported so far lives as long as the process: keep it out of the collector's
+    # passes (the Soma cube's 0.10 s median run became 0.085 s, 8 runs each).
+    gc.freeze()
     try:
         app()
     except KeyboardInterrupt:

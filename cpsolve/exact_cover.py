@@ -81,10 +81,13 @@ def _full_matrix(rows: ExactCoverRows) -> Any:
 class ExactCoverEnumeration:
     """Iterate to receive solutions; afterwards `complete` and `stopped_by` tell how it ended."""
 
-    def __init__(self, rows: ExactCoverRows, breaking: Breaking | None, options: SearchOptions) -> None:
+    def __init__(
+        self, rows: ExactCoverRows, breaking: Breaking | None, options: SearchOptions, first_atom: int | None = None
+    ) -> None:
+        """`first_atom`: only the sub-problem that forces this kept atom of the first breaking set."""
         self.rows = rows
         self.options = options
-        self.parts = sub_problems(rows, breaking)
+        self.parts = [p for p in sub_problems(rows, breaking) if first_atom is None or first_atom in p.rows]
         self.stopped_by: str | None = None
         self.found = 0
 

@@ -6,6 +6,7 @@ Hooks let the caller see progress and each new class as it is found.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from cpsolve.engine import Enumeration, SearchOptions
 from cpsolve.errors import CpsolveError
 from cpsolve.exact_cover import ExactCoverEnumeration
 from cpsolve.models import BUILDERS, BuildOptions, ExactCoverRows, PuzzleModel
+from cpsolve.parallel import ParallelEnumeration, Part, Prepared, kept_first_atoms
 from cpsolve.spec import LoadedSpec, load_spec
 
 ProgressHook = Callable[[int, int, float], None]
@@ -44,6 +46,7 @@ class RunReport:
     symmetries: int = 1
     notes: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
+    workers: int = 1
 
     @property
     def ok(self) -> bool:
@@ -65,6 +68,7 @@ class RunReport:
             "orbit_stabiliser_ok": not self.identity_problems if self.complete else None,
             "identity_problems": self.identity_problems,
             "symmetries": self.symmetries,
+            "workers": self.workers,
             "notes": self.notes,
         }
 
@@ -76,6 +80,7 @@ class RunOptions:
     show: int | None = None  # how many classes to draw; None: the file format's default
     symmetry_breaking: bool = True
     engine: str = "auto"  # cpsat | exact-cover | auto
+    workers: int = 1  # > 1: disjoint sub-problems in that many processes (see parallel.py); 0: auto
 
 
 @dataclass(frozen=True)
@@ -132,13 +137,19 @@ def run(
     puzzle = build_model(loaded, build)
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates) if options.symmetry_breaking else None
     engine, rows = choose_engine(options.engine, puzzle)
-    enumeration: Enumeration | ExactCoverEnumeration
-    if rows is not None:
-        enumeration = ExactCoverEnumeration(rows, breaking, options.search)
+    if breaking is not None and rows is None:
+        puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
+    enumeration: Enumeration | ExactCoverEnumeration | ParallelEnumeration
+    search = options.search
+    workers = options.workers or auto_workers(engine)
+    if breaking is not None and workers > 1 and not search.first_only and search.max_solutions is None:
+        deadline = None if search.time_limit is None else time.time() + search.time_limit
+        parts = [Part(str(path), engine, build, atom, search.guided, deadline) for atom in kept_first_atoms(breaking)]
+        enumeration = ParallelEnumeration(parts, workers, Prepared(puzzle, breaking, rows))
+    elif rows is not None:
+        enumeration = ExactCoverEnumeration(rows, breaking, search)
     else:
-        if breaking is not None:
-            puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
-        enumeration = Enumeration(puzzle, options.search)
+        enumeration = Enumeration(puzzle, search)
     classifier = Classifier(puzzle.group, breaking)
     shown: list[str] = []
     show = file_format(path).show if options.show is None else options.show
@@ -156,7 +167,10 @@ def run(
     except KeyboardInterrupt:
         enumeration.interrupt()
         solutions.close()
-    return _report(loaded, puzzle, engine, enumeration, classifier, time.perf_counter() - started, shown)
+    report = _report(loaded, puzzle, engine, enumeration, classifier, time.perf_counter() - started, shown)
+    if isinstance(enumeration, ParallelEnumeration):
+        report.workers = min(workers, len(enumeration.parts))
+    return report
 
 
 CPSAT = cpsat_engine.ENGINE_NAME
@@ -189,11 +203,21 @@ def choose_engine(requested: str, puzzle: PuzzleModel) -> tuple[str, ExactCoverR
     return CPSAT, None
 
 
+def auto_workers(engine: str) -> int:
+    """Every core for CP-SAT, one process for exact cover.
+
+    Measured with 2 workers against 1 (README): CP-SAT pentominoes 65 s -> 20 s, the second 4x4x4
+    snake 84 s -> 34 s, and no shipped spec slower; exact cover gains on pentominoes (2.4 s ->
+    1.4 s) but the pool's start-up (about 0.15 s) triples the Soma cube's 0.09 s.
+    """
+    return (os.cpu_count() or 1) if engine == CPSAT else 1
+
+
 def _report(
     loaded: LoadedSpec,
     puzzle: PuzzleModel,
     engine: str,
-    enumeration: Enumeration | ExactCoverEnumeration,
+    enumeration: Enumeration | ExactCoverEnumeration | ParallelEnumeration,
     classifier: Classifier,
     seconds: float,
     shown: list[str],

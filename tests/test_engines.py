@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from cpsolve.cli import app
 from cpsolve.counting import choose_breaking
 from cpsolve.engine import SearchOptions
 from cpsolve.exact_cover import sub_problems
+from cpsolve.parallel import _PREPARED, Part, kept_first_atoms, solve_part
 from cpsolve.run import RunOptions, build_model, load_puzzle, run
 
 runner = CliRunner()
@@ -131,3 +133,47 @@ def test_bench_missing_path() -> None:
     result = runner.invoke(app, ["bench", "no/such/dir"])
     assert result.exit_code == 2
     assert "no/such/dir: no such file or directory" in result.output
+
+
+# -- --workers: disjoint sub-problems in separate processes ----------------------------------------
+
+PARALLEL_CASES = [
+    ("soma.yaml", "cpsat"),
+    ("soma.yaml", "exact-cover"),
+    ("cubissimo.yaml", "exact-cover"),
+    ("t_tetracubes_6x6x2.yaml", "cpsat"),
+    ("snake_palindrome.yaml", "cpsat"),
+    ("tiles_frame_4x4.yaml", "cpsat"),
+    ("foam_colours.yaml", "cpsat"),
+]
+
+
+@pytest.mark.parametrize(("name", "engine"), PARALLEL_CASES)
+def test_workers_give_the_serial_counts(name: str, engine: str) -> None:
+    serial = checked_run(SPECS / name, RunOptions(show=0, engine=engine))
+    parallel = checked_run(SPECS / name, RunOptions(show=0, engine=engine, workers=2))
+    assert parallel.counts == serial.counts
+    assert parallel.solutions_enumerated == serial.solutions_enumerated
+    assert parallel.engine == serial.engine == engine
+
+
+def test_a_part_is_plain_data_that_any_process_can_solve() -> None:
+    """A worker that never saw the parent's model builds it from the part alone."""
+    path = SPECS / "soma.yaml"
+    loaded, build = load_puzzle(path)
+    puzzle = build_model(loaded, build)
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    assert breaking is not None
+    parts = [Part(str(path), "cpsat", build, atom) for atom in kept_first_atoms(breaking)]
+    assert pickle.loads(pickle.dumps(parts)) == parts
+    _PREPARED.clear()
+    solutions = [s for part in parts for s in solve_part(part).solutions]
+    assert len(solutions) == len(set(solutions)) == 240  # disjoint, and together the serial run
+
+
+def test_workers_respect_the_time_limit() -> None:
+    options = RunOptions(show=0, engine="cpsat", workers=2, search=SearchOptions(time_limit=1.0))
+    report = run(SPECS / "pentominoes_6x10.yaml", options)
+    assert not report.complete
+    assert report.stopped_by == "time limit"
+    assert report.seconds < 20

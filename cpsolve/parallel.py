@@ -1,0 +1,138 @@
+"""`--workers N`: the enumeration split into disjoint sub-problems, each solved in its own process.
+
+The split follows the symmetry breaking: every solution holds exactly one atom of the first
+breaking set, and only the kept atom of each orbit is allowed, so "this kept atom is the one"
+cuts the search into disjoint parts whose solutions together are the serial run's. Each worker
+runs one engine with one worker thread (CP-SAT loses solutions with more, see DESIGN.md).
+
+A sub-problem is plain data (`Part`: the puzzle file, how to build and search it, the atom it
+forces), so it could be shipped to another machine that has the same file. On this machine the
+workers are forked after the parent built the model, and find it ready in `_PREPARED`; a
+process without it (another machine, a spawned worker) builds it from the file the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import signal
+import time
+from collections.abc import Generator
+from dataclasses import dataclass, field
+
+from cpsolve.counting import Breaking, Solution, choose_breaking
+from cpsolve.engine import Enumeration, SearchOptions
+from cpsolve.exact_cover import ExactCoverEnumeration
+from cpsolve.models import BuildOptions, ExactCoverRows, PuzzleModel
+
+
+@dataclass(frozen=True)
+class Part:
+    """One disjoint sub-problem: everything a worker needs, as plain values."""
+
+    path: str
+    engine: str
+    build: BuildOptions
+    first_atom: int
+    guided: bool = True
+    deadline: float | None = None  # wall-clock time.time() at which to stop
+
+
+@dataclass(frozen=True)
+class PartResult:
+    first_atom: int
+    solutions: list[Solution]
+    stopped_by: str | None
+
+
+@dataclass
+class Prepared:
+    """A built puzzle with its breaking applied, as every worker needs it."""
+
+    puzzle: PuzzleModel
+    breaking: Breaking
+    rows: ExactCoverRows | None = None
+
+
+PrepareKey = tuple[str, str, BuildOptions]
+_PREPARED: dict[PrepareKey, Prepared] = {}
+
+
+def prepare(path: str, engine: str, build: BuildOptions) -> Prepared:
+    """Build the puzzle exactly as the parent did: the same atoms, the same breaking."""
+    from cpsolve.run import EXACT_COVER, build_model, load_puzzle  # run imports this module
+
+    loaded, _ = load_puzzle(path)
+    puzzle = build_model(loaded, build)
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    if breaking is None:
+        raise ValueError(f"{path}: no symmetry breaking to split on")
+    if engine == EXACT_COVER:
+        return Prepared(puzzle, breaking, puzzle.exact_cover())
+    puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
+    return Prepared(puzzle, breaking)
+
+
+def solve_part(part: Part) -> PartResult:
+    """Enumerate one sub-problem with one engine thread; runs in a worker process."""
+    key = (part.path, part.engine, part.build)
+    prepared = _PREPARED.get(key)
+    if prepared is None:
+        prepared = _PREPARED[key] = prepare(*key)
+    time_limit = None if part.deadline is None else part.deadline - time.time()
+    if time_limit is not None and time_limit <= 0:
+        return PartResult(part.first_atom, [], "time limit")
+    search = SearchOptions(time_limit=time_limit, guided=part.guided)
+    enumeration: Enumeration | ExactCoverEnumeration
+    if prepared.rows is not None:
+        enumeration = ExactCoverEnumeration(prepared.rows, prepared.breaking, search, first_atom=part.first_atom)
+    else:
+        puzzle = copy.copy(prepared.puzzle)
+        puzzle.model = prepared.puzzle.model.clone()
+        puzzle.model.add(puzzle.atoms[part.first_atom] == 1)
+        enumeration = Enumeration(puzzle, search)
+    solutions = list(enumeration)
+    return PartResult(part.first_atom, solutions, enumeration.stopped_by)
+
+
+def _ignore_sigint() -> None:
+    """Ctrl-C is the parent's: it terminates the workers itself and reports what arrived."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@dataclass
+class ParallelEnumeration:
+    """Iterate to receive solutions, part by part as parts finish; then `complete`, `stopped_by`."""
+
+    parts: list[Part]
+    workers: int
+    prepared: Prepared
+    stopped_by: str | None = None
+    results: list[PartResult] = field(default_factory=list)
+
+    def __iter__(self) -> Generator[Solution, None, None]:
+        first = self.parts[0]
+        _PREPARED[(first.path, first.engine, first.build)] = self.prepared  # inherited by the forked workers
+        context = multiprocessing.get_context("fork")
+        pool = context.Pool(min(self.workers, len(self.parts)), initializer=_ignore_sigint)
+        try:
+            for result in pool.imap_unordered(solve_part, self.parts):
+                self.results.append(result)
+                if result.stopped_by is not None and self.stopped_by is None:
+                    self.stopped_by = result.stopped_by
+                yield from result.solutions
+        finally:
+            pool.terminate()
+            pool.join()
+
+    def interrupt(self) -> None:
+        self.stopped_by = "interrupted"
+
+    @property
+    def complete(self) -> bool:
+        return self.stopped_by is None and len(self.results) == len(self.parts)
+
+
+def kept_first_atoms(breaking: Breaking) -> list[int]:
+    """The atoms of the first breaking set that the breaking keeps, in search order."""
+    return list(dict.fromkeys(r for r, _ in breaking.weight))
