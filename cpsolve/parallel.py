@@ -101,8 +101,13 @@ def _ignore_sigint() -> None:
 
 
 @dataclass
-class ParallelEnumeration:
-    """Iterate to receive solutions, part by part as parts finish; then `complete`, `stopped_by`."""
+class PartsEnumeration:
+    """Iterate to receive solutions, part by part as parts finish; then `complete`, `stopped_by`.
+
+    With one worker the parts are solved one after another in this process: for CP-SAT that alone
+    pays, a search restarted with the first piece fixed prunes better than one search that meets
+    it on the way (pentominoes: 65 s in one search, 33 s in its 8 parts, one process).
+    """
 
     parts: list[Part]
     workers: int
@@ -113,17 +118,24 @@ class ParallelEnumeration:
     def __iter__(self) -> Generator[Solution, None, None]:
         first = self.parts[0]
         _PREPARED[(first.path, first.engine, first.build)] = self.prepared  # inherited by the forked workers
+        if self.workers == 1:
+            for part in self.parts:
+                yield from self._record(solve_part(part))
+            return
         context = multiprocessing.get_context("fork")
         pool = context.Pool(min(self.workers, len(self.parts)), initializer=_ignore_sigint)
         try:
             for result in pool.imap_unordered(solve_part, self.parts):
-                self.results.append(result)
-                if result.stopped_by is not None and self.stopped_by is None:
-                    self.stopped_by = result.stopped_by
-                yield from result.solutions
+                yield from self._record(result)
         finally:
             pool.terminate()
             pool.join()
+
+    def _record(self, result: PartResult) -> list[Solution]:
+        self.results.append(result)
+        if result.stopped_by is not None and self.stopped_by is None:
+            self.stopped_by = result.stopped_by
+        return result.solutions
 
     def interrupt(self) -> None:
         self.stopped_by = "interrupted"

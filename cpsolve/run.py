@@ -20,7 +20,7 @@ from cpsolve.engine import Enumeration, SearchOptions
 from cpsolve.errors import CpsolveError
 from cpsolve.exact_cover import ExactCoverEnumeration
 from cpsolve.models import BUILDERS, BuildOptions, ExactCoverRows, PuzzleModel
-from cpsolve.parallel import ParallelEnumeration, Part, Prepared, kept_first_atoms
+from cpsolve.parallel import Part, PartsEnumeration, Prepared, kept_first_atoms
 from cpsolve.spec import LoadedSpec, load_spec
 
 ProgressHook = Callable[[int, int, float], None]
@@ -139,13 +139,14 @@ def run(
     engine, rows = choose_engine(options.engine, puzzle)
     if breaking is not None and rows is None:
         puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
-    enumeration: Enumeration | ExactCoverEnumeration | ParallelEnumeration
+    enumeration: Enumeration | ExactCoverEnumeration | PartsEnumeration
     search = options.search
     workers = options.workers or auto_workers(engine)
-    if breaking is not None and workers > 1 and not search.first_only and search.max_solutions is None:
+    in_parts = workers > 1 or engine == CPSAT  # CP-SAT gains from parts even in one process
+    if breaking is not None and in_parts and not search.first_only and search.max_solutions is None:
         deadline = None if search.time_limit is None else time.time() + search.time_limit
         parts = [Part(str(path), engine, build, atom, search.guided, deadline) for atom in kept_first_atoms(breaking)]
-        enumeration = ParallelEnumeration(parts, workers, Prepared(puzzle, breaking, rows))
+        enumeration = PartsEnumeration(parts, workers, Prepared(puzzle, breaking, rows))
     elif rows is not None:
         enumeration = ExactCoverEnumeration(rows, breaking, search)
     else:
@@ -168,7 +169,7 @@ def run(
         enumeration.interrupt()
         solutions.close()
     report = _report(loaded, puzzle, engine, enumeration, classifier, time.perf_counter() - started, shown)
-    if isinstance(enumeration, ParallelEnumeration):
+    if isinstance(enumeration, PartsEnumeration):
         report.workers = min(workers, len(enumeration.parts))
     return report
 
@@ -217,7 +218,7 @@ def _report(
     loaded: LoadedSpec,
     puzzle: PuzzleModel,
     engine: str,
-    enumeration: Enumeration | ExactCoverEnumeration | ParallelEnumeration,
+    enumeration: Enumeration | ExactCoverEnumeration | PartsEnumeration,
     classifier: Classifier,
     seconds: float,
     shown: list[str],
