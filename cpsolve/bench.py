@@ -79,11 +79,12 @@ class BenchRow:
 
 
 def bench_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The puzzle files named, with each directory replaced by the puzzle files directly in it."""
+    """The puzzle files named, with each directory replaced by the puzzle files in it and in its
+    subdirectories (puzzle_specs/eternity holds the large planted boards, marked slow)."""
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir() if p.suffix.lower() in SPEC_SUFFIXES))
+            files.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() in SPEC_SUFFIXES))
         elif path.exists():
             files.append(path)
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cpsolve.errors import SpecError
-from cpsolve.spec import LoadedSpec, Source, validate_data
+from cpsolve.spec import LoadedSpec, Source, read_text, validate_data
 
 TILE_COUNT = 9
 
@@ -45,11 +45,7 @@ def parse_tiles(text: str, path: str) -> tuple[list[list[int]], dict[int, int]]:
 def load_puzzle(path: str | Path) -> LoadedSpec:
     """Read a c't 9-piece file as a tiles spec."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError([f"{path}: cannot read: {exc.strerror if isinstance(exc, OSError) else exc}"]) from None
-    tiles, lines = parse_tiles(text, str(path))
+    tiles, lines = parse_tiles(read_text(path), str(path))
     source = Source(str(path), {("tiles", index): line for index, line in lines.items()})
     data = {
         "name": path.stem,

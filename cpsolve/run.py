@@ -141,8 +141,8 @@ def run(
         puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
     enumeration: Enumeration | ExactCoverEnumeration | PartsEnumeration
     search = options.search
-    workers = options.workers or auto_workers(engine)
-    in_parts = workers > 1 or engine == CPSAT  # CP-SAT gains from parts even in one process
+    workers = options.workers or auto_workers(engine, len(puzzle.atoms))
+    in_parts = workers > 1 or (engine == CPSAT and len(puzzle.atoms) >= PARTS_MIN_ATOMS)
     if breaking is not None and in_parts and not search.first_only and search.max_solutions is None:
         deadline = None if search.time_limit is None else time.time() + search.time_limit
         parts = [Part(str(path), engine, build, atom, search.guided, deadline) for atom in kept_first_atoms(breaking)]
@@ -204,14 +204,21 @@ def choose_engine(requested: str, puzzle: PuzzleModel) -> tuple[str, ExactCoverR
     return CPSAT, None
 
 
-def auto_workers(engine: str) -> int:
-    """Every core for CP-SAT, one process for exact cover.
+# CP-SAT models from this many atoms are enumerated in parts (one search per kept placement of
+# the first breaking piece), in one process or several. Measured: pentominoes (2,056 atoms)
+# 65 s -> 31 s in one process, King snake (4,096) 4.1 s -> 2.9 s; below it the parts' own
+# set-up costs more than they save (c't 3x3 boards, 324 atoms: 0.024 s -> 0.066 s).
+PARTS_MIN_ATOMS = 1000
 
-    Measured with 2 workers against 1 (README): CP-SAT pentominoes 65 s -> 20 s, the second 4x4x4
-    snake 84 s -> 34 s, and no shipped spec slower; exact cover gains on pentominoes (2.4 s ->
-    1.4 s) but the pool's start-up (about 0.15 s) triples the Soma cube's 0.09 s.
+
+def auto_workers(engine: str, atoms: int) -> int:
+    """Every core for CP-SAT models big enough to split, else one process.
+
+    Measured with 2 workers against 1 (README): CP-SAT pentominoes 31 s -> 17 s, the second 4x4x4
+    snake 64 s -> 32 s; exact cover gains on pentominoes (2.4 s -> 1.4 s) but the pool's start-up
+    (about 0.15 s) triples the Soma cube's 0.09 s, so it takes workers only when asked.
     """
-    return (os.cpu_count() or 1) if engine == CPSAT else 1
+    return (os.cpu_count() or 1) if engine == CPSAT and atoms >= PARTS_MIN_ATOMS else 1
 
 
 def _report(

@@ -340,14 +340,17 @@ def validate_data(data: Any, source: Source) -> SpecBase:
         raise SpecError([_describe(error, spec_class, source) for error in exc.errors()]) from None
 
 
-def load_spec(path: str | Path) -> LoadedSpec:
-    """Read and validate a YAML spec file."""
-    path = Path(path)
+def read_text(path: str | Path) -> str:
+    """A puzzle file's text, or a SpecError saying why it cannot be read (every format uses this)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError([f"{path}: cannot read: {exc.strerror if isinstance(exc, OSError) else exc}"]) from None
-    data, source = parse_yaml(text, str(path))
+
+
+def load_spec(path: str | Path) -> LoadedSpec:
+    """Read and validate a YAML spec file."""
+    data, source = parse_yaml(read_text(path), str(path))
     return LoadedSpec(validate_data(data, source), source)
 
 

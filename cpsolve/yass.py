@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cpsolve.errors import SpecError
 from cpsolve.geometry import Cell, connected_components, dimension
-from cpsolve.spec import LoadedSpec, Source, validate_data
+from cpsolve.spec import LoadedSpec, Source, read_text, validate_data
 
 SOMA_PIECES: dict[str, list[Cell]] = {
     "c": [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)],
@@ -88,11 +88,7 @@ def check_figure(cells: list[Cell], placed: dict[str, list[Cell]], path: str) ->
 
 
 def load_figure(path: str | Path) -> LoadedSpec:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError([f"{path}: cannot read: {exc}"]) from None
-    cells, placed = parse_figure(text, str(path))
+    cells, placed = parse_figure(read_text(path), str(path))
     check_figure(cells, placed, str(path))
     data = {
         "name": Path(path).stem,
