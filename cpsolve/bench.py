@@ -31,15 +31,6 @@ class BenchOptions:
 
 
 @dataclass
-class EngineResult:
-    engine: str
-    report: RunReport
-
-    def as_json(self) -> dict[str, Any]:
-        return self.report.as_json()
-
-
-@dataclass
 class BenchRow:
     """One puzzle: what each engine counted, and whether they all agree with `expected`."""
 
@@ -47,22 +38,22 @@ class BenchRow:
     name: str
     mode: str  # "count" or "first"
     expected: dict[str, int] = field(default_factory=dict)
-    results: list[EngineResult] = field(default_factory=list)
+    results: list[RunReport] = field(default_factory=list)  # one per engine; each names its engine
     skipped: str | None = None
 
     @property
     def problems(self) -> list[str]:
         """Why this row fails: counts that differ, a mismatch with `expected`, a broken identity."""
         found = []
-        complete = [r for r in self.results if r.report.complete]
-        counts = {r.engine: r.report.counts.as_dict() for r in complete}
+        complete = [r for r in self.results if r.complete]
+        counts = {r.engine: r.counts.as_dict() for r in complete}
         if self.mode == "count" and len({tuple(c.values()) for c in counts.values()}) > 1:
             found.append("engines disagree: " + "; ".join(f"{e} {c}" for e, c in counts.items()))
         for result in complete:
-            found.extend(f"{result.engine}: {m}" for m in result.report.mismatches)
-            found.extend(f"{result.engine}: {p}" for p in result.report.identity_problems)
+            found.extend(f"{result.engine}: {m}" for m in result.mismatches)
+            found.extend(f"{result.engine}: {p}" for p in result.identity_problems)
         if self.mode == "count":
-            found.extend(f"{r.engine}: stopped by {r.report.stopped_by}" for r in self.results if not r.report.complete)
+            found.extend(f"{r.engine}: stopped by {r.stopped_by}" for r in self.results if not r.complete)
         return found
 
     def as_json(self) -> dict[str, Any]:
@@ -106,11 +97,7 @@ def bench_one(path: Path, options: BenchOptions) -> BenchRow:
     is_exact_cover = build_model(loaded, build).exact_cover() is not None and exact_cover_available()
     for engine in options.engines:
         if engine == CPSAT or is_exact_cover:
-            row.results.append(
-                EngineResult(
-                    engine, run(path, RunOptions(search=search, show=0, engine=engine, workers=options.workers))
-                )
-            )
+            row.results.append(run(path, RunOptions(search=search, show=0, engine=engine, workers=options.workers)))
     return row
 
 

@@ -253,8 +253,8 @@ class BenchPrinter:
         if row.skipped:
             typer.echo(f"{name:44} {row.mode:5} skipped: {row.skipped}")
             return
-        times = {r.engine: r.report for r in row.results}
-        first = row.results[0].report
+        times = {r.engine: r for r in row.results}
+        first = row.results[0]
         counts = first.counts
         shown = f"{counts.raw}/{counts.rotations}/{counts.unique}"
         if row.mode == "first":

@@ -99,22 +99,27 @@ class ExactCoverEnumeration:
         from xcover import covers_bool
 
         started = time.perf_counter()
-        full = _full_matrix(self.rows)
-        limit = self._limit()
-        for part in self.parts:
-            if self.options.time_limit is not None and time.perf_counter() - started > self.options.time_limit:
+        limit = self.options.time_limit
+
+        def out_of_time() -> bool:
+            if limit is not None and time.perf_counter() - started > limit:
                 self.stopped_by = "time limit"
+            return self.stopped_by is not None
+
+        full = _full_matrix(self.rows)
+        most = self._limit()
+        for part in self.parts:
+            if out_of_time():
                 return
             if not part.rows:
                 continue
             for cover in covers_bool(full[list(part.rows)]):
                 yield tuple(sorted(part.rows[i] for i in cover))
                 self.found += 1
-                if limit is not None and self.found >= limit:
+                if most is not None and self.found >= most:
                     self.stopped_by = "first solution" if self.options.first_only else "max solutions"
                     return
-                if self.options.time_limit is not None and time.perf_counter() - started > self.options.time_limit:
-                    self.stopped_by = "time limit"
+                if out_of_time():
                     return
 
     def interrupt(self) -> None:

@@ -272,15 +272,19 @@ class PlacementKeys:
         for row, placement in enumerate(placements):
             cells[row, : len(placement.cells)] = sorted(cell_index[c] for c in placement.cells)
         pieces = np.array([p.piece for p in placements], dtype=np.int64)
-        keys = PlacementKeys(cells, pieces, cell_index, radix, None, None).encode(pieces, cells)
+        keys = _encode(pieces, cells, radix)
         order = np.argsort(keys, kind="stable")
         return PlacementKeys(cells, pieces, cell_index, radix, keys[order], order)
 
     def encode(self, pieces: Any, cells: Any) -> Any:
-        """Keys of placements (cells: ... x width, last axis one placement's sorted cells)."""
-        width = cells.shape[-1]
-        weights = self.radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
-        return pieces * self.radix**width + cells @ weights
+        return _encode(pieces, cells, self.radix)
+
+
+def _encode(pieces: Any, cells: Any, radix: int) -> Any:
+    """Keys of placements (cells: ... x width, last axis one placement's sorted cells)."""
+    width = cells.shape[-1]
+    weights = radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    return pieces * radix**width + cells @ weights
 
 
 class PackingModel(PuzzleModel):
@@ -361,8 +365,10 @@ class PackingModel(PuzzleModel):
         misshapen pre-placed piece without an image. Whole blocks of symmetries at once."""
         keys = self._placement_keys
         if keys is None:
+            index = {c: i for i, c in enumerate(self.puzzle.target)}
+            cells = [[index[c] for c in p.cells] for p in self.placements]
             return [
-                self._atom_map_slow(row, flags, mirror)
+                self._atom_map_slow(row, flags, mirror, cells)
                 for row, flags in zip(arrays.images.tolist(), arrays.mirrored.tolist(), strict=True)
             ]
         outside = len(self.puzzle.target)  # the padding index maps to itself
@@ -381,15 +387,16 @@ class PackingModel(PuzzleModel):
                 maps.append(tuple(atom_map) if ok else None)
         return maps
 
-    def _atom_map_slow(self, images: Any, mirrored: Any, mirror: Sequence[int]) -> tuple[int, ...] | None:
-        """One symmetry's map one placement at a time, for targets too large for integer keys."""
+    def _atom_map_slow(
+        self, images: list[int], mirrored: list[bool], mirror: Sequence[int], cells: list[list[int]]
+    ) -> tuple[int, ...] | None:
+        """One symmetry's map one placement at a time, for targets too large for integer keys
+        (`cells`: each placement's target cell indexes)."""
         target = self.puzzle.target
-        index = {c: i for i, c in enumerate(target)}
         atom_map = []
-        for placement in self.placements:
-            first = index[placement.cells[0]]
-            piece = mirror[placement.piece] if mirrored[first] else placement.piece
-            image = self.atom_of.get((piece, tuple(sorted(target[images[index[c]]] for c in placement.cells))))
+        for placement, indexes in zip(self.placements, cells, strict=True):
+            piece = mirror[placement.piece] if mirrored[indexes[0]] else placement.piece
+            image = self.atom_of.get((piece, tuple(sorted(target[images[i]] for i in indexes))))
             if image is None:
                 return None
             atom_map.append(image)
