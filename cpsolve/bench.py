@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve.engine import SearchOptions
+from cpsolve.engines import CHAIN_DFS, CPSAT, EXACT_COVER, engines_for
 from cpsolve.errors import CpsolveError
-from cpsolve.exact_cover import available as exact_cover_available
-from cpsolve.run import CPSAT, EXACT_COVER, FOREIGN_FORMATS, RunOptions, RunReport, build_model, load_puzzle, run
+from cpsolve.run import FOREIGN_FORMATS, RunOptions, RunReport, build_model, load_puzzle, run
 
 SPEC_SUFFIXES = (".yaml", ".yml", *FOREIGN_FORMATS)
 DEFAULT_FIRST_TIME_LIMIT = 60.0
@@ -24,10 +24,10 @@ DEFAULT_FIRST_TIME_LIMIT = 60.0
 
 @dataclass(frozen=True)
 class BenchOptions:
-    engines: tuple[str, ...] = (CPSAT, EXACT_COVER)  # each that can take the puzzle runs
+    engines: tuple[str, ...] = (CPSAT, EXACT_COVER, CHAIN_DFS)  # each that can take the puzzle runs
     first_time_limit: float = DEFAULT_FIRST_TIME_LIMIT
     include_slow: bool = False
-    workers: int = 0  # as `cpsolve run`: 0 = every core for CP-SAT, one process for exact cover
+    workers: int = 0  # as `cpsolve run`: 0 = every core for big CP-SAT models, else one process
 
 
 @dataclass
@@ -94,9 +94,9 @@ def bench_one(path: Path, options: BenchOptions) -> BenchRow:
         row.skipped = "slow (run with --slow)"
         return row
     search = SearchOptions(first_only=True, time_limit=options.first_time_limit) if mode == "first" else SearchOptions()
-    is_exact_cover = build_model(loaded, build).exact_cover() is not None and exact_cover_available()
+    able = engines_for(build_model(loaded, build))
     for engine in options.engines:
-        if engine == CPSAT or is_exact_cover:
+        if engine in able:
             row.results.append(run(path, RunOptions(search=search, show=0, engine=engine, workers=options.workers)))
     return row
 

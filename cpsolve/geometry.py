@@ -95,6 +95,16 @@ def mirror_shape(cells: Iterable[Cell]) -> Shape:
     return canonical_shape(transform(cells, MIRROR))
 
 
+# The six unit steps between face neighbours; steps d and d ^ 1 are opposite, d >> 1 is the axis.
+STEPS: tuple[Cell, ...] = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+
+
+def step(cell: Cell, direction: int) -> Cell:
+    """The face neighbour of a cell along one of the six STEPS."""
+    dx, dy, dz = STEPS[direction]
+    return (cell[0] + dx, cell[1] + dy, cell[2] + dz)
+
+
 def bounding_box(cells: Iterable[Cell]) -> Cell:
     """Size of the smallest box holding the cells (assumes non-empty input)."""
     cells = list(cells)

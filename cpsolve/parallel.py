@@ -13,7 +13,6 @@ process without it (another machine, a spawned worker) builds it from the file t
 
 from __future__ import annotations
 
-import copy
 import multiprocessing
 import signal
 import time
@@ -21,9 +20,9 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from cpsolve.counting import Breaking, Solution, choose_breaking
-from cpsolve.engine import Enumeration, SearchOptions
-from cpsolve.exact_cover import ExactCoverEnumeration
-from cpsolve.models import BuildOptions, ExactCoverRows, PuzzleModel
+from cpsolve.engine import SearchOptions
+from cpsolve.engines import CPSAT, EngineInput, choose_engine, open_enumeration
+from cpsolve.models import BuildOptions, PuzzleModel
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,7 @@ class Prepared:
 
     puzzle: PuzzleModel
     breaking: Breaking
-    rows: ExactCoverRows | None = None
+    taken: EngineInput = None  # what a special engine runs on (engines.py); None for CP-SAT
 
 
 PrepareKey = tuple[str, str, BuildOptions]
@@ -60,17 +59,17 @@ _PREPARED: dict[PrepareKey, Prepared] = {}
 
 def prepare(path: str, engine: str, build: BuildOptions) -> Prepared:
     """Build the puzzle exactly as the parent did: the same atoms, the same breaking."""
-    from cpsolve.run import EXACT_COVER, build_model, load_puzzle  # run imports this module
+    from cpsolve.run import build_model, load_puzzle  # run imports this module
 
     loaded, _ = load_puzzle(path)
     puzzle = build_model(loaded, build)
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     if breaking is None:
         raise ValueError(f"{path}: no symmetry breaking to split on")
-    if engine == EXACT_COVER:
-        return Prepared(puzzle, breaking, puzzle.exact_cover())
-    puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
-    return Prepared(puzzle, breaking)
+    chosen, taken = choose_engine(engine, puzzle)
+    if chosen == CPSAT:
+        puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
+    return Prepared(puzzle, breaking, taken)
 
 
 def solve_part(part: Part) -> PartResult:
@@ -83,14 +82,7 @@ def solve_part(part: Part) -> PartResult:
     if time_limit is not None and time_limit <= 0:
         return PartResult(part.first_atom, [], "time limit")
     search = SearchOptions(time_limit=time_limit, guided=part.guided)
-    enumeration: Enumeration | ExactCoverEnumeration
-    if prepared.rows is not None:
-        enumeration = ExactCoverEnumeration(prepared.rows, prepared.breaking, search, first_atom=part.first_atom)
-    else:
-        puzzle = copy.copy(prepared.puzzle)
-        puzzle.model = prepared.puzzle.model.clone()
-        puzzle.model.add(puzzle.atoms[part.first_atom] == 1)
-        enumeration = Enumeration(puzzle, search)
+    enumeration = open_enumeration(prepared.taken, prepared.puzzle, prepared.breaking, search, part.first_atom)
     solutions = list(enumeration)
     return PartResult(part.first_atom, solutions, enumeration.stopped_by)
 

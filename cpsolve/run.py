@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cpsolve import ct9, exact_cover, yass
-from cpsolve import engine as cpsat_engine
+from cpsolve import ct9, engines, yass
 from cpsolve.counting import Classifier, Counts, Solution, choose_breaking
-from cpsolve.engine import Enumeration, SearchOptions
-from cpsolve.errors import CpsolveError
-from cpsolve.exact_cover import ExactCoverEnumeration
-from cpsolve.models import BUILDERS, BuildOptions, ExactCoverRows, PuzzleModel
+from cpsolve.engine import SearchOptions
+from cpsolve.engines import CPSAT, Enumerating, choose_engine, open_enumeration
+from cpsolve.models import BUILDERS, BuildOptions, PuzzleModel
 from cpsolve.parallel import Part, PartsEnumeration, Prepared, kept_first_atoms
 from cpsolve.spec import LoadedSpec, load_spec
 
@@ -79,7 +77,7 @@ class RunOptions:
     build: BuildOptions = field(default_factory=BuildOptions)
     show: int | None = None  # how many classes to draw; None: the file format's default
     symmetry_breaking: bool = True
-    engine: str = "auto"  # cpsat | exact-cover | auto
+    engine: str = "auto"  # cpsat | exact-cover | chain-dfs | auto (see engines.py)
     workers: int = 1  # > 1: disjoint sub-problems in that many processes (see parallel.py); 0: auto
 
 
@@ -124,10 +122,9 @@ def run(
     """Solve one puzzle file; raises CpsolveError for input the user must fix.
 
     `seconds` runs from reading the file to the counts; loading the engines' libraries is not
-    in it (call `exact_cover.preload()` first where that engine may run).
+    in it (call `engines.preload()` first where a special engine may run).
     """
-    if options.engine != CPSAT:
-        exact_cover.preload()
+    engines.preload(options.engine)
     started = time.perf_counter()
     loaded, build_defaults = load_puzzle(path)
     build = BuildOptions(
@@ -136,21 +133,19 @@ def run(
     )
     puzzle = build_model(loaded, build)
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates) if options.symmetry_breaking else None
-    engine, rows = choose_engine(options.engine, puzzle)
-    if breaking is not None and rows is None:
+    engine, taken = choose_engine(options.engine, puzzle)
+    if breaking is not None and engine == CPSAT:
         puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
-    enumeration: Enumeration | ExactCoverEnumeration | PartsEnumeration
+    enumeration: Enumerating
     search = options.search
     workers = options.workers or auto_workers(engine, len(puzzle.atoms))
     in_parts = workers > 1 or (engine == CPSAT and len(puzzle.atoms) >= PARTS_MIN_ATOMS)
     if breaking is not None and in_parts and not search.first_only and search.max_solutions is None:
         deadline = None if search.time_limit is None else time.time() + search.time_limit
         parts = [Part(str(path), engine, build, atom, search.guided, deadline) for atom in kept_first_atoms(breaking)]
-        enumeration = PartsEnumeration(parts, workers, Prepared(puzzle, breaking, rows))
-    elif rows is not None:
-        enumeration = ExactCoverEnumeration(rows, breaking, search)
+        enumeration = PartsEnumeration(parts, workers, Prepared(puzzle, breaking, taken))
     else:
-        enumeration = Enumeration(puzzle, search)
+        enumeration = open_enumeration(taken, puzzle, breaking, search)
     classifier = Classifier(puzzle.group, breaking)
     shown: list[str] = []
     show = file_format(path).show if options.show is None else options.show
@@ -174,36 +169,6 @@ def run(
     return report
 
 
-CPSAT = cpsat_engine.ENGINE_NAME
-EXACT_COVER = exact_cover.ENGINE_NAME
-ENGINES = (CPSAT, EXACT_COVER, "auto")
-
-
-def choose_engine(requested: str, puzzle: PuzzleModel) -> tuple[str, ExactCoverRows | None]:
-    """The engine that runs, and the exact-cover rows when it is exact cover.
-
-    `auto` takes exact cover whenever the model is a pure exact cover and the engine is
-    installed: measured on this machine it enumerates 10-50 times faster (README, benchmarks).
-    """
-    if requested not in ENGINES:
-        raise CpsolveError(f"unknown engine {requested!r}; expected one of {', '.join(ENGINES)}")
-    if requested == CPSAT:
-        return CPSAT, None
-    rows = puzzle.exact_cover()
-    if requested == EXACT_COVER:
-        if rows is None:
-            raise CpsolveError(
-                f"{puzzle.name}: the exact-cover engine takes only packings with every piece used exactly once"
-                " and no groups; use --engine cpsat"
-            )
-        if not exact_cover.available():
-            raise CpsolveError('the exact-cover engine is not installed: pip install "cpsolve[exact-cover]"')
-        return EXACT_COVER, rows
-    if rows is not None and exact_cover.available():
-        return EXACT_COVER, rows
-    return CPSAT, None
-
-
 # CP-SAT models from this many atoms are enumerated in parts (one search per kept placement of
 # the first breaking piece), in one process or several. Measured: pentominoes (2,056 atoms)
 # 65 s -> 31 s in one process, King snake (4,096) 4.1 s -> 2.9 s; below it the parts' own
@@ -225,7 +190,7 @@ def _report(
     loaded: LoadedSpec,
     puzzle: PuzzleModel,
     engine: str,
-    enumeration: Enumeration | ExactCoverEnumeration | PartsEnumeration,
+    enumeration: Enumerating,
     classifier: Classifier,
     seconds: float,
     shown: list[str],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import BuildOptions, ExactCoverRows, ModelBuilder, PuzzleModel
+from .base import BuildOptions, ChainWalk, ExactCoverRows, ModelBuilder, PuzzleModel
 from .chain import ChainBuilder
 from .packing import PackingBuilder
 from .tiles import TilesBuilder
@@ -11,4 +11,4 @@ BUILDERS: dict[str, ModelBuilder] = {
     builder.kind: builder for builder in (PackingBuilder(), ChainBuilder(), TilesBuilder())
 }
 
-__all__ = ["BUILDERS", "BuildOptions", "ExactCoverRows", "ModelBuilder", "PuzzleModel"]
+__all__ = ["BUILDERS", "BuildOptions", "ChainWalk", "ExactCoverRows", "ModelBuilder", "PuzzleModel"]

@@ -18,6 +18,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from cpsolve.counting import Solution, SymmetryGroup
+from cpsolve.geometry import Cell
 from cpsolve.spec import LoadedSpec
 
 DEFAULT_MAX_ATOMS = 2_000_000
@@ -45,6 +46,21 @@ class ExactCoverRows:
     excluded: frozenset[int] = frozenset()
 
 
+@dataclass(frozen=True)
+class ChainWalk:
+    """A chain model as a walk: the chain is laid segment by segment through the target cells.
+
+    Atom `cube * len(cells) + i` means "this cube of the chain lies in cells[i]", as in the CP-SAT
+    model, so an engine that walks the chain hands the classifier the same solutions.
+    """
+
+    cells: tuple[Cell, ...]
+    segments: tuple[int, ...]  # cubes per straight segment; consecutive segments share a cube
+
+    def atom(self, cube: int, cell_index: int) -> int:
+        return cube * len(self.cells) + cell_index
+
+
 @dataclass
 class PuzzleModel(ABC):
     """A puzzle ready for an engine."""
@@ -69,6 +85,10 @@ class PuzzleModel(ABC):
 
     def exact_cover(self) -> ExactCoverRows | None:
         """The model as a pure exact cover, or None when it has side constraints (the default)."""
+        return None
+
+    def chain_walk(self) -> ChainWalk | None:
+        """The model as a chain to walk, or None when it is not a chain (the default)."""
         return None
 
     @abstractmethod

@@ -15,15 +15,13 @@ from ortools.sat.python import cp_model
 
 from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
-from cpsolve.geometry import Cell
+from cpsolve.geometry import STEPS, Cell, step
 from cpsolve.render import draw_layers
 from cpsolve.spec import ChainSpec, LoadedSpec, Source
 from cpsolve.symmetry import target_symmetries
 
-from .base import BuildOptions, ModelBuilder, PuzzleModel
+from .base import BuildOptions, ChainWalk, ModelBuilder, PuzzleModel
 from .packing import shape_cells
-
-DIRECTIONS: tuple[Cell, ...] = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 
 def chain_lengths(spec: ChainSpec, target_volume: int, source: Source) -> list[int]:
@@ -87,8 +85,8 @@ class ChainModel(PuzzleModel):
             for _ in range(length - 1):
                 for j, cell in enumerate(self.cells):
                     here = atoms[self.atom(cube, j)]
-                    for d, step in enumerate(DIRECTIONS):
-                        there = index.get((cell[0] + step[0], cell[1] + step[1], cell[2] + step[2]))
+                    for d in range(len(STEPS)):
+                        there = index.get(step(cell, d))
                         clause = [here.Not(), segment[d].Not()]
                         if there is not None:
                             clause.append(atoms[self.atom(cube + 1, there)])
@@ -109,8 +107,8 @@ class ChainModel(PuzzleModel):
             arcs.append((outside, j, atoms[self.atom(0, j)]))
             arcs.append((j, outside, atoms[self.atom(self.length - 1, j)]))
         for j, cell in enumerate(self.cells):
-            for step in DIRECTIONS:
-                k = index.get((cell[0] + step[0], cell[1] + step[1], cell[2] + step[2]))
+            for d in range(len(STEPS)):
+                k = index.get(step(cell, d))
                 if k is None:
                     continue
                 arc = model.new_bool_var(f"a{j}_{k}")
@@ -145,6 +143,9 @@ class ChainModel(PuzzleModel):
         return SymmetryGroup(
             tuple(elements), unique_counts_raw=symmetry == "none", redundancy=2 if self.palindrome else 1
         )
+
+    def chain_walk(self) -> ChainWalk:
+        return ChainWalk(tuple(self.cells), tuple(self.segments))
 
     def path(self, solution: Solution) -> list[Cell]:
         n = len(self.cells)

@@ -113,7 +113,12 @@ def test_no_solution_is_a_result(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("engine", "spec", "raw"), [("cpsat", "soma.yaml", 11520), ("exact-cover", "pentominoes_6x10.yaml", 9356)]
+    ("engine", "spec", "raw"),
+    [
+        ("cpsat", "soma.yaml", 11520),
+        ("exact-cover", "pentominoes_6x10.yaml", 9356),
+        ("chain-dfs", "snake_4x4x4_second.yaml", 192),
+    ],
 )
 def test_ctrl_c_ends_cleanly_with_what_was_found(engine: str, spec: str, raw: int) -> None:
     command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / spec), "--no-symmetry-breaking", "--json"]

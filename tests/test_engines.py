@@ -11,6 +11,7 @@ import pytest
 from conftest import SPECS, checked_run
 from typer.testing import CliRunner
 
+from cpsolve import chain_dfs
 from cpsolve.cli import app
 from cpsolve.counting import choose_breaking
 from cpsolve.engine import SearchOptions
@@ -59,10 +60,20 @@ def test_sub_problems_split_the_kept_first_atoms() -> None:
         assert not set(part.rows) & set(breaking.forbidden)
 
 
-def test_auto_takes_cpsat_where_exact_cover_cannot() -> None:
+def test_auto_takes_cpsat_where_no_special_engine_can() -> None:
     assert checked_run(SPECS / "foam_colours.yaml").engine == "cpsat"  # groups and ranges
-    assert checked_run(SPECS / "snake_standard.yaml").engine == "cpsat"
     assert checked_run(SPECS / "t_tetracubes_6x6x2.yaml").engine == "cpsat"  # 18 copies of one piece
+    assert checked_run(SPECS / "tiles_bugs_3x3.yaml").engine == "cpsat"
+    assert checked_run(SPECS / "snake_standard.yaml").engine == "chain-dfs"
+    assert checked_run(SPECS / "soma.yaml").engine == "exact-cover"
+
+
+def test_auto_falls_back_to_cpsat_when_an_engine_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chain_dfs, "available", lambda: False)
+    assert checked_run(SPECS / "snake_standard.yaml").engine == "cpsat"
+    result = runner.invoke(app, ["run", str(SPECS / "snake_standard.yaml"), "--engine", "chain-dfs"])
+    assert result.exit_code == 2
+    assert 'the chain-dfs engine is not installed: pip install "cpsolve[chain-dfs]"' in result.output
 
 
 def test_exact_cover_stops_at_the_first_solution() -> None:
@@ -76,7 +87,8 @@ def test_exact_cover_stops_at_the_first_solution() -> None:
     ("spec", "engine", "words"),
     [
         ("snake_standard.yaml", "exact-cover", "the exact-cover engine takes only packings"),
-        ("soma.yaml", "dlx", "unknown engine 'dlx'; expected one of cpsat, exact-cover, auto"),
+        ("soma.yaml", "chain-dfs", "the chain-dfs engine takes only chains"),
+        ("soma.yaml", "dlx", "unknown engine 'dlx'; expected one of cpsat, exact-cover, chain-dfs, auto"),
     ],
 )
 def test_engine_errors(spec: str, engine: str, words: str) -> None:
@@ -92,15 +104,16 @@ def bench_dir(tmp_path: Path, *names: str) -> Path:
 
 
 def test_bench_table(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["bench", str(bench_dir(tmp_path, "coffin.yaml", "tiles_bugs_3x3.yaml"))])
+    names = ("coffin.yaml", "tiles_bugs_3x3.yaml", "snake_standard.yaml")
+    result = runner.invoke(app, ["bench", str(bench_dir(tmp_path, *names))])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].split()[:3] == ["puzzle", "mode", "raw/rotations/unique"]
-    coffin = next(line for line in lines if line.startswith("coffin.yaml"))
-    assert coffin.split()[1:4] == ["count", "24/1/1", "yes"]
-    assert coffin.rstrip().endswith("x")  # both engines ran: a ratio
-    tiles = next(line for line in lines if line.startswith("tiles_bugs_3x3.yaml"))
-    assert " - " in tiles  # exact cover cannot take tiles
+    rows = {line.split()[0]: line.split() for line in lines[1:] if line.split()[0] in names}
+    assert rows["coffin.yaml"][1:4] == ["count", "24/1/1", "yes"]
+    assert rows["coffin.yaml"][5] == "exact-cover" and rows["coffin.yaml"][7].endswith("x")  # a ratio
+    assert rows["snake_standard.yaml"][5] == "chain-dfs"
+    assert rows["tiles_bugs_3x3.yaml"][5:7] == ["-", "-"]  # CP-SAT alone
     assert lines[-1] == "all counts agree"
 
 
@@ -143,6 +156,8 @@ PARALLEL_CASES = [
     ("cubissimo.yaml", "exact-cover"),
     ("t_tetracubes_6x6x2.yaml", "cpsat"),
     ("snake_palindrome.yaml", "cpsat"),
+    ("snake_palindrome.yaml", "chain-dfs"),
+    ("snake_second.yaml", "chain-dfs"),
     ("tiles_frame_4x4.yaml", "cpsat"),
     ("foam_colours.yaml", "cpsat"),
 ]
