@@ -172,10 +172,19 @@ class ChainEnumeration:
     """Iterate to receive solutions; afterwards `complete` and `stopped_by` tell how it ended."""
 
     def __init__(
-        self, walk: ChainWalk, breaking: Breaking | None, options: SearchOptions, first_atom: int | None = None
+        self,
+        walk: ChainWalk,
+        breaking: Breaking | None,
+        options: SearchOptions,
+        first_atom: int | None = None,
+        check_dead_ends: bool = True,
     ) -> None:
-        """`first_atom`: only the part of the search in which this kept breaking atom is true."""
+        """`first_atom`: only the part of the search in which this kept breaking atom is true.
+
+        `check_dead_ends=False` only to measure what the check is worth (benchmarks/chain_walk.py).
+        """
         self.walk = walk
+        self.check_dead_ends = check_dead_ends
         self.options = options
         self.starts = starts(walk, breaking, first_atom)
         self.stopped_by: str | None = None
@@ -221,6 +230,7 @@ class ChainEnumeration:
                 segments,
                 board.target,
                 first_directions,
+                self.check_dead_ends,
                 directions,
                 heads,
                 boards,

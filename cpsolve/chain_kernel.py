@@ -39,9 +39,9 @@ def _no_dead_ends(free: Bits, head: int, inside: Array, shifts: Array) -> bool:
     """False when the free cells cannot all be filled by a path starting next to `head`.
 
     A free cell that touches at most one free cell (the head counts as free) can only hold the
-    chain's last cube: two such cells, or one touching none, end the branch. Measured on the
-    4x4x4 snakes, this check halves to thirds the nodes and pays for itself; a flood fill for
-    connectivity cut nodes by another 12 % and cost more time than that saved.
+    chain's last cube: two such cells, or one touching none, end the branch. What it saves is
+    measured by `benchmarks/chain_walk.py`; a flood fill for connectivity on top was tried and
+    cost more time than the placements it saved (issue #4's closing note).
     """
     open_cells = free | (ONE << np.uint64(head))
     at_least_one = ZERO
@@ -65,6 +65,7 @@ def walk(
     segments: Array,
     target: Bits,
     first_directions: Array,
+    check_dead_ends: bool,
     directions: Array,
     heads: Array,
     boards: Array,
@@ -109,7 +110,7 @@ def walk(
                         return depth, count, steps  # resumes after this direction
                 direction += 1
                 continue
-            if _no_dead_ends(target & ~filled, end, inside, shifts):
+            if not check_dead_ends or _no_dead_ends(target & ~filled, end, inside, shifts):
                 advanced = True
                 break
             direction += 1
