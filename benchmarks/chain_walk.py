@@ -10,10 +10,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from cpsolve.chain_dfs import ChainEnumeration, preload
 from cpsolve.counting import choose_breaking
-from cpsolve.engine import SearchOptions
-from cpsolve.run import build_model, load_puzzle
+from cpsolve.engines import SearchOptions
+from cpsolve.engines.chain_walk import ChainEnumeration, ChainWalkEngine
+from cpsolve.models import build_model
+from cpsolve.run import load_puzzle
 
 
 def measure(spec: str, check_dead_ends: bool, breaking_on: bool, repeat: int) -> tuple[int, int, float]:
@@ -40,7 +41,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-breaking", action="store_true", help="every start, every first direction")
     args = parser.parse_args()
-    preload()
+    ChainWalkEngine().load()
     print(f"{'spec':40} {'dead-end check':>14} {'placements':>12} {'solutions':>9} {'seconds':>8}")
     for spec in args.specs:
         for check in (True, False):

@@ -13,19 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cpsolve.engine import SearchOptions
-from cpsolve.engines import CHAIN_DFS, CPSAT, EXACT_COVER, engines_for
+from cpsolve import formats
+from cpsolve.engines import SearchOptions, engines_for
 from cpsolve.errors import CpsolveError
-from cpsolve.run import FOREIGN_FORMATS, RunOptions, RunReport, build_model, load_puzzle, run
-
-SPEC_SUFFIXES = (".yaml", ".yml", *FOREIGN_FORMATS)
-DEFAULT_FIRST_TIME_LIMIT = 60.0
+from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS
+from cpsolve.models import build_model
+from cpsolve.run import RunOptions, RunReport, load_puzzle, run
 
 
 @dataclass(frozen=True)
 class BenchOptions:
-    engines: tuple[str, ...] = (CPSAT, EXACT_COVER, CHAIN_DFS)  # each that can take the puzzle runs
-    first_time_limit: float = DEFAULT_FIRST_TIME_LIMIT
+    first_time_limit: float = DEFAULT_FIND_ONE_SECONDS
     include_slow: bool = False
     workers: int = 0  # as `cpsolve run`: 0 = every core for big CP-SAT models, else one process
 
@@ -38,8 +36,17 @@ class BenchRow:
     name: str
     mode: str  # "count" or "first"
     expected: dict[str, int] = field(default_factory=dict)
-    results: list[RunReport] = field(default_factory=list)  # one per engine; each names its engine
+    results: list[RunReport] = field(default_factory=list)  # one per engine, the reference first
     skipped: str | None = None
+
+    @property
+    def reference(self) -> RunReport | None:
+        return self.results[0] if self.results else None
+
+    @property
+    def other(self) -> RunReport | None:
+        """The first engine beside the reference that took the puzzle."""
+        return self.results[1] if len(self.results) > 1 else None
 
     @property
     def problems(self) -> list[str]:
@@ -73,9 +80,10 @@ def bench_files(paths: Iterable[str | Path]) -> list[Path]:
     """The puzzle files named, with each directory replaced by the puzzle files in it and in its
     subdirectories (puzzle_specs/eternity holds the large planted boards, marked slow)."""
     files: list[Path] = []
+    suffixes = formats.puzzle_suffixes()
     for path in map(Path, paths):
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() in SPEC_SUFFIXES))
+            files.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes))
         elif path.exists():
             files.append(path)
         else:
@@ -87,17 +95,16 @@ def bench_one(path: Path, options: BenchOptions) -> BenchRow:
     loaded, build = load_puzzle(path)
     spec = loaded.spec
     expected = {k: v for k, v in (spec.expected.model_dump() if spec.expected else {}).items() if v is not None}
-    foreign = path.suffix.lower() in FOREIGN_FORMATS
-    mode = "count" if expected or foreign else "first"
+    find_one = formats.format_for(path).find_one_unless_expected and not expected
+    mode = "first" if find_one else "count"
     row = BenchRow(str(path), spec.name, mode, expected)
     if spec.slow and not options.include_slow:
         row.skipped = "slow (run with --slow)"
         return row
     search = SearchOptions(first_only=True, time_limit=options.first_time_limit) if mode == "first" else SearchOptions()
-    able = engines_for(build_model(loaded, build))
-    for engine in options.engines:
-        if engine in able:
-            row.results.append(run(path, RunOptions(search=search, show=0, engine=engine, workers=options.workers)))
+    for engine in engines_for(build_model(loaded, build)):
+        options_for_engine = RunOptions(search=search, show=0, engine=engine.name, workers=options.workers)
+        row.results.append(run(path, options_for_engine))
     return row
 
 

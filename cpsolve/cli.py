@@ -1,4 +1,8 @@
-"""The `cpsolve` command: parses arguments, calls the library, prints. No puzzle logic here."""
+"""The `cpsolve` command: parses arguments, calls the library, prints. No puzzle logic here.
+
+Each command imports the library when it runs, so that `cpsolve --help` imports only typer, and a
+run imports only the engine it uses (the engines import their solvers when loaded).
+"""
 
 from __future__ import annotations
 
@@ -6,25 +10,15 @@ import gc
 import json
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
-from cpsolve.bench import DEFAULT_FIRST_TIME_LIMIT, BenchOptions, BenchRow, bench
-from cpsolve.counting import Solution
-from cpsolve.engine import SearchOptions
-from cpsolve.engines import AUTO, CPSAT
-from cpsolve.engines import preload as preload_engines
-from cpsolve.errors import CpsolveError
-from cpsolve.generate import TileBoardRequest, parse_board, tiles_spec_text
-from cpsolve.models import BuildOptions, PuzzleModel
-from cpsolve.run import ProgressHook, RunOptions, RunReport, build_model, load_puzzle, run
-from cpsolve.spec import json_schema
+from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS, DEFAULT_MAX_ATOMS, DEFAULT_MAX_TERMS
+
+if TYPE_CHECKING:
+    from cpsolve.errors import CpsolveError
 
 app = typer.Typer(
     help="Solve and count discrete assembly puzzles with OR-Tools CP-SAT.",
@@ -36,7 +30,7 @@ app = typer.Typer(
 EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
-PROGRESS_AFTER_SECONDS = 1.0
+AUTO = "auto"  # the engine choice that lets cpsolve.engines choose; checked there
 
 
 def fail(error: CpsolveError) -> typer.Exit:
@@ -61,17 +55,16 @@ def run_command(
     max_solutions: Annotated[int | None, typer.Option("--max-solutions", min=1)] = None,
     max_placements: Annotated[
         int, typer.Option("--max-placements", min=1, help="refuse models with more placements")
-    ] = BuildOptions().max_atoms,
+    ] = DEFAULT_MAX_ATOMS,
+    max_terms: Annotated[
+        int, typer.Option("--max-terms", min=1, help="refuse constraints with more literals in all")
+    ] = DEFAULT_MAX_TERMS,
     guided: Annotated[bool, typer.Option(help="branch on placements in target cell order")] = True,
     symmetry_breaking: Annotated[
         bool, typer.Option(help="enumerate about one solution per class (off: every raw solution, for checking)")
     ] = True,
     engine: Annotated[
-        str,
-        typer.Option(
-            "--engine",
-            help="cpsat, exact-cover (packings of single pieces), chain-dfs (chains of up to 64 cells) or auto",
-        ),
+        str, typer.Option("--engine", help="an engine from `cpsolve engines`, or auto: the first that takes it")
     ] = AUTO,
     workers: Annotated[
         int,
@@ -84,109 +77,33 @@ def run_command(
     ] = 0,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts."""
+    from cpsolve.engines import SearchOptions, StopReason
+    from cpsolve.errors import CpsolveError
+    from cpsolve.models import BuildOptions
+    from cpsolve.output import format_report, progress, solution_writer
+    from cpsolve.run import RunOptions, run
+
     options = RunOptions(
         search=SearchOptions(time_limit=time_limit, max_solutions=max_solutions, first_only=first, guided=guided),
-        build=BuildOptions(max_atoms=max_placements),
+        build=BuildOptions(max_atoms=max_placements, max_terms=max_terms),
         show=show,
         symmetry_breaking=symmetry_breaking,
         engine=engine,
         workers=workers,
     )
     try:
-        with _solution_writer(solutions) as write, _progress(enabled=not as_json) as progress:
-            report = run(puzzle, options, on_progress=progress, on_new_class=write)
+        with solution_writer(solutions) as write, progress(enabled=not as_json) as on_progress:
+            report = run(puzzle, options, on_progress=on_progress, on_new_class=write)
     except CpsolveError as error:
         raise fail(error) from None
     if as_json:
         typer.echo(json.dumps(report.as_json()))
     else:
         typer.echo(format_report(report))
-    if report.stopped_by == "interrupted":
+    if report.stopped_by is StopReason.INTERRUPTED:
         raise typer.Exit(code=EXIT_INTERRUPTED)
     if not report.ok:
         raise typer.Exit(code=EXIT_MISMATCH)
-
-
-@contextmanager
-def _solution_writer(path: Path | None) -> Iterator[SolutionWriter | None]:
-    if path is None:
-        yield None
-        return
-    try:
-        handle = path.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise CpsolveError(f"{path}: cannot write solutions: {exc.strerror}") from None
-    with handle:
-        yield SolutionWriter(handle)
-
-
-class SolutionWriter:
-    """Writes each new class's canonical solution as one JSON line, flushed as it is found."""
-
-    def __init__(self, handle: IO[str]) -> None:
-        self.handle = handle
-        self.written = 0
-
-    def __call__(self, solution: Solution, puzzle: PuzzleModel) -> None:
-        self.written += 1
-        record = {"class": self.written, **puzzle.describe(solution)}
-        self.handle.write(json.dumps(record, separators=(",", ":")) + "\n")
-        self.handle.flush()
-
-
-@contextmanager
-def _progress(enabled: bool) -> Iterator[ProgressHook | None]:
-    """A rich progress line on stderr once a run passes a second; only on a terminal."""
-    console = Console(stderr=True)
-    if not enabled or not console.is_terminal:
-        yield None
-        return
-    display = Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True)
-    task = display.add_task("starting")
-    state = {"started": False, "last": 0.0}
-
-    def update(raw: int, classes: int, elapsed: float) -> None:
-        if elapsed < PROGRESS_AFTER_SECONDS or elapsed - state["last"] < 0.1:
-            return
-        if not state["started"]:
-            display.start()
-            state["started"] = True
-        state["last"] = elapsed
-        rate = raw / elapsed if elapsed else 0.0
-        display.update(task, description=f"{raw:,} solutions, {classes:,} classes, {rate:,.0f}/s")
-
-    try:
-        yield update
-    finally:
-        if state["started"]:
-            display.stop()
-
-
-def format_report(report: RunReport) -> str:
-    counts = report.counts
-    status = "complete" if report.complete else f"INCOMPLETE: stopped by {report.stopped_by}"
-    lines = [
-        f"{report.name} ({report.kind}, {report.source})",
-        f"counts{'' if report.complete else ' (at least)'}: raw {counts.raw}  rotations {counts.rotations}"
-        f"  unique {counts.unique}  [{status}]",
-    ]
-    if report.expected:
-        wanted = "  ".join(f"{k} {v}" for k, v in report.expected.items())
-        verdict = "not checked (incomplete)" if not report.complete else "MISMATCH" if report.mismatches else "match"
-        lines.append(f"expected: {wanted}: {verdict}")
-        lines.extend(f"  {m}" for m in report.mismatches)
-    if report.complete:
-        identity = "FAILED" if report.identity_problems else "ok"
-        lines.append(f"orbit-stabiliser check: {identity} ({report.symmetries} symmetries)")
-        lines.extend(f"  {p}" for p in report.identity_problems)
-    lines.append(f"time: {report.seconds:.2f} s ({report.engine}, {report.solutions_enumerated} solutions enumerated)")
-    lines.extend(f"note: {n}" for n in report.notes)
-    for number, drawing in enumerate(report.shown, 1):
-        title = "first solution" if len(report.shown) == 1 else f"solution {number}"
-        lines.extend(["", f"{title}:", drawing])
-    if report.complete and counts.unique == 0:
-        lines.extend(["", "no solution"])
-    return "\n".join(lines)
 
 
 @app.command("validate")
@@ -194,6 +111,10 @@ def validate_command(
     puzzle: Annotated[Path, typer.Argument(help="a YAML spec, a yass .soma figure or a c't 9-piece .txt")],
 ) -> None:
     """Check a puzzle file and build its model without solving."""
+    from cpsolve.errors import CpsolveError
+    from cpsolve.models import build_model
+    from cpsolve.run import load_puzzle
+
     started = time.perf_counter()
     try:
         loaded, build = load_puzzle(puzzle)
@@ -201,11 +122,22 @@ def validate_command(
     except CpsolveError as error:
         raise fail(error) from None
     typer.echo(
-        f"{puzzle}: ok: {model.kind} '{model.name}', {len(model.atoms)} placements,"
+        f"{puzzle}: ok: {model.kind} '{model.name}', {model.atom_count} placements,"
         f" {model.group.order} symmetries ({time.perf_counter() - started:.2f} s)"
     )
     for note in model.notes:
         typer.echo(f"note: {note}")
+
+
+@app.command("engines")
+def engines_command() -> None:
+    """List the engines: what each takes, and whether it is installed."""
+    from cpsolve import engines
+
+    for engine in engines.ENGINES:
+        state = "installed" if engine.installed() else f'not installed: pip install "cpsolve[{engine.extra}]"'
+        typer.echo(f"{engine.name:12} {engine.takes_what} ({state})")
+    typer.echo(f"{AUTO:12} the first installed engine above that takes the puzzle")
 
 
 @app.command("bench")
@@ -217,18 +149,25 @@ def bench_command(
     slow: Annotated[bool, typer.Option("--slow", help="include specs marked slow: true")] = False,
     time_limit: Annotated[
         float, typer.Option("--time-limit", min=0.0, help="seconds for each find-one (--first) benchmark")
-    ] = DEFAULT_FIRST_TIME_LIMIT,
+    ] = DEFAULT_FIND_ONE_SECONDS,
     workers: Annotated[int, typer.Option("--workers", min=0, help="as for run")] = 0,
 ) -> None:
     """Run each puzzle with every engine that can take it; compare counts and times.
 
     Exit code 1 when any count differs between engines or from `expected`, or a check fails.
     """
+    from cpsolve import engines
+    from cpsolve.bench import BenchOptions, bench
+    from cpsolve.errors import CpsolveError
+    from cpsolve.output import BenchPrinter
+
     targets = paths or [Path("puzzle_specs")]
     options = BenchOptions(first_time_limit=time_limit, include_slow=slow, workers=workers)
     printer = None if as_json else BenchPrinter()
     try:
-        preload_engines(AUTO)
+        for engine in engines.ENGINES:
+            if engine.installed():
+                engine.load()  # so that no engine's first row pays for importing its libraries
         rows = bench(targets, options, on_row=printer)
     except CpsolveError as error:
         raise fail(error) from None
@@ -238,56 +177,6 @@ def bench_command(
         printer.finish()
     if any(row.problems for row in rows):
         raise typer.Exit(code=EXIT_MISMATCH)
-
-
-class BenchPrinter:
-    """Prints each bench row as it finishes (runs can take minutes), then the problems.
-
-    Each row shows CP-SAT's time and, where a special engine can take the puzzle, that engine's
-    time and how many times faster it was.
-    """
-
-    def __init__(self) -> None:
-        self.rows: list[BenchRow] = []
-        typer.echo(
-            f"{'puzzle':44} {'mode':5} {'raw/rotations/unique':>22} {'agree':>6}"
-            f" {'cpsat s':>9} {'other engine':>12} {'s':>7} {'ratio':>6}"
-        )
-
-    def __call__(self, row: BenchRow) -> None:
-        self.rows.append(row)
-        name = Path(row.source).name[:44]
-        if row.skipped:
-            typer.echo(f"{name:44} {row.mode:5} skipped: {row.skipped}")
-            return
-        first = row.results[0]
-        counts = first.counts
-        shown = f"{counts.raw}/{counts.rotations}/{counts.unique}"
-        if row.mode == "first":
-            shown = "found" if first.counts.raw else ("none" if first.complete else "not found")
-        cpsat = next((r for r in row.results if r.engine == CPSAT), None)
-        other = next((r for r in row.results if r.engine != CPSAT), None)
-        ratio = ""
-        if cpsat is not None and other is not None and other.seconds > 0:
-            ratio = f"{cpsat.seconds / other.seconds:.1f}x"
-        agree = "yes" if not row.problems else "NO"
-        engine = "-" if other is None else other.engine
-        typer.echo(
-            f"{name:44} {row.mode:5} {shown:>22} {agree:>6} {self._time(cpsat):>9} {engine:>12}"
-            f" {self._time(other):>7} {ratio:>6}"
-        )
-
-    @staticmethod
-    def _time(report: RunReport | None) -> str:
-        if report is None:
-            return "-"
-        return f"{report.seconds:.2f}" + ("" if report.complete or report.counts.raw else "+")
-
-    def finish(self) -> None:
-        problems = [(row, p) for row in self.rows for p in row.problems]
-        for row, problem in problems:
-            typer.echo(f"PROBLEM {row.source}: {problem}")
-        typer.echo("all counts agree" if not problems else f"{len(problems)} problem(s)")
 
 
 generate_app = typer.Typer(help="Write puzzle specs with a planted solution.", no_args_is_help=True)
@@ -307,6 +196,9 @@ def generate_tiles_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write here instead of stdout")] = None,
 ) -> None:
     """An edge-matching board: random labels on a solved board, then tiles shuffled and turned."""
+    from cpsolve.errors import CpsolveError
+    from cpsolve.generate import TileBoardRequest, parse_board, tiles_spec_text
+
     try:
         columns, rows = parse_board(board)
         text = tiles_spec_text(TileBoardRequest(columns, rows, labels, border, frame_labels, match, seed))
@@ -323,6 +215,8 @@ def generate_tiles_command(
 @app.command("schema")
 def schema_command() -> None:
     """Print the JSON Schema of the spec format."""
+    from cpsolve.spec import json_schema
+
     typer.echo(json.dumps(json_schema(), indent=2))
 
 

@@ -1,4 +1,4 @@
-"""The errors cpsolve raises for things a user can fix.
+"""The errors cpsolve raises for things a user can fix, and the one that ends a run out of time.
 
 The CLI turns any `CpsolveError` into its message and exit code 2; everything else is a bug and
 keeps its traceback. "No solution" is a result with zero counts, never an error.
@@ -23,4 +23,15 @@ class SpecError(CpsolveError):
 
 
 class ModelTooBigError(CpsolveError):
-    """The model would exceed the placement limit; raised before memory is spent on it."""
+    """The model would exceed a limit; raised before memory is spent on it."""
+
+
+class OutOfTimeError(Exception):
+    """The run's time limit passed while the model was being read or built.
+
+    Not a user error: the run ends as an incomplete result with what it has (nothing yet).
+    """
+
+    def __init__(self, doing: str) -> None:
+        self.doing = doing
+        super().__init__(f"time limit reached while {doing}")

@@ -1,25 +1,27 @@
-"""One run: load a puzzle file, build its model, enumerate, classify, and report.
+"""One run: read a puzzle file, build its model, enumerate on an engine, classify, and report.
 
 This is the library entry point the CLI (and the tests, and scripts) call; it prints nothing.
-Hooks let the caller see progress and each new class as it is found.
+Hooks let the caller see progress and each new class as it is found. The data flows one way:
+file -> format reader (cpsolve.formats) -> spec -> family model (cpsolve.models) -> engine
+(cpsolve.engines) -> classifier (cpsolve.counting) -> report.
 """
 
 from __future__ import annotations
 
-import os
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cpsolve import ct9, engines, yass
-from cpsolve.counting import Classifier, Counts, Solution, choose_breaking
-from cpsolve.engine import SearchOptions
-from cpsolve.engines import CPSAT, Enumerating, choose_engine, open_enumeration
-from cpsolve.models import BUILDERS, BuildOptions, PuzzleModel
-from cpsolve.parallel import Part, PartsEnumeration, Prepared, kept_first_atoms
-from cpsolve.spec import LoadedSpec, load_spec
+from cpsolve import engines, formats
+from cpsolve.counting import Breaking, Classifier, Counts, Solution, choose_breaking
+from cpsolve.engines import AUTO, Engine, Enumeration, PartsEnumeration, SearchOptions, StopReason
+from cpsolve.errors import OutOfTimeError
+from cpsolve.limits import Deadline
+from cpsolve.models import BuildOptions, PuzzleModel, build_model
+from cpsolve.spec import LoadedSpec
 
 ProgressHook = Callable[[int, int, float], None]
 SolutionHook = Callable[[Solution, PuzzleModel], None]
@@ -37,7 +39,7 @@ class RunReport:
     solutions_enumerated: int
     engine: str
     seconds: float
-    stopped_by: str | None = None
+    stopped_by: StopReason | None = None
     expected: dict[str, int] = field(default_factory=dict)
     mismatches: list[str] = field(default_factory=list)
     identity_problems: list[str] = field(default_factory=list)
@@ -60,7 +62,7 @@ class RunReport:
             "solutions_enumerated": self.solutions_enumerated,
             "engine": self.engine,
             "seconds": round(self.seconds, 4),
-            "stopped_by": self.stopped_by,
+            "stopped_by": None if self.stopped_by is None else str(self.stopped_by),
             "expected": self.expected,
             "matches_expected": None if not self.expected or not self.complete else not self.mismatches,
             "orbit_stabiliser_ok": not self.identity_problems if self.complete else None,
@@ -77,40 +79,57 @@ class RunOptions:
     build: BuildOptions = field(default_factory=BuildOptions)
     show: int | None = None  # how many classes to draw; None: the file format's default
     symmetry_breaking: bool = True
-    engine: str = "auto"  # cpsat | exact-cover | chain-dfs | auto (see engines.py)
-    workers: int = 1  # > 1: disjoint sub-problems in that many processes (see parallel.py); 0: auto
+    engine: str = AUTO  # a name from cpsolve.engines, or auto
+    workers: int = 1  # > 1: disjoint parts in that many processes (engines/parts.py); 0: the engine's default
 
 
-@dataclass(frozen=True)
-class FileFormat:
-    """How one kind of file is read, and the rules of its own program that come with it."""
+@dataclass
+class Prepared:
+    """A run up to the search: the spec, its model, the breaking, the engine and its compiled form."""
 
-    read: Callable[[str | Path], LoadedSpec]
-    build: BuildOptions = field(default_factory=BuildOptions)
-    show: int = 1
-
-
-YAML_FORMAT = FileFormat(load_spec)
-FOREIGN_FORMATS: dict[str, FileFormat] = {
-    # yass fills pre-placed cells drawn in the wrong shape and still counts: so do we
-    ".soma": FileFormat(yass.load_figure, BuildOptions(require_fixed_copies=False)),
-    # the c't program prints every solution it finds
-    ".txt": FileFormat(ct9.load_puzzle, show=10**9),
-}
+    loaded: LoadedSpec
+    puzzle: PuzzleModel
+    breaking: Breaking | None
+    engine: Engine
+    compiled: engines.Prepared
+    loading_seconds: float  # importing the engine's libraries: not part of a run's `seconds`
 
 
-def file_format(path: str | Path) -> FileFormat:
-    return FOREIGN_FORMATS.get(Path(path).suffix.lower(), YAML_FORMAT)
+def load_puzzle(path: str | Path, build: BuildOptions | None = None) -> tuple[LoadedSpec, BuildOptions]:
+    """Read any file cpsolve understands, with the build options its program's rules call for."""
+    loaded, fmt = formats.read_puzzle(path)
+    build = build or BuildOptions()
+    return loaded, dataclasses.replace(
+        build, require_fixed_copies=build.require_fixed_copies and fmt.build.require_fixed_copies
+    )
 
 
-def load_puzzle(path: str | Path) -> tuple[LoadedSpec, BuildOptions]:
-    """Read any file cpsolve understands: a YAML spec, a yass `.soma` figure, a c't 9-piece `.txt`."""
-    fmt = file_format(path)
-    return fmt.read(path), fmt.build
+def prepare(loaded: LoadedSpec, build: BuildOptions, options: RunOptions, deadline: Deadline) -> Prepared:
+    """Build, break symmetry, choose and load the engine, compile: everything but the search.
+
+    Raises CpsolveError for input the user must fix, OutOfTimeError when the deadline passes.
+    """
+    deadline.check("reading the file")
+    puzzle = build_model(loaded, build, deadline)
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates) if options.symmetry_breaking else None
+    deadline.check("choosing the symmetry breaking")
+    engine = engines.choose(options.engine, puzzle)
+    loading_started = time.perf_counter()
+    engine.load()
+    loading_seconds = time.perf_counter() - loading_started
+    compiled = engine.prepare(puzzle, breaking, deadline)
+    return Prepared(loaded, puzzle, breaking, engine, compiled, loading_seconds)
 
 
-def build_model(loaded: LoadedSpec, options: BuildOptions) -> PuzzleModel:
-    return BUILDERS[loaded.spec.kind].build(loaded, options)  # type: ignore[attr-defined]
+def open_search(prepared: Prepared, options: RunOptions, deadline: Deadline) -> Enumeration:
+    """The whole search, or its parts (in this process or several) where that was measured faster."""
+    search = options.search
+    engine, puzzle = prepared.engine, prepared.puzzle
+    workers = options.workers or engine.default_workers(puzzle, engines.cores())
+    limited = search.first_only or search.max_solutions is not None
+    if prepared.breaking is not None and not limited and (workers > 1 or engine.splits_by_default(puzzle)):
+        return PartsEnumeration(prepared.compiled, prepared.compiled.part_atoms(), workers, search, deadline)
+    return prepared.compiled.enumerate(search, deadline)
 
 
 def run(
@@ -121,34 +140,22 @@ def run(
 ) -> RunReport:
     """Solve one puzzle file; raises CpsolveError for input the user must fix.
 
-    `seconds` runs from reading the file to the counts; loading the engines' libraries is not
-    in it (call `engines.preload()` first where a special engine may run).
+    `seconds` runs from reading the file to the counts, leaving out the time the engine's
+    libraries took to import. `--time-limit` bounds all of it, reading and building included.
     """
-    engines.preload(options.engine)
+    engines.check_requested(options.engine)
     started = time.perf_counter()
-    loaded, build_defaults = load_puzzle(path)
-    build = BuildOptions(
-        max_atoms=options.build.max_atoms,
-        require_fixed_copies=build_defaults.require_fixed_copies and options.build.require_fixed_copies,
-    )
-    puzzle = build_model(loaded, build)
-    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates) if options.symmetry_breaking else None
-    engine, taken = choose_engine(options.engine, puzzle)
-    if breaking is not None and engine == CPSAT:
-        puzzle.forbid(breaking.forbidden, breaking.forbidden_pairs)
-    enumeration: Enumerating
-    search = options.search
-    workers = options.workers or auto_workers(engine, len(puzzle.atoms))
-    in_parts = workers > 1 or (engine == CPSAT and len(puzzle.atoms) >= PARTS_MIN_ATOMS)
-    if breaking is not None and in_parts and not search.first_only and search.max_solutions is None:
-        deadline = None if search.time_limit is None else time.time() + search.time_limit
-        parts = [Part(str(path), engine, build, atom, search.guided, deadline) for atom in kept_first_atoms(breaking)]
-        enumeration = PartsEnumeration(parts, workers, Prepared(puzzle, breaking, taken))
-    else:
-        enumeration = open_enumeration(taken, puzzle, breaking, search)
-    classifier = Classifier(puzzle.group, breaking)
+    deadline = Deadline.after(options.search.time_limit)
+    loaded, build = load_puzzle(path, options.build)
+    try:
+        prepared = prepare(loaded, build, options, deadline)
+    except OutOfTimeError:
+        return _out_of_time_report(loaded, options, time.perf_counter() - started)
+    enumeration = open_search(prepared, options, deadline)
+    puzzle = prepared.puzzle
+    classifier = Classifier(puzzle.group, prepared.breaking)
     shown: list[str] = []
-    show = file_format(path).show if options.show is None else options.show
+    show = formats.format_for(path).show if options.show is None else options.show
     solutions = iter(enumeration)
     try:
         for solution in solutions:
@@ -163,34 +170,23 @@ def run(
     except KeyboardInterrupt:
         enumeration.interrupt()
         solutions.close()
-    report = _report(loaded, puzzle, engine, enumeration, classifier, time.perf_counter() - started, shown)
+    seconds = time.perf_counter() - started - prepared.loading_seconds
+    report = _report(prepared.loaded, puzzle, prepared.engine.name, enumeration, classifier, seconds, shown)
     if isinstance(enumeration, PartsEnumeration):
-        report.workers = min(workers, len(enumeration.parts))
+        report.workers = enumeration.workers
     return report
 
 
-# CP-SAT models from this many atoms are enumerated in parts (one search per kept placement of
-# the first breaking piece), in one process or several. Measured: pentominoes (2,056 atoms)
-# 65 s -> 31 s in one process, King snake (4,096) 4.1 s -> 2.9 s; below it the parts' own
-# set-up costs more than they save (c't 3x3 boards, 324 atoms: 0.024 s -> 0.066 s).
-PARTS_MIN_ATOMS = 1000
-
-
-def auto_workers(engine: str, atoms: int) -> int:
-    """Every core for CP-SAT models big enough to split, else one process.
-
-    Measured with 2 workers against 1 (README): CP-SAT pentominoes 31 s -> 17 s, the second 4x4x4
-    snake 64 s -> 32 s; exact cover gains on pentominoes (2.4 s -> 1.4 s) but the pool's start-up
-    (about 0.15 s) triples the Soma cube's 0.09 s, so it takes workers only when asked.
-    """
-    return (os.cpu_count() or 1) if engine == CPSAT and atoms >= PARTS_MIN_ATOMS else 1
+def _expected(loaded: LoadedSpec) -> dict[str, int]:
+    given = loaded.spec.expected.model_dump() if loaded.spec.expected else {}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _report(
     loaded: LoadedSpec,
     puzzle: PuzzleModel,
     engine: str,
-    enumeration: Enumerating,
+    enumeration: Enumeration,
     classifier: Classifier,
     seconds: float,
     shown: list[str],
@@ -198,9 +194,7 @@ def _report(
     complete = enumeration.complete
     counts = classifier.counts()
     problems = classifier.identity_problems() if complete else []
-    expected = {
-        k: v for k, v in (loaded.spec.expected.model_dump() if loaded.spec.expected else {}).items() if v is not None
-    }
+    expected = _expected(loaded)
     mismatches = [
         f"{name}: expected {value}, counted {getattr(counts, name)}"
         for name, value in expected.items()
@@ -222,4 +216,21 @@ def _report(
         symmetries=puzzle.group.order,
         notes=list(puzzle.notes),
         shown=shown,
+    )
+
+
+def _out_of_time_report(loaded: LoadedSpec, options: RunOptions, seconds: float) -> RunReport:
+    """The time limit passed before the search could start: nothing found, nothing proven."""
+    return RunReport(
+        name=loaded.spec.name,
+        kind=loaded.spec.kind,
+        source=loaded.source.path,
+        complete=False,
+        counts=Counts(0, 0, 0),
+        solutions_enumerated=0,
+        engine=options.engine,
+        seconds=seconds,
+        stopped_by=StopReason.TIME_LIMIT,
+        expected=_expected(loaded),
+        notes=["the time limit passed while the model was being built"],
     )

@@ -11,7 +11,6 @@ import difflib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
@@ -141,6 +140,7 @@ class ExpectedCounts(StrictModel):
 class SpecBase(StrictModel):
     """Fields every family shares."""
 
+    kind: str = Field(description="the family: packing (default), chain or tiles")
     name: str = Field(description="the puzzle's name")
     description: str = Field("", description="free text: source, notes")
     symmetry: Literal["all", "rotations", "none"] = Field(
@@ -338,20 +338,6 @@ def validate_data(data: Any, source: Source) -> SpecBase:
         return spec_class.model_validate(data)
     except ValidationError as exc:
         raise SpecError([_describe(error, spec_class, source) for error in exc.errors()]) from None
-
-
-def read_text(path: str | Path) -> str:
-    """A puzzle file's text, or a SpecError saying why it cannot be read (every format uses this)."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError([f"{path}: cannot read: {exc.strerror if isinstance(exc, OSError) else exc}"]) from None
-
-
-def load_spec(path: str | Path) -> LoadedSpec:
-    """Read and validate a YAML spec file."""
-    data, source = parse_yaml(read_text(path), str(path))
-    return LoadedSpec(validate_data(data, source), source)
 
 
 def _describe(error: Any, spec_class: type[BaseModel], source: Source) -> str:

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from .base import BuildOptions, ChainWalk, ExactCoverRows, ModelBuilder, PuzzleModel
+from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.spec import LoadedSpec
+
+from .base import (
+    BuildOptions,
+    ChainWalk,
+    Constraints,
+    ConstraintsBuilder,
+    CoverProblem,
+    ModelBuilder,
+    PuzzleModel,
+    negated,
+)
 from .chain import ChainBuilder
 from .packing import PackingBuilder
 from .tiles import TilesBuilder
@@ -11,4 +23,21 @@ BUILDERS: dict[str, ModelBuilder] = {
     builder.kind: builder for builder in (PackingBuilder(), ChainBuilder(), TilesBuilder())
 }
 
-__all__ = ["BUILDERS", "BuildOptions", "ChainWalk", "ExactCoverRows", "ModelBuilder", "PuzzleModel"]
+
+def build_model(loaded: LoadedSpec, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> PuzzleModel:
+    """The solver-neutral model of a loaded spec, by the builder registered for its kind."""
+    return BUILDERS[loaded.spec.kind].build(loaded, options, deadline)
+
+
+__all__ = [
+    "BUILDERS",
+    "BuildOptions",
+    "ChainWalk",
+    "Constraints",
+    "ConstraintsBuilder",
+    "CoverProblem",
+    "ModelBuilder",
+    "PuzzleModel",
+    "build_model",
+    "negated",
+]

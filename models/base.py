@@ -1,27 +1,33 @@
-"""What a model builder takes and returns: the one interface every puzzle family implements.
+"""What a model builder takes and returns: the solver-neutral puzzle every engine compiles from.
 
-A builder turns a validated spec into a `PuzzleModel`: a CP-SAT model with one boolean per atom
-(for packing, one per placement), the symmetry group acting on those atoms, the atom sets of which
-every solution holds exactly one (candidates for symmetry breaking), and the means to show a
-solution. The engine, the counting and the output never look inside a family; to add one, copy
-`models/packing.py`'s shape: a spec class registered in `cpsolve.spec`, a builder registered in
-`cpsolve.models.BUILDERS`.
+A family turns a validated spec into a `PuzzleModel`: its atoms (for packing, one per placement),
+the symmetry group acting on those atoms, the atom sets of which every solution holds exactly one
+(candidates for symmetry breaking), the means to show a solution, and what says which sets of
+atoms are solutions. That last part comes in up to three forms, each built only when an engine
+asks for it:
+
+- `constraints()`: boolean variables (the atoms first, then any auxiliary ones) with exactly-one
+  sets, clauses, bounded sums and circuits. Every puzzle has it; CP-SAT compiles it.
+- `cover_problem()`: a packing of pieces into cells, for the exact-cover search.
+- `chain_walk()`: a chain to lay through cells, for the chain walk.
+
+So a run on the exact-cover search or the chain walk never builds constraints it does not use.
+To add a family: a spec class registered with `cpsolve.spec.register_kind`, a builder registered
+in `cpsolve.models.BUILDERS`; the engines, the counting and the output stay as they are.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ortools.sat.python import cp_model
-
 from cpsolve.counting import Solution, SymmetryGroup
+from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import Cell
+from cpsolve.limits import DEFAULT_MAX_ATOMS, DEFAULT_MAX_TERMS, NO_DEADLINE, Deadline
 from cpsolve.spec import LoadedSpec
-
-DEFAULT_MAX_ATOMS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -29,29 +35,117 @@ class BuildOptions:
     """Limits and switches a user can set on the command line."""
 
     max_atoms: int = DEFAULT_MAX_ATOMS
+    max_terms: int = DEFAULT_MAX_TERMS
     require_fixed_copies: bool = True
 
 
-@dataclass(frozen=True)
-class ExactCoverRows:
-    """A model that is a pure exact cover: every item covered exactly once, nothing else.
+# A literal is a variable number v (true) or ~v, that is -v - 1 (false).
+Literal = int
 
-    `covers[atom]` lists the items (numbered from 0) that the atom covers; `excluded` atoms can
-    never be true (the other placements of a pre-placed piece). Engines that only know exact cover
-    take this instead of the CP-SAT model; the atoms and the symmetry group stay the same.
+
+def negated(literal: Literal) -> Literal:
+    return ~literal
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """Which assignments of boolean variables are solutions; variables 0 .. atoms - 1 are the atoms.
+
+    `decision_order`: variables an engine that branches should decide first, true first, in this
+    order (for packing: placements in target cell order, so the target fills cell by cell).
     """
 
-    items: int
-    covers: tuple[tuple[int, ...], ...]
+    variables: int
+    exactly_one: list[tuple[Literal, ...]]
+    clauses: list[tuple[Literal, ...]]  # at least one literal true
+    sums: list[tuple[tuple[int, ...], int, int]]  # variables, least, most true
+    circuits: list[list[tuple[int, int, Literal]]]  # arcs (tail node, head node, literal)
+    decision_order: list[int]
+
+
+class ConstraintsBuilder:
+    """Collects constraints and refuses, with the limit's name, a model that grows past max_terms."""
+
+    def __init__(self, atoms: int, max_terms: int, deadline: Deadline = NO_DEADLINE) -> None:
+        self.variables = atoms
+        self.max_terms = max_terms
+        self.deadline = deadline
+        self.terms = 0
+        self._exactly_one: list[tuple[Literal, ...]] = []
+        self._clauses: list[tuple[Literal, ...]] = []
+        self._sums: list[tuple[tuple[int, ...], int, int]] = []
+        self._circuits: list[list[tuple[int, int, Literal]]] = []
+
+    def new_variable(self) -> int:
+        self.variables += 1
+        return self.variables - 1
+
+    def _count(self, terms: int) -> None:
+        self.terms += terms
+        if self.terms > self.max_terms:
+            raise ModelTooBigError(
+                f"the constraints pass {self.max_terms:,} terms (limit --max-terms); use a smaller puzzle"
+                " or raise the limit"
+            )
+        if self.terms & 0xFFFF < terms:  # about every 65,000 terms
+            self.deadline.check("building the constraints")
+
+    def exactly_one(self, literals: Iterable[Literal]) -> None:
+        group = tuple(literals)
+        self._count(len(group))
+        self._exactly_one.append(group)
+
+    def clause(self, literals: Iterable[Literal]) -> None:
+        clause = tuple(literals)
+        self._count(len(clause))
+        self._clauses.append(clause)
+
+    def implication(self, premise: Literal, conclusion: Literal) -> None:
+        self.clause((negated(premise), conclusion))
+
+    def sum_between(self, variables: Iterable[int], least: int, most: int) -> None:
+        members = tuple(variables)
+        self._count(len(members))
+        self._sums.append((members, least, most))
+
+    def circuit(self, arcs: list[tuple[int, int, Literal]]) -> None:
+        self._count(len(arcs))
+        self._circuits.append(arcs)
+
+    def build(self, decision_order: list[int]) -> Constraints:
+        return Constraints(self.variables, self._exactly_one, self._clauses, self._sums, self._circuits, decision_order)
+
+
+@dataclass(frozen=True)
+class CoverProblem:
+    """A packing as exact cover: atoms are placements, each covering cells and using one piece.
+
+    `atom_cells[a]` lists atom a's cells (numbered from 0, padded with -1), `atom_piece[a]` its
+    piece; `piece_bounds[p]` is how many copies of piece p a solution uses (least, most). `forced`
+    atoms are in every solution (pre-placed pieces); `excluded` atoms never are (the other
+    placements of a pre-placed piece). `fill_order` lists the cells in the order a search that
+    fills cell by cell should take them (the family knows the geometry).
+    """
+
+    cells: int
+    fill_order: tuple[int, ...]
+    atom_cells: Any  # numpy int64 array, atoms x longest piece
+    atom_piece: Any  # numpy int64 array, one piece per atom
+    piece_bounds: tuple[tuple[int, int], ...]
+    forced: tuple[int, ...] = ()
     excluded: frozenset[int] = frozenset()
+
+    @property
+    def atoms(self) -> int:
+        return int(self.atom_piece.shape[0])
 
 
 @dataclass(frozen=True)
 class ChainWalk:
     """A chain model as a walk: the chain is laid segment by segment through the target cells.
 
-    Atom `cube * len(cells) + i` means "this cube of the chain lies in cells[i]", as in the CP-SAT
-    model, so an engine that walks the chain hands the classifier the same solutions.
+    Atom `cube * len(cells) + i` means "this cube of the chain lies in cells[i]", as in the
+    constraints, so an engine that walks the chain hands the classifier the same solutions.
     """
 
     cells: tuple[Cell, ...]
@@ -63,28 +157,23 @@ class ChainWalk:
 
 @dataclass
 class PuzzleModel(ABC):
-    """A puzzle ready for an engine."""
+    """A puzzle ready for an engine; see the module docstring for the three forms of its rules."""
 
     name: str
     kind: str
-    model: cp_model.CpModel
-    atoms: list[cp_model.IntVar]
+    atom_count: int
     group: SymmetryGroup
-    search_order: list[cp_model.IntVar] = field(default_factory=list)
     breaking_candidates: list[list[int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # CP-SAT workers racing for a first solution (--first); measured per family, see README
     first_solution_workers: int = 4
 
-    def forbid(self, atoms: Sequence[int], pairs: Sequence[tuple[int, int]] = ()) -> None:
-        """Fix atoms to false, and pairs of atoms to not both true (symmetry breaking)."""
-        for atom in atoms:
-            self.model.add(self.atoms[atom] == 0)
-        for first, second in pairs:
-            self.model.add_bool_or([self.atoms[first].Not(), self.atoms[second].Not()])
+    @abstractmethod
+    def constraints(self) -> Constraints:
+        """The rules as boolean constraints; built on the first call (implementations cache it)."""
 
-    def exact_cover(self) -> ExactCoverRows | None:
-        """The model as a pure exact cover, or None when it has side constraints (the default)."""
+    def cover_problem(self) -> CoverProblem | None:
+        """The model as a packing exact cover, or None when it has other rules (the default)."""
         return None
 
     def chain_walk(self) -> ChainWalk | None:
@@ -106,8 +195,9 @@ class ModelBuilder(ABC):
     kind: str
 
     @abstractmethod
-    def build(self, loaded: LoadedSpec, options: BuildOptions) -> PuzzleModel:
+    def build(self, loaded: LoadedSpec, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> PuzzleModel:
         """Check what the schema cannot (geometry, volumes) and build the model.
 
-        Raises a CpsolveError naming the file, field and line for anything the user must fix.
+        Raises a CpsolveError naming the file, field and line for anything the user must fix, and
+        OutOfTimeError between steps once the deadline has passed.
         """

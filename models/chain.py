@@ -11,16 +11,15 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ortools.sat.python import cp_model
-
 from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import STEPS, Cell, step
+from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.render import draw_layers
 from cpsolve.spec import ChainSpec, LoadedSpec, Source
 from cpsolve.symmetry import target_symmetries
 
-from .base import BuildOptions, ChainWalk, ModelBuilder, PuzzleModel
+from .base import BuildOptions, ChainWalk, Constraints, ConstraintsBuilder, ModelBuilder, PuzzleModel, negated
 from .packing import shape_cells
 
 
@@ -46,87 +45,94 @@ class ChainModel(PuzzleModel):
         self.cells = cells
         self.length = len(cells)
         self.palindrome = self.segments == self.segments[::-1]
+        self.options = options
         if self.length * len(cells) > options.max_atoms:
             raise ModelTooBigError(
                 f"{spec.name}: a chain of {self.length} cubes needs {self.length**2:,} position variables"
                 f" (limit --max-placements {options.max_atoms:,})"
             )
-        model = cp_model.CpModel()
-        atoms = [model.new_bool_var(f"c{i}_{j}") for i in range(self.length) for j in range(len(cells))]
-        super().__init__(name=spec.name, kind="chain", model=model, atoms=atoms, group=SymmetryGroup(()))
-        directions = self._add_constraints()
+        super().__init__(name=spec.name, kind="chain", atom_count=self.length * len(cells), group=SymmetryGroup(()))
         self.group = self._symmetry_group(spec.symmetry)
-        self.search_order = atoms[: len(cells)] + [d for segment in directions for d in segment]
         self.breaking_candidates = [list(range(len(cells))), list(range(len(cells), 2 * len(cells)))]
         if self.palindrome:
             self.notes.append("the chain reads the same from both ends: each folding is counted once")
+        self._constraints: Constraints | None = None
 
     def atom(self, cube: int, cell_index: int) -> int:
         return cube * len(self.cells) + cell_index
 
-    def _add_constraints(self) -> list[list[cp_model.IntVar]]:
-        model, atoms, n = self.model, self.atoms, len(self.cells)
+    def constraints(self) -> Constraints:
+        """The path as positions: each cube in one cell and each cell holding one cube, the
+        checkerboard colouring, a circuit through the cells, and the segments' directions; the
+        search decides the first cube's cell, then each segment's direction."""
+        if self._constraints is None:
+            builder = ConstraintsBuilder(self.atom_count, self.options.max_terms)
+            directions = self._add_constraints(builder)
+            order = list(range(len(self.cells))) + [d for segment in directions for d in segment]
+            self._constraints = builder.build(order)
+        return self._constraints
+
+    def _add_constraints(self, builder: ConstraintsBuilder) -> list[list[int]]:
+        n = len(self.cells)
         index = {c: i for i, c in enumerate(self.cells)}
         for cube in range(self.length):
-            model.add_exactly_one(atoms[self.atom(cube, j)] for j in range(n))
+            builder.exactly_one(self.atom(cube, j) for j in range(n))
         for j in range(n):
-            model.add_exactly_one(atoms[self.atom(cube, j)] for cube in range(self.length))
-        self._add_parity()
-        self._add_circuit(index)
-        directions = [[model.new_bool_var(f"s{s}d{d}") for d in range(6)] for s in range(len(self.segments))]
+            builder.exactly_one(self.atom(cube, j) for cube in range(self.length))
+        self._add_parity(builder)
+        self._add_circuit(builder, index)
+        directions = [[builder.new_variable() for _ in range(6)] for _ in self.segments]
         for segment in directions:
-            model.add_exactly_one(segment)
+            builder.exactly_one(segment)
         for first, second in itertools.pairwise(directions):
             for d in range(6):
-                model.add_bool_or([first[d].Not(), second[d].Not()])
-                model.add_bool_or([first[d].Not(), second[d ^ 1].Not()])
+                builder.clause((negated(first[d]), negated(second[d])))
+                builder.clause((negated(first[d]), negated(second[d ^ 1])))
         cube = 0
         for segment, length in zip(directions, self.segments, strict=True):
             for _ in range(length - 1):
                 for j, cell in enumerate(self.cells):
-                    here = atoms[self.atom(cube, j)]
+                    here = self.atom(cube, j)
                     for d in range(len(STEPS)):
                         there = index.get(step(cell, d))
-                        clause = [here.Not(), segment[d].Not()]
+                        clause = [negated(here), negated(segment[d])]
                         if there is not None:
-                            clause.append(atoms[self.atom(cube + 1, there)])
-                        model.add_bool_or(clause)
+                            clause.append(self.atom(cube + 1, there))
+                        builder.clause(clause)
                 cube += 1
         return directions
 
-    def _add_circuit(self, index: dict[Cell, int]) -> None:
+    def _add_circuit(self, builder: ConstraintsBuilder, index: dict[Cell, int]) -> None:
         """The path visits every cell once: a circuit through the cells and one extra node.
 
         Redundant, but CP-SAT's circuit propagation sees at once a cell cut off or a second dead
         end, which the position variables alone notice only after many more decisions.
         """
-        model, atoms, n = self.model, self.atoms, len(self.cells)
-        arcs: list[tuple[int, int, cp_model.IntVar]] = []
+        n = len(self.cells)
+        arcs: list[tuple[int, int, int]] = []
         outside = n
         for j in range(n):
-            arcs.append((outside, j, atoms[self.atom(0, j)]))
-            arcs.append((j, outside, atoms[self.atom(self.length - 1, j)]))
+            arcs.append((outside, j, self.atom(0, j)))
+            arcs.append((j, outside, self.atom(self.length - 1, j)))
         for j, cell in enumerate(self.cells):
             for d in range(len(STEPS)):
                 k = index.get(step(cell, d))
                 if k is None:
                     continue
-                arc = model.new_bool_var(f"a{j}_{k}")
+                arc = builder.new_variable()
                 arcs.append((j, k, arc))
                 for cube in range(self.length - 1):
-                    model.add_bool_or([atoms[self.atom(cube, j)].Not(), atoms[self.atom(cube + 1, k)].Not(), arc])
-        model.add_circuit(arcs)
+                    builder.clause((negated(self.atom(cube, j)), negated(self.atom(cube + 1, k)), arc))
+        builder.circuit(arcs)
 
-    def _add_parity(self) -> None:
+    def _add_parity(self, builder: ConstraintsBuilder) -> None:
         """Cubes alternate between the two colours of a checkerboard: a redundant constraint
         that halves every cube's possible cells as soon as the start colour is known."""
-        start_colour = self.model.new_bool_var("start_colour")
+        start_colour = builder.new_variable()
         for cube in range(self.length):
             for j, cell in enumerate(self.cells):
                 colour = (sum(cell) + cube) % 2 == 1
-                self.model.add_implication(
-                    self.atoms[self.atom(cube, j)], start_colour if colour else start_colour.Not()
-                )
+                builder.implication(self.atom(cube, j), start_colour if colour else negated(start_colour))
 
     def _symmetry_group(self, symmetry: str) -> SymmetryGroup:
         """Box symmetries (chains are achiral), times reading backwards for a palindrome."""
@@ -164,6 +170,6 @@ class ChainModel(PuzzleModel):
 class ChainBuilder(ModelBuilder):
     kind = "chain"
 
-    def build(self, loaded: LoadedSpec, options: BuildOptions) -> PuzzleModel:
+    def build(self, loaded: LoadedSpec, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> PuzzleModel:
         assert isinstance(loaded.spec, ChainSpec)
         return ChainModel(loaded.spec, loaded.source, options)

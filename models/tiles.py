@@ -17,13 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ortools.sat.python import cp_model
-
 from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
+from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.spec import Label, LoadedSpec, PairsRule, Source, TilesSpec
 
-from .base import BuildOptions, ModelBuilder, PuzzleModel
+from .base import BuildOptions, Constraints, ConstraintsBuilder, ModelBuilder, PuzzleModel, negated
 
 Edges = tuple[Label, ...]
 TOP, RIGHT, BOTTOM, LEFT = range(4)
@@ -142,14 +141,12 @@ class TilesModel(PuzzleModel):
         self.tiles = [tuple(tile) for tile in spec.tiles]
         self.kinds = tile_kinds(spec.tiles)
         self.border = spec.border
-        fits = fit_rule(spec, source)
+        self.fits = fit_rule(spec, source)
+        self.options = options
         self.placements = self._placements(options)
-        model = cp_model.CpModel()
-        atoms = [model.new_bool_var(f"k{a.kind}p{a.position}t{a.turns}") for a in self.placements]
-        super().__init__(name=spec.name, kind="tiles", model=model, atoms=atoms, group=SymmetryGroup(()))
-        self._add_constraints(fits)
+        super().__init__(name=spec.name, kind="tiles", atom_count=len(self.placements), group=SymmetryGroup(()))
         self.group = self._symmetry_group(spec.symmetry)
-        self.search_order = list(atoms)
+        self._constraints: Constraints | None = None
         # planted 6x6 boards, --first: 1 worker 3.8 s for five boards, 2: 4.1 s, 8: 7.2 s
         self.first_solution_workers = 1
         self.breaking_candidates = self._breaking_candidates()
@@ -184,46 +181,53 @@ class TilesModel(PuzzleModel):
 
     # -- constraints ------------------------------------------------------------------------
 
-    def _add_constraints(self, fits: FitRule) -> None:
-        model, atoms = self.model, self.atoms
+    def constraints(self) -> Constraints:
+        if self._constraints is None:
+            builder = ConstraintsBuilder(self.atom_count, self.options.max_terms)
+            self._add_constraints(builder, self.fits)
+            self._constraints = builder.build(list(range(self.atom_count)))
+        return self._constraints
+
+    def _add_constraints(self, builder: ConstraintsBuilder, fits: FitRule) -> None:
         at_position: dict[int, list[int]] = defaultdict(list)
         of_kind: dict[int, list[int]] = defaultdict(list)
         for number, atom in enumerate(self.placements):
             at_position[atom.position].append(number)
             of_kind[atom.kind].append(number)
         for position in range(self.columns * self.rows):
-            model.add_exactly_one(atoms[a] for a in at_position[position])
+            builder.exactly_one(at_position[position])
         for index, kind in enumerate(self.kinds):
-            model.add(sum(atoms[a] for a in of_kind[index]) == len(kind.lines))
+            builder.sum_between(of_kind[index], len(kind.lines), len(kind.lines))
         for position in range(self.columns * self.rows):
             x, y = position % self.columns, position // self.columns
             if x + 1 < self.columns:
-                self._add_fit(at_position[position], RIGHT, at_position[position + 1], LEFT, fits)
+                self._add_fit(builder, at_position[position], RIGHT, at_position[position + 1], LEFT, fits)
             if y + 1 < self.rows:
-                self._add_fit(at_position[position], BOTTOM, at_position[position + self.columns], TOP, fits)
+                self._add_fit(builder, at_position[position], BOTTOM, at_position[position + self.columns], TOP, fits)
 
-    def _add_fit(self, here: list[int], side: int, there: list[int], facing: int, fits: FitRule) -> None:
+    def _add_fit(
+        self, builder: ConstraintsBuilder, here: list[int], side: int, there: list[int], facing: int, fits: FitRule
+    ) -> None:
         """One boolean per label the shared edge can show (as seen from `here`), exactly one true.
 
         An atom implies its label on the edge, an atom on the other side needs a label it fits,
         and a label needs an atom showing it on both sides. Pure clauses: measured on planted 6x6
         boards, `--first` took 0.9-2.1 s where the same rule as linear sums took 1.2-3.9 s.
         """
-        model, atoms = self.model, self.atoms
         showing = self._by_label(here, side)
         facing_by = self._by_label(there, facing)
-        edge = {label: model.new_bool_var(f"edge{here[0]}_{side}={label}") for label in showing}
-        model.add_exactly_one(edge.values())
+        edge = {label: builder.new_variable() for label in showing}
+        builder.exactly_one(edge.values())
         for label, members in showing.items():
             for a in members:
-                model.add_implication(atoms[a], edge[label])
-            model.add_bool_or([edge[label].Not(), *(atoms[a] for a in members)])
+                builder.implication(a, edge[label])
+            builder.clause((negated(edge[label]), *members))
             partners = [b for fit in fits(label) for b in facing_by.get(fit, [])]
-            model.add_bool_or([edge[label].Not(), *(atoms[b] for b in partners)])
+            builder.clause((negated(edge[label]), *partners))
         for label, members in facing_by.items():
             fitting = [edge[fit] for fit in fits(label) if fit in edge]
             for b in members:
-                model.add_bool_or([atoms[b].Not(), *fitting])
+                builder.clause((negated(b), *fitting))
 
     def _by_label(self, atoms: list[int], side: int) -> dict[Label, list[int]]:
         grouped: dict[Label, list[int]] = defaultdict(list)
@@ -327,6 +331,6 @@ class TilesModel(PuzzleModel):
 class TilesBuilder(ModelBuilder):
     kind = "tiles"
 
-    def build(self, loaded: LoadedSpec, options: BuildOptions) -> PuzzleModel:
+    def build(self, loaded: LoadedSpec, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> PuzzleModel:
         assert isinstance(loaded.spec, TilesSpec)
         return TilesModel(loaded.spec, loaded.source, options)

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
-from cpsolve.run import RunOptions, RunReport, run
+from cpsolve.models import PuzzleModel, build_model
+from cpsolve.run import RunOptions, RunReport, load_puzzle, run
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "puzzle_specs"
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 
-def spec_files() -> list[pytest.param]:
-    """Every shipped spec; those marked `slow: true` run only with -m slow."""
+def spec_files() -> list[Any]:
+    """Every shipped spec as a pytest param; those marked `slow: true` run only with -m slow."""
     params = []
     for path in sorted(SPECS.glob("*.yaml")):
         data = yaml.safe_load(path.read_text())
@@ -32,6 +34,12 @@ def checked_run(path: Path | str, options: RunOptions | None = None) -> RunRepor
     return report
 
 
+def built(path: Path | str) -> PuzzleModel:
+    """The solver-neutral model of a puzzle file, as a run builds it."""
+    loaded, build = load_puzzle(path)
+    return build_model(loaded, build)
+
+
 def corpus_dir(name: str) -> Path:
     path = CORPUS / name
     if not path.is_dir():
@@ -39,4 +47,4 @@ def corpus_dir(name: str) -> Path:
     return path
 
 
-__all__ = ["CORPUS", "SPECS", "checked_run", "corpus_dir", "spec_files"]
+__all__ = ["CORPUS", "SPECS", "built", "checked_run", "corpus_dir", "spec_files"]

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 from chain_bruteforce import count
-from conftest import SPECS, checked_run
+from conftest import SPECS, built, checked_run
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cpsolve.chain_dfs import starts
+from cpsolve import engines
 from cpsolve.cli import app
 from cpsolve.counting import choose_breaking
-from cpsolve.engine import SearchOptions
-from cpsolve.engines import choose_engine
-from cpsolve.run import RunOptions, build_model, load_puzzle, run
+from cpsolve.engines import SearchOptions, StopReason
+from cpsolve.engines.chain_walk import starts
+from cpsolve.run import RunOptions, run
 from cpsolve.spec import ChainShape
 
 runner = CliRunner()
@@ -108,15 +108,14 @@ def test_engines_agree_on_a_target_that_is_not_a_box(tmp_path: Path) -> None:
 
 def test_chain_dfs_stops_at_the_time_limit_and_the_first_solution() -> None:
     timed = run(SPECS / "snake_4x4x4_second.yaml", RunOptions(show=0, search=SearchOptions(time_limit=0.05)))
-    assert (timed.engine, timed.complete, timed.stopped_by) == ("chain-dfs", False, "time limit")
+    assert (timed.engine, timed.complete, timed.stopped_by) == ("chain-dfs", False, StopReason.TIME_LIMIT)
     assert timed.seconds < 5
     first = run(SPECS / "snake_king.yaml", RunOptions(show=0, search=SearchOptions(first_only=True)))
-    assert (first.engine, first.stopped_by, first.solutions_enumerated) == ("chain-dfs", "first solution", 1)
+    assert (first.engine, first.stopped_by, first.solutions_enumerated) == ("chain-dfs", StopReason.FIRST_SOLUTION, 1)
 
 
 def test_walk_starts_follow_the_breaking_and_the_checkerboard() -> None:
-    loaded, build = load_puzzle(SPECS / "snake_standard.yaml")
-    puzzle = build_model(loaded, build)
+    puzzle = built(SPECS / "snake_standard.yaml")
     walk = puzzle.chain_walk()
     assert walk is not None
     every = starts(walk, None)
@@ -134,8 +133,7 @@ def test_chain_dfs_refuses_what_it_cannot_take(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(big), "--engine", "chain-dfs"])
     assert result.exit_code == 2
     assert "the chain-dfs engine takes only chains whose target fits in a box of 64 cells" in result.output
-    loaded, build = load_puzzle(big)
-    assert choose_engine("auto", build_model(loaded, build))[0] == "cpsat"
+    assert engines.choose("auto", built(big)).name == "cpsat"
 
 
 def test_shipped_palindrome_matches_brute_force() -> None:
@@ -148,7 +146,7 @@ def test_shipped_palindrome_matches_brute_force() -> None:
 def test_joints_and_segments_are_the_same_chain(tmp_path: Path) -> None:
     segments = [3, 2, 2, 3, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 3, 3, 3]
     joints = "".join("S" * (length - 2) + "C" for length in segments)[:-1]
-    assert ChainShape(joints=joints).segment_lengths() == segments
+    assert ChainShape(joints=joints, segments=None).segment_lengths() == segments
     path = tmp_path / "joints.yaml"
     path.write_text(f"name: joints\nkind: chain\nchain: {{joints: {joints}}}\ntarget: {{box: [3, 3, 3]}}\n")
     assert checked_run(path).counts.as_dict() == {"raw": 48, "rotations": 2, "unique": 1}

@@ -10,12 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import SPECS
-from cpsolve.models.packing import resolve
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
-from cpsolve.spec import load_spec
+from cpsolve.formats.yaml_spec import load_spec
+from cpsolve.models.packing import resolve
+from cpsolve.spec import PackingSpec
 from cpsolve.verify import verify_packing
 
 runner = CliRunner()
@@ -53,7 +55,8 @@ def test_solutions_file_holds_verified_unique_solutions(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 10
     loaded = load_spec(spec_path)
-    puzzle = resolve(loaded.spec, loaded.source)  # type: ignore[arg-type]
+    assert isinstance(loaded.spec, PackingSpec)
+    puzzle = resolve(loaded.spec, loaded.source)
     shapes = {p.name: p.cells for p in puzzle.pieces}
     bounds = {p.name: (p.bounds.low, p.bounds.high) for p in puzzle.pieces}
     for line in lines:
@@ -112,16 +115,26 @@ def test_no_solution_is_a_result(tmp_path: Path) -> None:
     assert "no solution" in result.output
 
 
+def pentominoes_in_a_box(tmp_path: Path) -> Path:
+    """The twelve pentominoes in a 3x4x5 box: 31,520 raw solutions, minutes without breaking."""
+    data = yaml.safe_load((SPECS / "pentominoes_6x10.yaml").read_text())
+    data = {key: value for key, value in data.items() if key not in ("expected", "slow")}
+    path = tmp_path / "box_3x4x5.yaml"
+    path.write_text(yaml.safe_dump(dict(data, target={"box": [5, 4, 3]})))
+    return path
+
+
 @pytest.mark.parametrize(
     ("engine", "spec", "raw"),
     [
         ("cpsat", "soma.yaml", 11520),
-        ("exact-cover", "pentominoes_6x10.yaml", 9356),
+        ("exact-cover", "", 31520),
         ("chain-dfs", "snake_4x4x4_second.yaml", 192),
     ],
 )
-def test_ctrl_c_ends_cleanly_with_what_was_found(engine: str, spec: str, raw: int) -> None:
-    command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / spec), "--no-symmetry-breaking", "--json"]
+def test_ctrl_c_ends_cleanly_with_what_was_found(tmp_path: Path, engine: str, spec: str, raw: int) -> None:
+    path = SPECS / spec if spec else pentominoes_in_a_box(tmp_path)
+    command = [sys.executable, "-m", "cpsolve", "run", str(path), "--no-symmetry-breaking", "--json"]
     process = subprocess.Popen(
         [*command, "--engine", engine], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -134,3 +147,21 @@ def test_ctrl_c_ends_cleanly_with_what_was_found(engine: str, spec: str, raw: in
     assert data["stopped_by"] == "interrupted"
     assert data["engine"] == engine
     assert 0 < data["solutions_enumerated"] < 4 * raw
+
+
+def test_ctrl_c_stops_exact_cover_while_it_finds_nothing(tmp_path: Path) -> None:
+    """A 3x4x5 box with one corner cell moved away: no solution, and over a minute of search."""
+    data = yaml.safe_load(pentominoes_in_a_box(tmp_path).read_text())
+    cells = [[x, y, z] for x in range(5) for y in range(4) for z in range(3) if (x, y, z) != (4, 3, 2)]
+    path = tmp_path / "no_solution.yaml"
+    path.write_text(yaml.safe_dump(dict(data, target={"cells": [*cells, [12, 0, 0]]})))
+    command = [sys.executable, "-m", "cpsolve", "run", str(path), "--json", "--engine", "exact-cover"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    interrupted = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert time.monotonic() - interrupted < 2
+    assert process.returncode == 130, err
+    data = json.loads(out)
+    assert (data["complete"], data["stopped_by"], data["solutions_enumerated"]) == (False, "interrupted", 0)

@@ -52,7 +52,10 @@ CASES = {
 }
 
 
-def write_spec(tmp_path: Path, name: str, pieces: dict, target: list, symmetry: str) -> Path:
+Pieces = dict[str, tuple[list[tuple[int, int, int]], int, int]]
+
+
+def write_spec(tmp_path: Path, name: str, pieces: Pieces, target: list[tuple[int, int, int]], symmetry: str) -> Path:
     spec = {
         "name": name,
         "symmetry": symmetry,

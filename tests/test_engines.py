@@ -1,23 +1,29 @@
-"""Engines give the same counts; `cpsolve bench` compares them and fails on any disagreement."""
+"""Engines give the same counts; parts are disjoint and stream; a new engine slots in with one line;
+`cpsolve bench` compares the engines and fails on any disagreement."""
 
 from __future__ import annotations
 
+import itertools
 import json
-import pickle
 import shutil
+import time
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
-from conftest import SPECS, checked_run
+import yaml
+from conftest import SPECS, built, checked_run
 from typer.testing import CliRunner
 
-from cpsolve import chain_dfs
+from cpsolve import engines
 from cpsolve.cli import app
-from cpsolve.counting import choose_breaking
-from cpsolve.engine import SearchOptions
-from cpsolve.exact_cover import sub_problems
-from cpsolve.parallel import _PREPARED, Part, kept_first_atoms, solve_part
-from cpsolve.run import RunOptions, build_model, load_puzzle, run
+from cpsolve.counting import Breaking, Solution, choose_breaking
+from cpsolve.engines import Engine, Enumeration, PartsEnumeration, Prepared, SearchOptions, StopReason
+from cpsolve.engines.chain_walk import ChainWalkEngine
+from cpsolve.engines.exact_cover import ExactCoverEngine, parts_for
+from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.models import CoverProblem, PuzzleModel
+from cpsolve.run import RunOptions, run
 
 runner = CliRunner()
 
@@ -28,6 +34,14 @@ EXACT_COVER_SPECS = [
     "foam_cube.yaml",
     pytest.param("pentominoes_6x10.yaml", marks=pytest.mark.slow),
 ]
+PENTOMINOES = yaml.safe_load((SPECS / "pentominoes_6x10.yaml").read_text())
+
+
+def pentomino_spec(tmp_path: Path, name: str, target: dict[str, object]) -> Path:
+    data = {key: value for key, value in PENTOMINOES.items() if key not in ("expected", "slow")}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(dict(data, name=name, target=target)))
+    return path
 
 
 @pytest.mark.parametrize("name", EXACT_COVER_SPECS)
@@ -45,19 +59,30 @@ def test_plain_exact_cover_meets_every_raw_solution() -> None:
     assert report.solutions_enumerated == report.counts.raw == 24
 
 
-def test_sub_problems_split_the_kept_first_atoms() -> None:
-    loaded, build = load_puzzle(SPECS / "soma.yaml")
-    puzzle = build_model(loaded, build)
-    rows = puzzle.exact_cover()
-    assert rows is not None
+def test_exact_cover_parts_split_the_kept_first_atoms() -> None:
+    puzzle = built(SPECS / "soma.yaml")
+    problem = puzzle.cover_problem()
+    assert problem is not None
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     assert breaking is not None
-    parts = sub_problems(rows, breaking)
-    kept = [next(a for a in part.rows if a in breaking.first) for part in parts]
+    parts = parts_for(problem, breaking)
+    kept = [next(a for a in part.forced if a in breaking.first) for part in parts]
     assert len(kept) == len(set(kept)) == len(parts)  # each part forces a different first atom
-    for part in parts:
-        assert sum(1 for a in part.rows if a in breaking.first) == 1
-        assert not set(part.rows) & set(breaking.forbidden)
+    for part, atom in zip(parts, kept, strict=True):
+        assert breaking.first - {atom} <= part.left_out
+        assert set(breaking.forbidden) <= part.left_out
+
+
+@pytest.mark.parametrize(("name", "engine"), [("soma.yaml", "exact-cover"), ("snake_palindrome.yaml", "chain-dfs")])
+def test_parts_are_disjoint_and_make_the_whole(name: str, engine: str) -> None:
+    puzzle = built(SPECS / name)
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    prepared = engines.engine_named(engine).prepare(puzzle, breaking)
+    whole = list(prepared.enumerate(SearchOptions()))
+    parts = [list(prepared.enumerate(SearchOptions(), first_atom=atom)) for atom in prepared.part_atoms()]
+    in_parts = [solution for part in parts for solution in part]
+    assert len(in_parts) == len(set(in_parts)) == len(whole)
+    assert set(in_parts) == set(whole)
 
 
 def test_auto_takes_cpsat_where_no_special_engine_can() -> None:
@@ -69,7 +94,7 @@ def test_auto_takes_cpsat_where_no_special_engine_can() -> None:
 
 
 def test_auto_falls_back_to_cpsat_when_an_engine_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(chain_dfs, "available", lambda: False)
+    monkeypatch.setattr(ChainWalkEngine, "required_module", "a_module_that_is_not_installed")
     assert checked_run(SPECS / "snake_standard.yaml").engine == "cpsat"
     result = runner.invoke(app, ["run", str(SPECS / "snake_standard.yaml"), "--engine", "chain-dfs"])
     assert result.exit_code == 2
@@ -79,8 +104,19 @@ def test_auto_falls_back_to_cpsat_when_an_engine_is_not_installed(monkeypatch: p
 def test_exact_cover_stops_at_the_first_solution() -> None:
     report = run(SPECS / "soma.yaml", RunOptions(show=0, engine="exact-cover", search=SearchOptions(first_only=True)))
     assert not report.complete
-    assert report.stopped_by == "first solution"
+    assert report.stopped_by is StopReason.FIRST_SOLUTION
     assert report.counts.unique == 1
+
+
+def test_exact_cover_honours_the_time_limit_without_any_solution(tmp_path: Path) -> None:
+    """Twelve pentominoes and a 3x4x5 box with one corner cell moved away: no solution, but the
+    search learns that only at the last cell, after well over a minute."""
+    cells = [[x, y, z] for x in range(5) for y in range(4) for z in range(3) if (x, y, z) != (4, 3, 2)]
+    path = pentomino_spec(tmp_path, "no_solution", {"cells": [*cells, [12, 0, 0]]})
+    started = time.perf_counter()
+    report = run(path, RunOptions(show=0, engine="exact-cover", search=SearchOptions(time_limit=1.0)))
+    assert time.perf_counter() - started < 4
+    assert (report.complete, report.stopped_by, report.solutions_enumerated) == (False, StopReason.TIME_LIMIT, 0)
 
 
 @pytest.mark.parametrize(
@@ -95,6 +131,96 @@ def test_engine_errors(spec: str, engine: str, words: str) -> None:
     result = runner.invoke(app, ["run", str(SPECS / spec), "--engine", engine])
     assert result.exit_code == 2
     assert words in result.output
+
+
+# -- a new engine is one module and one registry line -------------------------------------------
+
+
+class BruteForceEngine(Engine):
+    """Tries every set of atoms of a small exact-cover packing; knows nothing of the other engines."""
+
+    name = "brute-force"
+    takes_what = "exact-cover packings of at most 50 placements"
+
+    def takes(self, puzzle: PuzzleModel) -> bool:
+        problem = puzzle.cover_problem()
+        return problem is not None and problem.atoms <= 50
+
+    def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
+        problem = puzzle.cover_problem()
+        assert problem is not None
+        return BruteForcePrepared(self, puzzle, breaking, problem)
+
+
+class BruteForcePrepared(Prepared):
+    def __init__(self, engine: Engine, puzzle: PuzzleModel, breaking: Breaking | None, problem: CoverProblem) -> None:
+        super().__init__(engine, puzzle, breaking)
+        self.problem = problem
+
+    def enumerate(
+        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, first_atom: int | None = None
+    ) -> Enumeration:
+        return BruteForceEnumeration(self, search, deadline, first_atom)
+
+
+class BruteForceEnumeration(Enumeration):
+    def __init__(
+        self, prepared: BruteForcePrepared, search: SearchOptions, deadline: Deadline, first_atom: int | None
+    ) -> None:
+        super().__init__(search, deadline)
+        self.prepared = prepared
+        self.first_atom = first_atom
+
+    def __iter__(self) -> Generator[Solution, None, None]:
+        problem, breaking = self.prepared.problem, self.prepared.breaking
+        pieces = len(problem.piece_bounds)
+        covers = [frozenset(int(c) for c in problem.atom_cells[a] if c >= 0) for a in range(problem.atoms)]
+        for chosen in itertools.combinations(range(problem.atoms), pieces):
+            used = sorted(int(problem.atom_piece[a]) for a in chosen)
+            cells = [c for a in chosen for c in covers[a]]
+            if used != list(range(pieces)) or sorted(cells) != list(range(problem.cells)):
+                continue
+            if breaking is not None and not self._kept(chosen, breaking):
+                continue
+            yield chosen
+            if self.counted():
+                return
+
+    def _kept(self, chosen: tuple[int, ...], breaking: Breaking) -> bool:
+        if set(chosen) & set(breaking.forbidden):
+            return False
+        if any(first in chosen and second in chosen for first, second in breaking.forbidden_pairs):
+            return False
+        return self.first_atom is None or self.first_atom in chosen
+
+
+def test_a_registered_engine_runs_through_cpsolve_run(tmp_path: Path) -> None:
+    spec = tmp_path / "small.yaml"
+    spec.write_text(
+        "name: small\npieces:\n  L: {cells: [[0,0],[1,0],[0,1]]}\n  I: {box: [3, 1]}\n"
+        "  D: {box: [2, 1]}\n  O: {box: [1, 1]}\ntarget: {box: [3, 3]}\n"
+    )
+    engines.register(BruteForceEngine())
+    try:
+        assert [engine.name for engine in engines.engines_for(built(spec))] == [
+            "cpsat",
+            "exact-cover",
+            "brute-force",
+        ]
+        for breaking in (True, False):
+            options = RunOptions(show=0, symmetry_breaking=breaking)
+            brute = checked_run(spec, RunOptions(show=0, symmetry_breaking=breaking, engine="brute-force"))
+            assert brute.engine == "brute-force"
+            assert brute.counts == checked_run(spec, options).counts
+            assert brute.counts.raw > 0
+        parted = checked_run(spec, RunOptions(show=0, engine="brute-force", workers=2))
+        assert parted.counts == brute.counts and parted.workers == 2
+    finally:
+        engines.unregister("brute-force")
+    assert "brute-force" not in engines.names()
+
+
+# -- bench ------------------------------------------------------------------------------------
 
 
 def bench_dir(tmp_path: Path, *names: str) -> Path:
@@ -148,7 +274,7 @@ def test_bench_missing_path() -> None:
     assert "no/such/dir: no such file or directory" in result.output
 
 
-# -- --workers: disjoint sub-problems in separate processes ----------------------------------------
+# -- --workers: disjoint parts in separate processes -----------------------------------------------
 
 PARALLEL_CASES = [
     ("soma.yaml", "cpsat"),
@@ -170,25 +296,29 @@ def test_workers_give_the_serial_counts(name: str, engine: str) -> None:
     assert parallel.counts == serial.counts
     assert parallel.solutions_enumerated == serial.solutions_enumerated
     assert parallel.engine == serial.engine == engine
-
-
-def test_a_part_is_plain_data_that_any_process_can_solve() -> None:
-    """A worker that never saw the parent's model builds it from the part alone."""
-    path = SPECS / "soma.yaml"
-    loaded, build = load_puzzle(path)
-    puzzle = build_model(loaded, build)
+    puzzle = built(SPECS / name)
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
-    assert breaking is not None
-    parts = [Part(str(path), "cpsat", build, atom) for atom in kept_first_atoms(breaking)]
-    assert pickle.loads(pickle.dumps(parts)) == parts
-    _PREPARED.clear()
-    solutions = [s for part in parts for s in solve_part(part).solutions]
-    assert len(solutions) == len(set(solutions)) == 240  # disjoint, and together the serial run
+    splits = breaking is not None and len({r for r, _ in breaking.weight}) > 1
+    assert parallel.workers == (2 if splits else 1)  # no breaking (18 copies of one piece): no parts
+
+
+def test_workers_stream_solutions_before_their_part_ends(tmp_path: Path) -> None:
+    """The 12 pentominoes in a 3x4x5 box: parts of several seconds each, thousands of solutions."""
+    puzzle = built(pentomino_spec(tmp_path, "box_3x4x5", {"box": [5, 4, 3]}))
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    prepared = ExactCoverEngine().prepare(puzzle, breaking)
+    parts = PartsEnumeration(prepared, prepared.part_atoms(), 2, SearchOptions())
+    solutions = iter(parts)
+    first = next(solutions)
+    assert parts.parts_done == 0  # a solution arrived while every part was still being searched
+    assert len(first) == 12
+    solutions.close()  # ends the workers
+    assert not parts.complete
 
 
 def test_workers_respect_the_time_limit() -> None:
     options = RunOptions(show=0, engine="cpsat", workers=2, search=SearchOptions(time_limit=1.0))
     report = run(SPECS / "pentominoes_6x10.yaml", options)
     assert not report.complete
-    assert report.stopped_by == "time limit"
+    assert report.stopped_by is StopReason.TIME_LIMIT
     assert report.seconds < 20

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SPECS, checked_run, spec_files
 
 from cpsolve.counting import Counts
-from cpsolve.engine import SearchOptions
+from cpsolve.engines import SearchOptions
+from cpsolve.formats.yaml_spec import load_spec
 from cpsolve.run import RunOptions, run
-from cpsolve.spec import load_spec
 
 
 @pytest.mark.parametrize("path", spec_files())
@@ -27,7 +28,7 @@ def test_expected_counts(path: Path) -> None:
             assert getattr(report.counts, name) == value
 
 
-def comparable_specs() -> list[pytest.param]:
+def comparable_specs() -> list[Any]:
     """Specs with counts whose plain enumeration takes minutes at most.
 
     Left out: specs marked slow (pentominoes: CP-SAT enumerates its 9356 raw solutions for well

@@ -8,18 +8,19 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import SPECS, checked_run, corpus_dir
-from cpsolve.models.packing import shape_cells
+from conftest import SPECS, built, checked_run, corpus_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tiles_bruteforce import count
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
-from cpsolve.engine import Enumeration, SearchOptions
+from cpsolve.engines import SearchOptions
+from cpsolve.engines.cpsat import CpSatEngine
 from cpsolve.generate import TileBoardRequest, planted_tiles, tiles_spec_text
 from cpsolve.geometry import Cell
-from cpsolve.run import RunOptions, build_model, load_puzzle
+from cpsolve.models.packing import shape_cells
+from cpsolve.run import RunOptions
 from cpsolve.spec import ShapeSpec, Source
 
 runner = CliRunner()
@@ -72,9 +73,8 @@ def test_ct_output_prints_every_class_with_the_centre_unturned() -> None:
 def test_ct_file_turns_reproduce_the_shown_labels() -> None:
     path = corpus_dir("9piece") / "demopuzzle.txt"
     tiles = [list(map(int, line.split())) for line in path.read_text().splitlines() if line.strip()]
-    loaded, build = load_puzzle(path)
-    puzzle = build_model(loaded, build)
-    solution = next(iter(Enumeration(puzzle, SearchOptions())))
+    puzzle = built(path)
+    solution = next(iter(CpSatEngine().prepare(puzzle, None).enumerate(SearchOptions())))
     places = [place for row in puzzle.describe(solution)["board"] for place in row]
     assert sorted(place["tile"] for place in places) == list(range(9))
     for place in places:
@@ -113,7 +113,8 @@ def test_shipped_tiles_match_the_backtracker(name: str) -> None:
         fits: Callable[[Hashable, Hashable], bool] = lambda a, b: partner.get(a) == b  # noqa: E731
     else:
         fits = FITS[match]
-    expected = count(data["tiles"], *data["board"], fits, data["border"])
+    columns, rows = data["board"]
+    expected = count(data["tiles"], columns, rows, fits, data["border"])
     for breaking in (True, False):
         report = checked_run(SPECS / f"{name}.yaml", RunOptions(show=0, symmetry_breaking=breaking))
         assert report.counts.as_dict() == dict(zip(("raw", "rotations", "unique"), expected, strict=True))

@@ -1,4 +1,4 @@
-"""The chain engine: the chain laid segment by segment on a 64-bit board, compiled by numba.
+"""The chain walk engine (`chain-dfs`): the chain laid segment by segment on a 64-bit board (numba).
 
 Why a third engine: CP-SAT spends about 50 microseconds on each decision of a snake cube and
 the second 4x4x4 snake needs 1.3 million of them (64 s in one process). Laying segments on a
@@ -15,44 +15,55 @@ time limit and lets Ctrl-C through.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import time
 from collections.abc import Generator, Iterator
 from typing import Any
 
 import numpy as np
 
 from cpsolve.counting import Breaking, Solution
-from cpsolve.engine import SearchOptions
 from cpsolve.geometry import STEPS, Cell, bounding_box, step
-from cpsolve.models import ChainWalk
+from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.models import ChainWalk, PuzzleModel
 
-ENGINE_NAME = "chain-dfs"
+from .base import Engine, Enumeration, Prepared, SearchOptions
+
 MAX_CELLS = 64  # one bit per cell of the bounding box
 STEP_BUDGET = 1_000_000  # segment placements per compiled call: about 0.1 s between checks
 FOUND_CAPACITY = 256
 
 
-def available() -> bool:
-    """True when the optional dependency is installed (`pip install "cpsolve[chain-dfs]"`)."""
-    return importlib.util.find_spec("numba") is not None
+class ChainWalkEngine(Engine):
+    name = "chain-dfs"
+    takes_what = f"chains whose target fits in a box of {MAX_CELLS} cells"
+    required_module = "numba"
+    extra = "chain-dfs"
 
-
-def preload() -> None:
-    """Import numba and load the compiled search before a run's clock starts, as ortools is.
-
-    Loading takes about 1.3 s with numba's import (0.3 s of it the compiled search, loaded from
-    numba's cache on the first call); the very first use after installing compiles the search
-    into that cache instead, a few seconds, once.
-    """
-    global _loaded
-    if available() and not _loaded:
+    def load(self) -> None:
+        """Import numba and load the compiled walk (about 1.3 s with numba's import; the very first
+        use after installing compiles it into numba's cache instead, a few seconds, once)."""
         walk = ChainWalk(((0, 0, 0), (1, 0, 0)), (2,))
         list(ChainEnumeration(walk, None, SearchOptions()))
-        _loaded = True
+
+    def takes(self, puzzle: PuzzleModel) -> bool:
+        walk = puzzle.chain_walk()
+        return walk is not None and fits(walk)
+
+    def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
+        walk = puzzle.chain_walk()
+        if walk is None:
+            raise ValueError(f"{puzzle.name}: not a chain")
+        return ChainWalkPrepared(self, puzzle, breaking, walk)
 
 
-_loaded = False
+class ChainWalkPrepared(Prepared):
+    def __init__(self, engine: Engine, puzzle: PuzzleModel, breaking: Breaking | None, walk: ChainWalk) -> None:
+        super().__init__(engine, puzzle, breaking)
+        self.walk = walk
+
+    def enumerate(
+        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, first_atom: int | None = None
+    ) -> Enumeration:
+        return ChainEnumeration(self.walk, self.breaking, search, deadline, first_atom)
 
 
 def fits(walk: ChainWalk) -> bool:
@@ -168,14 +179,13 @@ def _colour(cell: Cell) -> int:
     return sum(cell) % 2
 
 
-class ChainEnumeration:
-    """Iterate to receive solutions; afterwards `complete` and `stopped_by` tell how it ended."""
-
+class ChainEnumeration(Enumeration):
     def __init__(
         self,
         walk: ChainWalk,
         breaking: Breaking | None,
-        options: SearchOptions,
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
         first_atom: int | None = None,
         check_dead_ends: bool = True,
     ) -> None:
@@ -183,34 +193,28 @@ class ChainEnumeration:
 
         `check_dead_ends=False` only to measure what the check is worth (benchmarks/chain_walk.py).
         """
+        super().__init__(search, deadline)
         self.walk = walk
         self.check_dead_ends = check_dead_ends
-        self.options = options
         self.starts = starts(walk, breaking, first_atom)
-        self.stopped_by: str | None = None
-        self.found = 0
         self.steps = 0
         self._index = {cell: i for i, cell in enumerate(walk.cells)}
-        self._deadline: float | None = None
 
     def __iter__(self) -> Generator[Solution, None, None]:
+        if self.out_of_time():
+            return
         board = board_for(self.walk)
-        limit = self.options.time_limit
-        self._deadline = None if limit is None else time.perf_counter() + limit
-        most = 1 if self.options.first_only else self.options.max_solutions
         for start in self.starts:
             for directions in self._walk_from(board, start):
                 yield self._solution(start, directions)
-                self.found += 1
-                if most is not None and self.found >= most:
-                    self.stopped_by = "first solution" if self.options.first_only else "max solutions"
+                if self.counted():
                     return
             if self.stopped_by is not None:
                 return
 
     def _walk_from(self, board: Board, start: Start) -> Iterator[list[int]]:
         """The direction of every segment, for each solution from one start; stops at the deadline."""
-        from cpsolve.chain_kernel import walk
+        from .chain_kernel import walk
 
         segments = np.array(self.walk.segments, np.int64)
         directions = np.full(len(segments), -1, np.int64)
@@ -240,8 +244,7 @@ class ChainEnumeration:
             )
             self.steps += steps
             yield from found[:written].tolist()
-            if self._deadline is not None and depth >= 0 and time.perf_counter() > self._deadline:
-                self.stopped_by = "time limit"
+            if depth >= 0 and self.out_of_time():
                 return
 
     def _solution(self, start: Start, directions: list[int]) -> Solution:
@@ -252,10 +255,3 @@ class ChainEnumeration:
                 cell = step(cell, direction)
                 atoms.append(self.walk.atom(len(atoms), self._index[cell]))
         return tuple(sorted(atoms))
-
-    def interrupt(self) -> None:
-        self.stopped_by = "interrupted"
-
-    @property
-    def complete(self) -> bool:
-        return self.stopped_by is None

@@ -1,4 +1,4 @@
-"""Reading yass `.soma` figures with yass's own rules (see shared/FORMATS.md).
+"""Reading yass `.soma` figures with yass's own rules (README, "yass figures").
 
 A figure becomes an ordinary packing spec: the seven Soma pieces under yass's names, the figure as
 target cells, lowercase piece letters as fixed pieces, and `parts: separately`. Figures that yass
@@ -11,7 +11,10 @@ from pathlib import Path
 
 from cpsolve.errors import SpecError
 from cpsolve.geometry import Cell, connected_components, dimension
-from cpsolve.spec import LoadedSpec, Source, read_text, validate_data
+from cpsolve.models import BuildOptions
+from cpsolve.spec import LoadedSpec, Source, validate_data
+
+from .base import FileFormat, read_text
 
 SOMA_PIECES: dict[str, list[Cell]] = {
     "c": [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)],
@@ -100,3 +103,7 @@ def load_figure(path: str | Path) -> LoadedSpec:
     }
     source = Source(str(path))
     return LoadedSpec(validate_data(data, source), source)
+
+
+# yass fills pre-placed cells drawn in the wrong shape and still counts: so do we
+FORMAT = FileFormat("yass", (".soma",), load_figure, BuildOptions(require_fixed_copies=False))

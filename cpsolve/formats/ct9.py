@@ -1,4 +1,4 @@
-"""Reading the c't 9-piece solver's `.txt` puzzles with that program's rules (see shared/FORMATS.md).
+"""Reading the c't 9-piece solver's `.txt` puzzles with that program's rules (README, "c't 9-piece files").
 
 A file becomes an ordinary tiles spec: nine tiles of four integers (top, right, bottom, left) on a
 3x3 board, `match: sum-zero`, the border free. Blank lines are skipped, as the program's own
@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from cpsolve.errors import SpecError
-from cpsolve.spec import LoadedSpec, Source, read_text, validate_data
+from cpsolve.spec import LoadedSpec, Source, validate_data
+
+from .base import FileFormat, read_text
 
 TILE_COUNT = 9
 
@@ -57,3 +59,14 @@ def load_puzzle(path: str | Path) -> LoadedSpec:
         "border": "any",
     }
     return LoadedSpec(validate_data(data, source), source)
+
+
+def looks_like_ct9(head: bytes) -> bool:
+    """Lines of four integers: what tells a c't file from another `.txt`."""
+    lines = [line.split() for line in head.decode("utf-8", "replace").splitlines() if line.strip()]
+    complete = lines[:-1] if len(head) >= 512 else lines  # the last line may be cut off
+    return bool(complete) and all(len(words) == 4 for words in complete)
+
+
+# the c't program prints every solution it finds
+FORMAT = FileFormat("ct9", (".txt",), load_puzzle, show=10**9, sniff=looks_like_ct9)

@@ -40,8 +40,9 @@ def _no_dead_ends(free: Bits, head: int, inside: Array, shifts: Array) -> bool:
 
     A free cell that touches at most one free cell (the head counts as free) can only hold the
     chain's last cube: two such cells, or one touching none, end the branch. What it saves is
-    measured by `benchmarks/chain_walk.py`; a flood fill for connectivity on top was tried and
-    cost more time than the placements it saved (issue #4's closing note).
+    measured by `benchmarks/chain_walk.py`. A flood fill for connectivity on top was tried and cost
+    more time than the placements it saved (King snake, every start: 20.9 million placements in
+    1.47 s with this check alone, 19.2 million in 2.80 s with the flood fill as well).
     """
     open_cells = free | (ONE << np.uint64(head))
     at_least_one = ZERO

@@ -1,0 +1,152 @@
+"""The one interface every engine implements, and what an enumeration reports back.
+
+An engine takes the solver-neutral `PuzzleModel` (cpsolve.models), compiles what it needs from it
+with the symmetry breaking applied its own way (`prepare`), and then enumerates the whole search or
+one part of it: the part in which one kept atom of the first breaking set holds. Parts are
+disjoint and together make the whole search, so the executor in `parts.py` can hand them to other
+processes. Every engine yields each solution as its sorted true atoms, so one classifier counts
+them all.
+
+To add an engine: a module in this package with an `Engine` subclass, and one line in the registry
+(`cpsolve/engines/__init__.py`). Heavy libraries are imported in `load()` or later, never at module
+level, so that only the engine that runs is imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from abc import ABC, abstractmethod
+from collections.abc import Generator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar
+
+from cpsolve.counting import Breaking, Solution
+from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.models import PuzzleModel
+
+
+class StopReason(StrEnum):
+    """Why an enumeration ended before proving it had every solution (the JSON `stopped_by`)."""
+
+    TIME_LIMIT = "time limit"
+    MAX_SOLUTIONS = "max solutions"
+    FIRST_SOLUTION = "first solution"
+    INTERRUPTED = "interrupted"
+    SOLVER_FAILED = "solver failed"
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """What the user asked of the search: limits and CP-SAT's guided order."""
+
+    time_limit: float | None = None
+    max_solutions: int | None = None
+    first_only: bool = False
+    guided: bool = True
+
+    @property
+    def solution_limit(self) -> int | None:
+        return 1 if self.first_only else self.max_solutions
+
+    @property
+    def limit_reason(self) -> StopReason:
+        return StopReason.FIRST_SOLUTION if self.first_only else StopReason.MAX_SOLUTIONS
+
+
+class Enumeration(ABC):
+    """Iterate to receive solutions; afterwards `complete` and `stopped_by` tell how it ended."""
+
+    def __init__(self, search: SearchOptions, deadline: Deadline = NO_DEADLINE) -> None:
+        self.search = search
+        self.deadline = deadline
+        self.stopped_by: StopReason | None = None
+        self.found = 0
+
+    @abstractmethod
+    def __iter__(self) -> Generator[Solution, None, None]: ...
+
+    def interrupt(self, reason: StopReason = StopReason.INTERRUPTED) -> None:
+        """The consumer stopped (Ctrl-C); closing the iterator then stops the search."""
+        if self.stopped_by is None:
+            self.stopped_by = reason
+
+    def counted(self) -> bool:
+        """Count one delivered solution; True when the solution limit is reached (reason recorded)."""
+        self.found += 1
+        limit = self.search.solution_limit
+        if limit is not None and self.found >= limit:
+            self.interrupt(self.search.limit_reason)
+            return True
+        return False
+
+    def out_of_time(self) -> bool:
+        """True (reason recorded) once the deadline has passed."""
+        if self.deadline.passed():
+            self.interrupt(StopReason.TIME_LIMIT)
+        return self.stopped_by is not None
+
+    @property
+    def complete(self) -> bool:
+        """True when every solution was delivered."""
+        return self.stopped_by is None
+
+
+class Prepared(ABC):
+    """A puzzle compiled for one engine with the symmetry breaking applied.
+
+    `enumerate(first_atom=r)` searches only the part in which the kept breaking atom r holds.
+    Implementations hold plain data and compiled arrays, so a forked process can use them as is.
+    """
+
+    def __init__(self, engine: Engine, puzzle: PuzzleModel, breaking: Breaking | None) -> None:
+        self.engine = engine
+        self.puzzle = puzzle
+        self.breaking = breaking
+
+    @abstractmethod
+    def enumerate(
+        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, first_atom: int | None = None
+    ) -> Enumeration: ...
+
+    def part_atoms(self) -> list[int]:
+        """The kept atoms of the first breaking set, in search order: one part each."""
+        if self.breaking is None:
+            return []
+        return list(dict.fromkeys(r for r, _ in self.breaking.weight))
+
+
+class Engine(ABC):
+    """One way to enumerate solutions; the registry asks each whether it takes a puzzle."""
+
+    name: ClassVar[str]
+    takes_what: ClassVar[str]  # for the message when it is asked for a puzzle it cannot take
+    required_module: ClassVar[str | None] = None  # the optional library it needs; None: always there
+    extra: ClassVar[str | None] = None  # the pip extra that installs that library
+
+    def installed(self) -> bool:
+        return self.required_module is None or importlib.util.find_spec(self.required_module) is not None
+
+    def load(self) -> None:
+        """Import the engine's libraries (before a run's clock for its `seconds` starts); engines with
+        compiled code also load it here."""
+        if self.required_module is not None:
+            importlib.import_module(self.required_module)
+
+    @abstractmethod
+    def takes(self, puzzle: PuzzleModel) -> bool:
+        """Whether this engine can enumerate the puzzle."""
+
+    @abstractmethod
+    def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
+        """Compile the puzzle with the breaking applied: as constraints (CP-SAT), as parts that
+        leave out the breaking's forbidden atoms (exact cover), as start cells (the chain walk)."""
+
+    def default_workers(self, puzzle: PuzzleModel, cores: int) -> int:
+        """Processes for `--workers 0`: one unless an engine measured better with more."""
+        return 1
+
+    def splits_by_default(self, puzzle: PuzzleModel) -> bool:
+        """Whether to search part by part even in one process (CP-SAT measured faster so on big models)."""
+        return False

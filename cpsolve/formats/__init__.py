@@ -1,0 +1,50 @@
+"""The file formats cpsolve reads, chosen by a registry keyed on the suffix (and the content where a
+suffix is ambiguous): YAML specs, yass `.soma` figures, c't 9-piece `.txt` files.
+
+To add a format: a module here with a reader and a `FORMAT`, and one line in `FORMATS`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cpsolve.spec import LoadedSpec
+
+from . import ct9, yaml_spec, yass
+from .base import FileFormat, read_text
+
+FORMATS: list[FileFormat] = [yaml_spec.FORMAT, yass.FORMAT, ct9.FORMAT]
+DEFAULT = yaml_spec.FORMAT  # any other suffix is read as a YAML spec
+SNIFF_BYTES = 512
+
+
+def puzzle_suffixes() -> tuple[str, ...]:
+    """Every suffix some format reads (bench collects files of these from folders)."""
+    return tuple(suffix for fmt in FORMATS for suffix in fmt.suffixes)
+
+
+def format_for(path: str | Path) -> FileFormat:
+    """The format of a file: by its suffix, and where several formats share it, by its first bytes."""
+    suffix = Path(path).suffix.lower()
+    candidates = [fmt for fmt in FORMATS if suffix in fmt.suffixes]
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else DEFAULT
+    head = _head(Path(path))
+    return next((fmt for fmt in candidates if fmt.sniff is None or fmt.sniff(head)), candidates[0])
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(SNIFF_BYTES)
+    except OSError:
+        return b""  # the reader reports why it cannot read the file
+
+
+def read_puzzle(path: str | Path) -> tuple[LoadedSpec, FileFormat]:
+    """Read any file cpsolve understands, with the format that read it."""
+    fmt = format_for(path)
+    return fmt.read(Path(path)), fmt
+
+
+__all__ = ["FORMATS", "FileFormat", "format_for", "puzzle_suffixes", "read_puzzle", "read_text"]

@@ -1,0 +1,47 @@
+"""Limits on what a puzzle file can make cpsolve do, and the time a run may take.
+
+The defaults live here, in one place, for the command line and the library alike. A `Deadline` is
+fixed when a run starts, so `--time-limit` bounds the whole run and not only the search, checked
+the same way by every step: reading, building, searching. It reads `time.monotonic()`, which on
+Linux is one clock for every process on the machine, so processes forked for parts of a run can be
+handed the same deadline.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from cpsolve.errors import OutOfTimeError
+
+DEFAULT_MAX_ATOMS = 2_000_000  # placements (atoms) in one model: --max-placements
+# Literals in all constraints together: --max-terms. The largest shipped model (the 16x16 tiles
+# board) has about 1.6 million; 20 million literals take CP-SAT about 4 GB.
+DEFAULT_MAX_TERMS = 20_000_000
+DEFAULT_FIND_ONE_SECONDS = 60.0  # bench: the time limit of each find-one benchmark
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A point in time (None: never) after which work stops."""
+
+    at: float | None = None
+
+    @staticmethod
+    def after(seconds: float | None) -> Deadline:
+        return Deadline(None if seconds is None else time.monotonic() + seconds)
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), or None without a limit."""
+        return None if self.at is None else max(0.0, self.at - time.monotonic())
+
+    def passed(self) -> bool:
+        return self.at is not None and time.monotonic() >= self.at
+
+    def check(self, doing: str) -> None:
+        """Raise OutOfTimeError between two steps of work once the deadline has passed."""
+        if self.passed():
+            raise OutOfTimeError(doing)
+
+
+NO_DEADLINE = Deadline()

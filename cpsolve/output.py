@@ -1,0 +1,156 @@
+"""What the command line prints and writes: the report as text, the solutions file, the progress
+line and the bench table. The library returns data; this turns it into words."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+import typer
+
+from cpsolve import engines
+from cpsolve.bench import BenchRow
+from cpsolve.counting import Solution
+from cpsolve.errors import CpsolveError
+from cpsolve.models import PuzzleModel
+from cpsolve.run import ProgressHook, RunReport
+
+PROGRESS_AFTER_SECONDS = 1.0
+
+
+@contextmanager
+def solution_writer(path: Path | None) -> Iterator[SolutionWriter | None]:
+    if path is None:
+        yield None
+        return
+    try:
+        handle = path.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise CpsolveError(f"{path}: cannot write solutions: {exc.strerror}") from None
+    with handle:
+        yield SolutionWriter(handle)
+
+
+class SolutionWriter:
+    """Writes each new class's canonical solution as one JSON line, flushed as it is found."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self.handle = handle
+        self.written = 0
+
+    def __call__(self, solution: Solution, puzzle: PuzzleModel) -> None:
+        self.written += 1
+        record = {"class": self.written, **puzzle.describe(solution)}
+        self.handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self.handle.flush()
+
+
+@contextmanager
+def progress(enabled: bool) -> Iterator[ProgressHook | None]:
+    """A rich progress line on stderr once a run passes a second; only on a terminal."""
+    from rich.console import Console
+    from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    display = Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True)
+    task = display.add_task("starting")
+    state = {"started": False, "last": 0.0}
+
+    def update(raw: int, classes: int, elapsed: float) -> None:
+        if elapsed < PROGRESS_AFTER_SECONDS or elapsed - state["last"] < 0.1:
+            return
+        if not state["started"]:
+            display.start()
+            state["started"] = True
+        state["last"] = elapsed
+        rate = raw / elapsed if elapsed else 0.0
+        display.update(task, description=f"{raw:,} solutions, {classes:,} classes, {rate:,.0f}/s")
+
+    try:
+        yield update
+    finally:
+        if state["started"]:
+            display.stop()
+
+
+def format_report(report: RunReport) -> str:
+    counts = report.counts
+    status = "complete" if report.complete else f"INCOMPLETE: stopped by {report.stopped_by}"
+    lines = [
+        f"{report.name} ({report.kind}, {report.source})",
+        f"counts{'' if report.complete else ' (at least)'}: raw {counts.raw}  rotations {counts.rotations}"
+        f"  unique {counts.unique}  [{status}]",
+    ]
+    if report.expected:
+        wanted = "  ".join(f"{k} {v}" for k, v in report.expected.items())
+        verdict = "not checked (incomplete)" if not report.complete else "MISMATCH" if report.mismatches else "match"
+        lines.append(f"expected: {wanted}: {verdict}")
+        lines.extend(f"  {m}" for m in report.mismatches)
+    if report.complete:
+        identity = "FAILED" if report.identity_problems else "ok"
+        lines.append(f"orbit-stabiliser check: {identity} ({report.symmetries} symmetries)")
+        lines.extend(f"  {p}" for p in report.identity_problems)
+    lines.append(f"time: {report.seconds:.2f} s ({report.engine}, {report.solutions_enumerated} solutions enumerated)")
+    lines.extend(f"note: {n}" for n in report.notes)
+    for number, drawing in enumerate(report.shown, 1):
+        title = "first solution" if len(report.shown) == 1 else f"solution {number}"
+        lines.extend(["", f"{title}:", drawing])
+    if report.complete and counts.unique == 0:
+        lines.extend(["", "no solution"])
+    return "\n".join(lines)
+
+
+class BenchPrinter:
+    """Prints each bench row as it finishes (runs can take minutes), then the problems.
+
+    Each row shows the reference engine's time and, where another engine can take the puzzle,
+    that engine's time and how many times faster it was.
+    """
+
+    def __init__(self) -> None:
+        self.rows: list[BenchRow] = []
+        reference = f"{engines.reference().name} s"
+        typer.echo(
+            f"{'puzzle':44} {'mode':5} {'raw/rotations/unique':>22} {'agree':>6}"
+            f" {reference:>9} {'other engine':>12} {'s':>7} {'ratio':>6}"
+        )
+
+    def __call__(self, row: BenchRow) -> None:
+        self.rows.append(row)
+        name = Path(row.source).name[:44]
+        if row.skipped:
+            typer.echo(f"{name:44} {row.mode:5} skipped: {row.skipped}")
+            return
+        first = row.results[0]
+        counts = first.counts
+        shown = f"{counts.raw}/{counts.rotations}/{counts.unique}"
+        if row.mode == "first":
+            shown = "found" if first.counts.raw else ("none" if first.complete else "not found")
+        reference, other = row.reference, row.other
+        ratio = ""
+        if reference is not None and other is not None and other.seconds > 0:
+            ratio = f"{reference.seconds / other.seconds:.1f}x"
+        agree = "yes" if not row.problems else "NO"
+        engine = "-" if other is None else other.engine
+        typer.echo(
+            f"{name:44} {row.mode:5} {shown:>22} {agree:>6} {self._time(reference):>9} {engine:>12}"
+            f" {self._time(other):>7} {ratio:>6}"
+        )
+
+    @staticmethod
+    def _time(report: RunReport | None) -> str:
+        if report is None:
+            return "-"
+        return f"{report.seconds:.2f}" + ("" if report.complete or report.counts.raw else "+")
+
+    def finish(self) -> None:
+        problems = [(row, p) for row in self.rows for p in row.problems]
+        for row, problem in problems:
+            typer.echo(f"PROBLEM {row.source}: {problem}")
+        typer.echo("all counts agree" if not problems else f"{len(problems)} problem(s)")

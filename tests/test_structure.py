@@ -1,0 +1,171 @@
+"""The layout's promises: no import cycle, only the engine that runs is imported, formats chosen by
+suffix and content, parts without fork, CP-SAT models cloned rather than added to twice."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SPECS, built, checked_run
+
+from cpsolve import formats
+from cpsolve.counting import choose_breaking
+from cpsolve.engines import PartsEnumeration, SearchOptions, parts
+from cpsolve.engines.cpsat import CpSatEngine, CpSatPrepared
+from cpsolve.formats import FileFormat
+from cpsolve.formats.yaml_spec import load_spec
+from cpsolve.run import RunOptions
+
+# -- no import cycle ------------------------------------------------------------------------------
+
+
+def module_files() -> dict[str, Path]:
+    """Every module of the installed package, by its import name (models/ is cpsolve.models)."""
+    found = {}
+    for base, package in ((ROOT / "cpsolve", "cpsolve"), (ROOT / "models", "cpsolve.models")):
+        for path in base.rglob("*.py"):
+            parts_of = [package, *path.relative_to(base).with_suffix("").parts]
+            if parts_of[-1] == "__init__":
+                parts_of.pop()
+            found[".".join(parts_of)] = path
+    return found
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules this module imports, anywhere in it (lazy imports in functions too)."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    edges: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+        else:
+            continue
+        edges.update(target for target in targets if target in known and target != name)
+    return edges
+
+
+def test_no_import_cycle() -> None:
+    files = module_files()
+    graph = {name: imports_of(name, path, set(files)) for name, path in files.items()}
+    assert graph["cpsolve.run"] >= {"cpsolve.engines", "cpsolve.formats", "cpsolve.models"}  # the walk works
+    state: dict[str, str] = {}
+
+    def visit(module: str, trail: list[str]) -> None:
+        state[module] = "open"
+        for imported in sorted(graph[module]):
+            assert state.get(imported) != "open", "import cycle: " + " -> ".join([*trail, module, imported])
+            if imported not in state:
+                visit(imported, [*trail, module])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
+
+
+# -- only the engine that runs is imported ----------------------------------------------------------
+
+PROBE = """
+import contextlib, io, json, runpy, sys
+sys.argv = ["cpsolve", *sys.argv[1:]]
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        runpy.run_module("cpsolve", run_name="__main__")
+    except SystemExit:
+        pass
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "ortools", "xcover"})))
+"""
+
+
+@pytest.mark.parametrize(
+    ("arguments", "imported"),
+    [
+        (["--help"], []),
+        (["validate", "puzzle_specs/soma.yaml"], []),
+        (["run", "puzzle_specs/tiles_bugs_3x3.yaml"], ["ortools"]),
+        (["run", "puzzle_specs/foam_colours.yaml"], ["ortools"]),
+        (["run", "puzzle_specs/soma.yaml"], ["numba"]),
+        (["run", "puzzle_specs/snake_standard.yaml"], ["numba"]),
+    ],
+)
+def test_only_the_engine_that_runs_is_imported(arguments: list[str], imported: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *arguments], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout.splitlines()[-1]) == imported
+
+
+def test_a_run_on_the_walk_or_exact_cover_never_asks_for_constraints(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cpsolve.models.chain import ChainModel
+    from cpsolve.models.packing import PackingModel
+
+    def refuse(self: object) -> None:
+        raise AssertionError("constraints built for an engine that does not use them")
+
+    monkeypatch.setattr(ChainModel, "constraints", refuse)
+    monkeypatch.setattr(PackingModel, "constraints", refuse)
+    assert checked_run(SPECS / "snake_king.yaml", RunOptions(show=0)).engine == "chain-dfs"
+    assert checked_run(SPECS / "soma.yaml", RunOptions(show=0)).engine == "exact-cover"
+
+
+# -- formats ------------------------------------------------------------------------------------
+
+
+def test_formats_are_chosen_by_suffix_and_where_it_is_shared_by_content(tmp_path: Path) -> None:
+    assert formats.format_for("a.soma").name == "yass"
+    assert formats.format_for("a.YML").name == "yaml"
+    assert formats.format_for("a.spec").name == "yaml"  # any other suffix: a YAML spec
+    tiles = tmp_path / "tiles.txt"
+    tiles.write_text("1 -1 2 -2\n" * 9)
+    words = tmp_path / "words.txt"
+    words.write_text("name: words\npieces:\n  I: {box: [2, 1]}\ntarget: {box: [2, 1]}\n")
+    assert formats.format_for(words).name == "ct9"  # the only .txt format takes every .txt
+    other = FileFormat("other-txt", (".txt",), load_spec, sniff=lambda head: head.startswith(b"name:"))
+    formats.FORMATS.append(other)
+    try:
+        assert formats.format_for(tiles).name == "ct9"
+        assert formats.format_for(words).name == "other-txt"
+        assert checked_run(words, RunOptions(show=0)).counts.raw == 1
+    finally:
+        formats.FORMATS.remove(other)
+
+
+# -- parts ---------------------------------------------------------------------------------------
+
+
+def test_parts_run_in_this_process_where_fork_is_not_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parts, "fork_available", lambda: False)
+    puzzle = built(SPECS / "soma.yaml")
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    prepared = CpSatEngine().prepare(puzzle, breaking)
+    enumeration = PartsEnumeration(prepared, prepared.part_atoms(), 2, SearchOptions())
+    assert enumeration.workers == 1
+    assert len(list(enumeration)) == 240 and enumeration.complete
+    report = checked_run(SPECS / "soma.yaml", RunOptions(show=0, engine="cpsat", workers=2))
+    assert (report.counts.unique, report.workers) == (240, 1)
+
+
+def test_the_decision_strategy_and_the_breaking_are_added_once() -> None:
+    puzzle = built(SPECS / "snake_standard.yaml")
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    prepared = CpSatEngine().prepare(puzzle, breaking)
+    assert isinstance(prepared, CpSatPrepared)
+    constraints = len(prepared.model.proto.constraints)
+    for atom in prepared.part_atoms():
+        assert sum(1 for _ in prepared.enumerate(SearchOptions(), first_atom=atom)) >= 0
+    list(prepared.enumerate(SearchOptions()))
+    list(prepared.enumerate(SearchOptions(guided=False)))
+    assert len(prepared.model.proto.constraints) == constraints  # parts ran on clones
+    assert len(prepared.model.proto.search_strategy) == 0
+    assert len(prepared.model_for(True).proto.search_strategy) == 1
+    assert len(prepared.model_for(True).proto.constraints) == constraints
