@@ -1,3 +1,3 @@
-from cpsolve.cli import main
+from cpsolve.entry import main
 
 main()

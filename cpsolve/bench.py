@@ -38,6 +38,7 @@ class BenchRow:
     expected: dict[str, int] = field(default_factory=dict)
     results: list[RunReport] = field(default_factory=list)  # one per engine, the reference first
     skipped: str | None = None
+    refused: str | None = None  # why the file could not be read or built (bad input)
 
     @property
     def reference(self) -> RunReport | None:
@@ -51,7 +52,7 @@ class BenchRow:
     @property
     def problems(self) -> list[str]:
         """Why this row fails: counts that differ, a mismatch with `expected`, a broken identity."""
-        found = []
+        found = [f"refused: {self.refused}"] if self.refused else []
         complete = [r for r in self.results if r.complete]
         counts = {r.engine: r.counts.as_dict() for r in complete}
         if self.mode == "count" and len({tuple(c.values()) for c in counts.values()}) > 1:
@@ -70,6 +71,7 @@ class BenchRow:
             "mode": self.mode,
             "expected": self.expected,
             "skipped": self.skipped,
+            "refused": self.refused,
             "agree": not self.problems,
             "problems": self.problems,
             "results": {r.engine: r.as_json() for r in self.results},
@@ -83,7 +85,10 @@ def bench_files(paths: Iterable[str | Path]) -> list[Path]:
     suffixes = formats.puzzle_suffixes()
     for path in map(Path, paths):
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes))
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
+            if not found:
+                raise CpsolveError(f"{path}: no puzzle files ({', '.join(suffixes)}) in this directory")
+            files.extend(found)
         elif path.exists():
             files.append(path)
         else:
@@ -92,6 +97,14 @@ def bench_files(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def bench_one(path: Path, options: BenchOptions) -> BenchRow:
+    """One row; a file that cannot be read or built becomes a row that says why."""
+    try:
+        return _bench_one(path, options)
+    except CpsolveError as error:
+        return BenchRow(str(path), path.stem, "count", refused=str(error).replace("\n", "; "))
+
+
+def _bench_one(path: Path, options: BenchOptions) -> BenchRow:
     loaded, build = load_puzzle(path)
     spec = loaded.spec
     expected = {k: v for k, v in (spec.expected.model_dump() if spec.expected else {}).items() if v is not None}

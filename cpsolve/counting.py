@@ -173,6 +173,8 @@ def choose_breaking(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -
     """
     keep_all = group.is_valid is None
     valid_keeping = [g for g in group.elements if keep_all or g.proper]
+    # A piece with no placement at all leaves no solution to break; it must not be a breaking set.
+    candidates = [candidate for candidate in candidates if candidate]
     firsts = []
     for index, first in enumerate(candidates):
         subgroup = _preserving(valid_keeping, first)

@@ -6,6 +6,12 @@ keeps its traceback. "No solution" is a result with zero counts, never an error.
 
 from __future__ import annotations
 
+# Exit codes of the `cpsolve` program (README, "Exit codes")
+EXIT_MISMATCH = 1  # a count differs from `expected`, or a self-check failed
+EXIT_BAD_INPUT = 2  # input the user must fix; also an output that could not be written
+EXIT_INTERRUPTED = 130  # Ctrl-C
+EXIT_TERMINATED = 143  # SIGTERM
+
 
 class CpsolveError(Exception):
     """Root of every error caused by input; its message says what to change."""
@@ -24,6 +30,17 @@ class SpecError(CpsolveError):
 
 class ModelTooBigError(CpsolveError):
     """The model would exceed a limit; raised before memory is spent on it."""
+
+
+class OutputError(CpsolveError):
+    """Writing a result failed (a full disk, a closed pipe); the message names the file."""
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: handled like Ctrl-C (what was found so far is reported), exit code 143.
+
+    A BaseException, not a KeyboardInterrupt, so that nothing in between mistakes it for Ctrl-C.
+    """
 
 
 class OutOfTimeError(Exception):

@@ -8,10 +8,15 @@ tiles are cut out, shuffled and turned. The same arguments and seed always give 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from itertools import count
 
 from cpsolve.errors import CpsolveError
+from cpsolve.limits import MAX_LABEL
+
+MAX_GENERATED_TILES = 256 * 256  # Eternity II is 16 x 16
+MAX_GENERATED_LABELS = 10_000  # a board has about two edges per tile: more labels than that are unused
 
 Edges = list[int]
 
@@ -39,8 +44,18 @@ class TileBoardRequest:
         return " ".join(words)
 
     def check(self) -> None:
+        """Refuse, before any work, what makes no board or a board no run could read."""
+        if self.columns * self.rows > MAX_GENERATED_TILES:
+            raise CpsolveError(
+                f"--board {self.columns}x{self.rows} has {self.columns * self.rows:,} tiles;"
+                f" cpsolve generates at most {MAX_GENERATED_TILES:,} (256x256)"
+            )
         if self.labels < 1:
             raise CpsolveError("--labels must be at least 1")
+        if self.labels > MAX_GENERATED_LABELS or self.frame_labels > MAX_GENERATED_LABELS:
+            raise CpsolveError(f"--labels and --frame-labels are at most {MAX_GENERATED_LABELS:,}")
+        if self.border is not None and abs(self.border) > MAX_LABEL:
+            raise CpsolveError(f"--border is a label between -{MAX_LABEL:,} and {MAX_LABEL:,}")
         if self.frame_labels and self.border is None:
             raise CpsolveError("--frame-labels needs --border: frame edges are those between two border tiles")
         if self.match not in ("equal", "sum-zero"):
@@ -51,10 +66,10 @@ class TileBoardRequest:
 
 def parse_board(text: str) -> tuple[int, int]:
     """'8x8' or '10x6' (columns x rows)."""
-    parts = text.lower().split("x")
-    if len(parts) != 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
-        raise CpsolveError(f"--board must look like 8x8 (columns x rows), not {text!r}")
-    return int(parts[0]), int(parts[1])
+    found = re.fullmatch(r"([0-9]{1,6})[xX]([0-9]{1,6})", text.strip())
+    if found is None or min(int(found[1]), int(found[2])) < 1:
+        raise CpsolveError(f"--board must look like 8x8 (columns x rows), not {text[:20]!r}")
+    return int(found[1]), int(found[2])
 
 
 def _label_values(request: TileBoardRequest) -> tuple[list[int], list[int]]:

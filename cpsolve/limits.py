@@ -18,7 +18,26 @@ DEFAULT_MAX_ATOMS = 2_000_000  # placements (atoms) in one model: --max-placemen
 # Literals in all constraints together: --max-terms. The largest shipped model (the 16x16 tiles
 # board) has about 1.6 million; 20 million literals take CP-SAT about 4 GB.
 DEFAULT_MAX_TERMS = 20_000_000
+DEFAULT_MAX_FILE_MB = 8.0  # the largest puzzle file read: --max-file-size (megabytes)
+DEFAULT_MAX_FILE_BYTES = int(DEFAULT_MAX_FILE_MB * 2**20)
 DEFAULT_FIND_ONE_SECONDS = 60.0  # bench: the time limit of each find-one benchmark
+
+# What a spec's numbers may say, checked by the schema before any work is done.
+MAX_COORDINATE = 1_000_000  # |x|, |y|, |z| of a cell
+MAX_SIDE = 10_000  # a box side, a board side
+MAX_COPIES = 1_000_000  # count, min, max of a piece or group
+MAX_LABEL = 10**12  # |integer label| of a tile
+MAX_SHAPE_CELLS = 100_000  # cells of one shape or target
+MAX_BOX_VOLUME = 50_000_000  # cells of a target's bounding box (one byte each while placing pieces)
+# YAML: containers nested deeper, or more values once anchors and aliases are expanded, are refused
+# before the document is built ("billion laughs").
+MAX_YAML_DEPTH = 64
+MAX_YAML_VALUES = 2_000_000
+MAX_NUMBER_DIGITS = 30  # a longer integer in a file is refused where it stands
+# Symmetries: the group's elements (a target of many separate parts turned on their own has the
+# product of their groups), and elements times atoms, the size of the atom maps built for them.
+MAX_SYMMETRIES = 100_000
+MAX_SYMMETRY_ENTRIES = 30_000_000
 
 
 @dataclass(frozen=True)

@@ -3,18 +3,19 @@ line and the bench table. The library returns data; this turns it into words."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import BinaryIO
 
 import typer
 
 from cpsolve import engines
 from cpsolve.bench import BenchRow
 from cpsolve.counting import Solution
-from cpsolve.errors import CpsolveError
+from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.models import PuzzleModel
 from cpsolve.run import ProgressHook, RunReport
 
@@ -22,30 +23,58 @@ PROGRESS_AFTER_SECONDS = 1.0
 
 
 @contextmanager
-def solution_writer(path: Path | None) -> Iterator[SolutionWriter | None]:
+def solution_writer(path: Path | None, puzzle_file: Path) -> Iterator[SolutionWriter | None]:
+    """The `--solutions` file, opened for writing; never the puzzle file itself."""
     if path is None:
         yield None
         return
+    if _same_file(path, puzzle_file):
+        raise CpsolveError(f"{path}: --solutions names the puzzle file itself; give another file")
     try:
-        handle = path.open("w", encoding="utf-8")
+        handle = path.open("wb", buffering=0)  # unbuffered: a failed write leaves nothing pending
     except OSError as exc:
-        raise CpsolveError(f"{path}: cannot write solutions: {exc.strerror}") from None
+        raise OutputError(f"{path}: cannot write solutions: {exc.strerror}") from None
     with handle:
-        yield SolutionWriter(handle)
+        yield SolutionWriter(handle, path)
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return first.resolve() == second.resolve() or (first.exists() and first.samefile(second))
+    except OSError:
+        return False
 
 
 class SolutionWriter:
-    """Writes each new class's canonical solution as one JSON line, flushed as it is found."""
+    """Writes each new class's canonical solution as one JSON line, flushed as it is found.
 
-    def __init__(self, handle: IO[str]) -> None:
+    Each line goes out in one write; if that fails (a full disk), the file is cut back to the last
+    whole line, so it never ends in a torn line, and the run stops with OutputError.
+    """
+
+    def __init__(self, handle: BinaryIO, path: Path) -> None:
         self.handle = handle
+        self.path = path
         self.written = 0
+        self.whole = 0  # bytes of whole lines written
 
     def __call__(self, solution: Solution, puzzle: PuzzleModel) -> None:
+        record = {"class": self.written + 1, **puzzle.describe(solution)}
+        line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        try:
+            done = 0
+            while done < len(line):
+                done += self.handle.write(line[done:]) or 0
+        except OSError as exc:
+            self._cut_back()
+            raise OutputError(f"{self.path}: cannot write solutions: {exc.strerror}") from None
         self.written += 1
-        record = {"class": self.written, **puzzle.describe(solution)}
-        self.handle.write(json.dumps(record, separators=(",", ":")) + "\n")
-        self.handle.flush()
+        self.whole += len(line)
+
+    def _cut_back(self) -> None:
+        # a device such as /dev/full cannot be cut back; there is nothing on it to tear
+        with contextlib.suppress(OSError):
+            self.handle.truncate(self.whole)
 
 
 @contextmanager
@@ -124,6 +153,9 @@ class BenchPrinter:
     def __call__(self, row: BenchRow) -> None:
         self.rows.append(row)
         name = Path(row.source).name[:44]
+        if row.refused:
+            typer.echo(f"{name:44} refused: {row.refused}")
+            return
         if row.skipped:
             typer.echo(f"{name:44} {row.mode:5} skipped: {row.skipped}")
             return

@@ -18,13 +18,14 @@ from typing import Any
 from cpsolve import engines, formats
 from cpsolve.counting import Breaking, Classifier, Counts, Solution, choose_breaking
 from cpsolve.engines import AUTO, Engine, Enumeration, PartsEnumeration, SearchOptions, StopReason
-from cpsolve.errors import OutOfTimeError
-from cpsolve.limits import Deadline
+from cpsolve.errors import OutOfTimeError, Terminated
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, PuzzleModel, build_model
 from cpsolve.spec import LoadedSpec
 
 ProgressHook = Callable[[int, int, float], None]
 SolutionHook = Callable[[Solution, PuzzleModel], None]
+ReadyHook = Callable[[], None]
 
 
 @dataclass
@@ -81,6 +82,7 @@ class RunOptions:
     symmetry_breaking: bool = True
     engine: str = AUTO  # a name from cpsolve.engines, or auto
     workers: int = 1  # > 1: disjoint parts in that many processes (engines/parts.py); 0: the engine's default
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 
 
 @dataclass
@@ -95,9 +97,11 @@ class Prepared:
     loading_seconds: float  # importing the engine's libraries: not part of a run's `seconds`
 
 
-def load_puzzle(path: str | Path, build: BuildOptions | None = None) -> tuple[LoadedSpec, BuildOptions]:
+def load_puzzle(
+    path: str | Path, build: BuildOptions | None = None, max_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> tuple[LoadedSpec, BuildOptions]:
     """Read any file cpsolve understands, with the build options its program's rules call for."""
-    loaded, fmt = formats.read_puzzle(path)
+    loaded, fmt = formats.read_puzzle(path, max_bytes)
     build = build or BuildOptions()
     return loaded, dataclasses.replace(
         build, require_fixed_copies=build.require_fixed_copies and fmt.build.require_fixed_copies
@@ -137,20 +141,27 @@ def run(
     options: RunOptions = RunOptions(),
     on_progress: ProgressHook | None = None,
     on_new_class: SolutionHook | None = None,
+    on_ready: ReadyHook | None = None,
 ) -> RunReport:
     """Solve one puzzle file; raises CpsolveError for input the user must fix.
 
     `seconds` runs from reading the file to the counts, leaving out the time the engine's
     libraries took to import. `--time-limit` bounds all of it, reading and building included.
+    `on_ready` is called once the engine is loaded and the model built, before the search.
     """
     engines.check_requested(options.engine)
     started = time.perf_counter()
     deadline = Deadline.after(options.search.time_limit)
-    loaded, build = load_puzzle(path, options.build)
+    loaded, build = load_puzzle(path, options.build, options.max_file_bytes)
     try:
         prepared = prepare(loaded, build, options, deadline)
     except OutOfTimeError:
-        return _out_of_time_report(loaded, options, time.perf_counter() - started)
+        return _unfinished_report(loaded, options, StopReason.TIME_LIMIT, time.perf_counter() - started)
+    except (KeyboardInterrupt, Terminated) as stop:
+        reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
+        return _unfinished_report(loaded, options, reason, time.perf_counter() - started)
+    if on_ready is not None:
+        on_ready()
     enumeration = open_search(prepared, options, deadline)
     puzzle = prepared.puzzle
     classifier = Classifier(puzzle.group, prepared.breaking)
@@ -168,8 +179,11 @@ def run(
             if on_progress is not None:
                 on_progress(classifier.raw_seen, len(classifier.classes), time.perf_counter() - started)
     except KeyboardInterrupt:
-        enumeration.interrupt()
-        solutions.close()
+        enumeration.interrupt(StopReason.INTERRUPTED)
+    except Terminated:
+        enumeration.interrupt(StopReason.TERMINATED)
+    finally:
+        solutions.close()  # stops the search and its worker processes, whatever ended the loop
     seconds = time.perf_counter() - started - prepared.loading_seconds
     report = _report(prepared.loaded, puzzle, prepared.engine.name, enumeration, classifier, seconds, shown)
     if isinstance(enumeration, PartsEnumeration):
@@ -219,8 +233,9 @@ def _report(
     )
 
 
-def _out_of_time_report(loaded: LoadedSpec, options: RunOptions, seconds: float) -> RunReport:
-    """The time limit passed before the search could start: nothing found, nothing proven."""
+def _unfinished_report(loaded: LoadedSpec, options: RunOptions, reason: StopReason, seconds: float) -> RunReport:
+    """The run ended before the search could start: nothing found, nothing proven."""
+    during = "the time limit passed" if reason is StopReason.TIME_LIMIT else f"the run was {reason}"
     return RunReport(
         name=loaded.spec.name,
         kind=loaded.spec.kind,
@@ -230,7 +245,7 @@ def _out_of_time_report(loaded: LoadedSpec, options: RunOptions, seconds: float)
         solutions_enumerated=0,
         engine=options.engine,
         seconds=seconds,
-        stopped_by=StopReason.TIME_LIMIT,
+        stopped_by=reason,
         expected=_expected(loaded),
-        notes=["the time limit passed while the model was being built"],
+        notes=[f"{during} while the model was being built"],
     )

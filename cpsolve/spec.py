@@ -11,9 +11,9 @@ import difflib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -27,8 +27,12 @@ from pydantic import (
 
 from cpsolve.errors import SpecError
 from cpsolve.geometry import FOAM_SIZE, foam_ring_order
+from cpsolve.limits import MAX_COORDINATE, MAX_COPIES, MAX_LABEL, MAX_SIDE
 
-Coordinates = Annotated[list[int], Field(min_length=2, max_length=3)]
+Coordinate = Annotated[int, Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)]
+Coordinates = Annotated[list[Coordinate], Field(min_length=2, max_length=3)]
+Side = Annotated[int, Field(ge=1, le=MAX_SIDE)]
+Copies = Annotated[int, Field(ge=0, le=MAX_COPIES)]
 Layer = list[str] | str
 
 
@@ -45,7 +49,7 @@ class ShapeSpec(StrictModel):
     layers: list[Layer] | None = Field(
         None, description="z = 0 first; each layer a list of rows (y = row), '.' or ' ' empty"
     )
-    box: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=2, max_length=3)] | None = Field(
+    box: Annotated[list[Side], Field(min_length=2, max_length=3)] | None = Field(
         None, description="[x, y] or [x, y, z] size of a box"
     )
     hollow: bool = Field(False, description="with box: only the surface cells (a shell)")
@@ -95,9 +99,9 @@ class ShapeSpec(StrictModel):
 
 
 class PieceSpec(ShapeSpec):
-    count: int | None = Field(None, ge=1, description="identical copies (default 1)")
-    min: int | None = Field(None, ge=0, description="at least this many copies are used")
-    max: int | None = Field(None, ge=0, description="at most this many copies are used")
+    count: Copies | None = Field(None, ge=1, description="identical copies (default 1)")
+    min: Copies | None = Field(None, description="at least this many copies are used")
+    max: Copies | None = Field(None, description="at most this many copies are used")
     group: str | None = Field(None, description="name of a group in `groups` this piece counts towards")
 
     @model_validator(mode="after")
@@ -127,8 +131,14 @@ class TargetSpec(ShapeSpec):
 
 
 class GroupSpec(StrictModel):
-    min: int = Field(0, ge=0)
-    max: int | None = Field(None, ge=0)
+    min: Copies = Field(0, description="at least this many pieces of the group are used")
+    max: Copies | None = Field(None, description="at most this many pieces of the group are used")
+
+    @model_validator(mode="after")
+    def _bounds(self) -> GroupSpec:
+        if self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is greater than max {self.max}")
+        return self
 
 
 class ExpectedCounts(StrictModel):
@@ -141,7 +151,7 @@ class SpecBase(StrictModel):
     """Fields every family shares."""
 
     kind: str = Field(description="the family: packing (default), chain or tiles")
-    name: str = Field(description="the puzzle's name")
+    name: str = Field("", description="the puzzle's name (default: the file name without its suffix)")
     description: str = Field("", description="free text: source, notes")
     symmetry: Literal["all", "rotations", "none"] = Field(
         "all", description="what makes two solutions the same: all isometries, rotations only, or none"
@@ -164,7 +174,7 @@ class ChainShape(StrictModel):
     """A snake: segment lengths (consecutive segments share their corner cube), or one letter
     per inner cube, S straight or C corner."""
 
-    segments: list[Annotated[int, Field(ge=2)]] | None = Field(None, min_length=1)
+    segments: list[Annotated[int, Field(ge=2, le=MAX_SIDE)]] | None = Field(None, min_length=1)
     joints: str | None = Field(None, description="S (straight) or C (corner) for each inner cube")
 
     @model_validator(mode="after")
@@ -203,7 +213,7 @@ class ChainSpec(SpecBase):
     target: ShapeSpec
 
 
-Label = int | str
+Label = Annotated[int, Field(ge=-MAX_LABEL, le=MAX_LABEL)] | str
 TILE_SIDES = ("top", "right", "bottom", "left")
 
 
@@ -226,9 +236,7 @@ class PairsRule(StrictModel):
 
 class TilesSpec(SpecBase):
     kind: Literal["tiles"]
-    board: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=2, max_length=2)] = Field(
-        description="[columns, rows]"
-    )
+    board: Annotated[list[Side], Field(min_length=2, max_length=2)] = Field(description="[columns, rows]")
     tiles: list[TileLabels] = Field(min_length=1, description="[top, right, bottom, left] labels of each tile")
     match: Literal["sum-zero", "equal"] | PairsRule = Field(
         description="sum-zero: +k fits -k and 0 fits 0; equal: same label; pairs: the listed halves"
@@ -268,9 +276,11 @@ class Source:
         return None
 
     def problem(self, loc: tuple[str | int, ...], message: str) -> str:
+        """One line: FILE:LINE: field.path: message (a key with a line break in it is escaped)."""
         line = self.line_of(loc)
         where = f"{self.path}:{line}" if line else self.path
-        field_path = ".".join(str(part) for part in loc)
+        field_path = ".".join(_printable(str(part)) for part in loc)
+        message = _printable(message)
         return f"{where}: {field_path}: {message}" if field_path else f"{where}: {message}"
 
     def error(self, loc: tuple[str | int, ...], message: str) -> SpecError:
@@ -283,66 +293,36 @@ class LoadedSpec:
     source: Source
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice (PyYAML would silently keep the last)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (first given on line {seen[key]})", key_node.start_mark
-                )
-            seen[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep=deep)
-
-
-def _index_lines(node: yaml.Node, path: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int]) -> None:
-    lines.setdefault(path, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            key_path = (*path, str(key_node.value))
-            lines[key_path] = key_node.start_mark.line + 1
-            _index_lines(value_node, key_path, lines)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _index_lines(item, (*path, index), lines)
-
-
-def parse_yaml(text: str, path: str) -> tuple[Any, Source]:
-    """The data of a YAML document and the line of each field in it."""
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SpecError([f"{path}{line}: not valid YAML: {reason}"]) from None
-    source = Source(path)
-    if root is not None:
-        _index_lines(root, (), source.lines)
-    return data, source
+MAX_PROBLEMS = 20  # problems reported for one file; a long list of the same mistake helps nobody
 
 
 def validate_data(data: Any, source: Source) -> SpecBase:
-    """A spec object from parsed data, or a SpecError with one line per problem."""
+    """A spec object from parsed data, or a SpecError with one line per problem.
+
+    Without `name`, the puzzle is named after its file.
+    """
     if not isinstance(data, dict):
-        raise source.error((), "a spec is a mapping with at least name, pieces and target")
+        raise source.error((), "a spec is a mapping with at least pieces and target (or kind and its fields)")
     kind = data.get("kind", "packing")
     spec_class = SPEC_KINDS.get(kind) if isinstance(kind, str) else None
     if spec_class is None:
-        raise source.error(("kind",), f"unknown kind {kind!r}; expected one of {', '.join(SPEC_KINDS)}")
+        raise source.error(("kind",), f"unknown kind {repr(kind)[:40]}; expected one of {', '.join(SPEC_KINDS)}")
     try:
-        return spec_class.model_validate(data)
+        spec = spec_class.model_validate(data)
     except ValidationError as exc:
-        raise SpecError([_describe(error, spec_class, source) for error in exc.errors()]) from None
+        errors = exc.errors()
+        problems = [_describe(error, spec_class, source, data) for error in errors[:MAX_PROBLEMS]]
+        if len(errors) > MAX_PROBLEMS:
+            problems.append(source.problem((), f"and {len(errors) - MAX_PROBLEMS} more problems"))
+        raise SpecError(problems) from None
+    if not spec.name:
+        spec.name = PurePath(source.path).stem
+    return spec
 
 
-def _describe(error: Any, spec_class: type[BaseModel], source: Source) -> str:
+def _describe(error: Any, spec_class: type[BaseModel], source: Source, data: Any) -> str:
     """One line for one Pydantic error, in words a puzzle author can act on."""
-    loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
+    loc = _user_location(error["loc"], data, keep_last=error["type"] in ("missing", "extra_forbidden"))
     if error["type"] == "extra_forbidden":
         valid = _field_names_at(spec_class, loc[:-1])
         close = difflib.get_close_matches(str(loc[-1]), valid, n=1)
@@ -356,9 +336,43 @@ def _describe(error: Any, spec_class: type[BaseModel], source: Source) -> str:
     return source.problem(loc, message)
 
 
-def _is_union_tag(part: str | int) -> bool:
-    """Pydantic names union members in locations (`list[int]`); users never wrote those."""
-    return isinstance(part, str) and ("[" in part or part in ("str", "int", "function-after"))
+def _user_location(loc: tuple[str | int, ...], data: Any, keep_last: bool) -> tuple[str | int, ...]:
+    """The location as the user wrote it: the keys and indexes found along it in their data.
+
+    Pydantic also names the members of a union it tried (`list[int]`, `str`, `function-after[...]`);
+    those are not in the data and are left out. A piece may well be named `str` or `A[1]`, which is
+    why the data is walked rather than the names guessed. The last part of a missing or unknown
+    field is kept: it names the field.
+    """
+    kept: list[str | int] = []
+    current = data
+    for position, part in enumerate(loc):
+        child = _child(current, part)
+        if child is not _ABSENT:
+            kept.append(part)
+            current = child
+        elif keep_last and position == len(loc) - 1:
+            kept.append(part)
+    return tuple(kept)
+
+
+_ABSENT = object()
+
+
+def _child(data: Any, part: str | int) -> Any:
+    """data[part] where the data has it, else _ABSENT."""
+    if isinstance(data, dict):
+        return data.get(part, _ABSENT)
+    if isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+        return data[part]
+    return _ABSENT
+
+
+def _printable(text: str) -> str:
+    """Text on one line: line breaks and other control characters written as escapes."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _short(value: Any) -> str:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import (
     ISOMETRIES,
     ROTATIONS,
@@ -23,6 +24,7 @@ from cpsolve.geometry import (
     mirror_shape,
     self_symmetries,
 )
+from cpsolve.limits import MAX_SYMMETRIES
 
 SymmetryMode = Literal["all", "rotations", "none"]
 PartsMode = Literal["together", "separately"]
@@ -112,6 +114,11 @@ def target_symmetry_arrays(target: Sequence[Cell], *, reflections: bool, separat
         part_proper = np.array([iso.proper for iso, _ in found])
         per_part.append(([index[c] for c in part], part_images, part_proper))
     count = prod(len(p[2]) for p in per_part)
+    if count > MAX_SYMMETRIES:
+        raise ModelTooBigError(
+            f"the target's {len(parts)} separate parts, each turned on its own, have {count:.3g} symmetries"
+            f" together; cpsolve handles at most {MAX_SYMMETRIES:,} (parts: together turns them as one)"
+        )
     choice = np.unravel_index(np.arange(count), [len(p[2]) for p in per_part])
     images = np.zeros((count, len(target)), dtype=np.int64)
     mirrored = np.zeros((count, len(target)), dtype=bool)

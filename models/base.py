@@ -76,6 +76,14 @@ class ConstraintsBuilder:
         self._sums: list[tuple[tuple[int, ...], int, int]] = []
         self._circuits: list[list[tuple[int, int, Literal]]] = []
 
+    def expect(self, terms: int) -> None:
+        """Refuse at once when the family's estimate of the literals to come passes the limit."""
+        if terms > self.max_terms:
+            raise ModelTooBigError(
+                f"the constraints would hold about {terms:,} terms, more than --max-terms {self.max_terms:,};"
+                " use a smaller puzzle or raise the limit"
+            )
+
     def new_variable(self) -> int:
         self.variables += 1
         return self.variables - 1

@@ -20,7 +20,7 @@ from cpsolve.spec import ChainSpec, LoadedSpec, Source
 from cpsolve.symmetry import target_symmetries
 
 from .base import BuildOptions, ChainWalk, Constraints, ConstraintsBuilder, ModelBuilder, PuzzleModel, negated
-from .packing import shape_cells
+from .packing import check_symmetry_size, shape_cells
 
 
 def chain_lengths(spec: ChainSpec, target_volume: int, source: Source) -> list[int]:
@@ -29,6 +29,8 @@ def chain_lengths(spec: ChainSpec, target_volume: int, source: Source) -> list[i
     cubes = sum(segments) - (len(segments) - 1)
     if cubes == target_volume:
         return segments
+    if target_volume < 3:
+        raise source.error(("target",), f"a chain has at least 3 cubes; the target has {target_volume} cells")
     if spec.chain.joints is not None:
         raise source.error(
             ("chain", "joints"),
@@ -39,7 +41,9 @@ def chain_lengths(spec: ChainSpec, target_volume: int, source: Source) -> list[i
 
 
 class ChainModel(PuzzleModel):
-    def __init__(self, spec: ChainSpec, source: Source, options: BuildOptions) -> None:
+    def __init__(
+        self, spec: ChainSpec, source: Source, options: BuildOptions, deadline: Deadline = NO_DEADLINE
+    ) -> None:
         cells = sorted(shape_cells(spec.target, ("target",), source), key=lambda c: (c[2], c[1], c[0]))
         self.segments = chain_lengths(spec, len(cells), source)
         self.cells = cells
@@ -53,6 +57,7 @@ class ChainModel(PuzzleModel):
             )
         super().__init__(name=spec.name, kind="chain", atom_count=self.length * len(cells), group=SymmetryGroup(()))
         self.group = self._symmetry_group(spec.symmetry)
+        deadline.check("turning the target")
         self.breaking_candidates = [list(range(len(cells))), list(range(len(cells), 2 * len(cells)))]
         if self.palindrome:
             self.notes.append("the chain reads the same from both ends: each folding is counted once")
@@ -67,6 +72,8 @@ class ChainModel(PuzzleModel):
         search decides the first cube's cell, then each segment's direction."""
         if self._constraints is None:
             builder = ConstraintsBuilder(self.atom_count, self.options.max_terms)
+            # per cube and cell: 2 exactly-one, 2 parity, 3 x 6 stepping, 3 x 6 circuit literals
+            builder.expect(40 * self.length * len(self.cells))
             directions = self._add_constraints(builder)
             order = list(range(len(self.cells))) + [d for segment in directions for d in segment]
             self._constraints = builder.build(order)
@@ -139,7 +146,9 @@ class ChainModel(PuzzleModel):
         index = {c: i for i, c in enumerate(self.cells)}
         elements = []
         readings = (False, True) if self.palindrome else (False,)
-        for cell_symmetry in target_symmetries(self.cells, reflections=symmetry == "all", separately=False):
+        cell_symmetries = target_symmetries(self.cells, reflections=symmetry == "all", separately=False)
+        check_symmetry_size(len(cell_symmetries) * len(readings), self.atom_count, self.name)
+        for cell_symmetry in cell_symmetries:
             moved = [index[cell_symmetry.images[c]] for c in self.cells]
             for backwards in readings:
                 cubes = range(self.length - 1, -1, -1) if backwards else range(self.length)
@@ -172,4 +181,4 @@ class ChainBuilder(ModelBuilder):
 
     def build(self, loaded: LoadedSpec, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> PuzzleModel:
         assert isinstance(loaded.spec, ChainSpec)
-        return ChainModel(loaded.spec, loaded.source, options)
+        return ChainModel(loaded.spec, loaded.source, options, deadline)

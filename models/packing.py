@@ -32,7 +32,13 @@ from cpsolve.geometry import (
     normalise,
     orientations,
 )
-from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.limits import (
+    MAX_BOX_VOLUME,
+    MAX_SHAPE_CELLS,
+    MAX_SYMMETRY_ENTRIES,
+    NO_DEADLINE,
+    Deadline,
+)
 from cpsolve.render import draw_layers
 from cpsolve.spec import LoadedSpec, PackingSpec, ShapeSpec, Source
 from cpsolve.symmetry import PieceBounds, SymmetryArrays, mirror_partners, target_symmetry_arrays
@@ -40,8 +46,9 @@ from cpsolve.symmetry import PieceBounds, SymmetryArrays, mirror_partners, targe
 from .base import BuildOptions, Constraints, ConstraintsBuilder, CoverProblem, ModelBuilder, PuzzleModel
 
 Loc = tuple[str | int, ...]
-MAX_SHAPE_CELLS = 100_000
 SYMMETRY_BLOCK_ENTRIES = 4_000_000  # array entries per block of symmetries mapped at once
+SHIFT_BLOCK = 262_144  # shifts of one orientation tested at once (each shift x cells x 3 integers)
+CACHED_SHIFTS = 4_096  # shift arrays up to this size are kept for the next piece of the same size
 
 
 @dataclass(frozen=True)
@@ -73,9 +80,16 @@ class PackingPuzzle:
 # -- resolving a spec -------------------------------------------------------------------------
 
 
+def too_many_cells(count: int, loc: Loc, source: Source) -> ModelTooBigError:
+    return ModelTooBigError(source.problem(loc, f"{count:,} cells; cpsolve builds at most {MAX_SHAPE_CELLS:,}"))
+
+
 def shape_cells(shape: ShapeSpec, loc: Loc, source: Source) -> list[Cell]:
-    """The cells a shape spec describes; duplicates and empty shapes are errors."""
+    """The cells a shape spec describes; duplicates and empty shapes are errors. The number of
+    cells is checked against MAX_SHAPE_CELLS before they are built."""
     if shape.cells is not None:
+        if len(shape.cells) > MAX_SHAPE_CELLS:
+            raise too_many_cells(len(shape.cells), (*loc, "cells"), source)
         cells = [as_cell(c) for c in shape.cells]
         duplicates = [c for c, n in Counter(cells).items() if n > 1]
         if duplicates:
@@ -83,15 +97,16 @@ def shape_cells(shape: ShapeSpec, loc: Loc, source: Source) -> list[Cell]:
         return cells
     if shape.box is not None:
         if prod(shape.box) > MAX_SHAPE_CELLS:
-            raise ModelTooBigError(
-                source.problem((*loc, "box"), f"{prod(shape.box):,} cells; cpsolve builds at most {MAX_SHAPE_CELLS:,}")
-            )
+            raise too_many_cells(prod(shape.box), (*loc, "box"), source)
         return box_cells(shape.box, shape.hollow)
     if shape.tile is not None:
         return layer_cells([shape.tile])
     if shape.ring is not None:
         return layer_cells([foam_rows(shape.ring)])
     layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in shape.layers or []]
+    filled = sum(len(row) - row.count(".") - row.count(" ") for layer in layers for row in layer)
+    if filled > MAX_SHAPE_CELLS:
+        raise too_many_cells(filled, (*loc, "layers"), source)
     cells = layer_cells(layers)
     if not cells:
         raise source.error((*loc, "layers"), "no filled cells ('.' and ' ' are empty)")
@@ -103,6 +118,9 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
         if piece.group is not None and piece.group not in spec.groups:
             known = ", ".join(sorted(spec.groups)) or "none defined"
             raise source.error(("pieces", name, "group"), f"group {piece.group!r} is not in groups ({known})")
+    for group in spec.groups:
+        if not any(piece.group == group for piece in spec.pieces.values()):
+            raise source.error(("groups", group), f"no piece belongs to group {group!r}; give pieces `group: {group}`")
     pieces = tuple(
         Piece(name, normalise(shape_cells(piece, ("pieces", name), source)), PieceBounds(*piece.bounds(), piece.group))
         for name, piece in spec.pieces.items()
@@ -177,8 +195,15 @@ def occupancy(target: Iterable[Cell]) -> tuple[Any, Cell]:
     return grid, (int(low[0]), int(low[1]), int(low[2]))
 
 
-@functools.lru_cache(maxsize=1024)
 def _shifts(x: int, y: int, z: int) -> Any:
+    """All shifts (dx, dy, dz) in a box of that size, z slowest and x fastest."""
+    if x * y * z <= CACHED_SHIFTS:
+        return _cached_shifts(x, y, z)
+    return np.indices((z, y, x)).reshape(3, -1)[::-1].T.copy()
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_shifts(x: int, y: int, z: int) -> Any:
     """All shifts (dx, dy, dz) in a box of that size, z slowest and x fastest (cached: every
     orientation of every piece of a figure asks for one of a few sizes)."""
     return np.indices((z, y, x)).reshape(3, -1)[::-1].T.copy()
@@ -193,9 +218,15 @@ def fitting_shifts(shape: Shape, grid: Any, low: Cell) -> list[tuple[Cell, ...]]
     room = np.array(grid.shape) - cells.max(axis=0)
     if (room <= 0).any():
         return []
-    moved = cells[None, :, :] + _shifts(int(room[0]), int(room[1]), int(room[2]))[:, None, :]
-    fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
-    return [tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist()]
+    x, y, z = (int(size) for size in room)
+    layers_at_once = max(1, SHIFT_BLOCK // (x * y))
+    found: list[tuple[Cell, ...]] = []
+    for first in range(0, z, layers_at_once):
+        shifts = _shifts(x, y, min(layers_at_once, z - first)) + np.array([0, 0, first])
+        moved = cells[None, :, :] + shifts[:, None, :]
+        fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
+        found.extend(tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist())
+    return found
 
 
 def candidate_count(pieces: Sequence[Piece], box_size: Cell) -> int:
@@ -211,6 +242,11 @@ def candidate_count(pieces: Sequence[Piece], box_size: Cell) -> int:
 def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DEADLINE) -> list[Placement]:
     target = set(puzzle.target)
     box_size = bounding_box(target)
+    if prod(box_size) > MAX_BOX_VOLUME:
+        raise ModelTooBigError(
+            f"{puzzle.name}: the target spans a box of {prod(box_size):,} cells"
+            f" ({' x '.join(map(str, box_size))}); cpsolve handles at most {MAX_BOX_VOLUME:,}"
+        )
     candidates = candidate_count(puzzle.pieces, box_size)
     if candidates > 20 * max_atoms:
         raise ModelTooBigError(
@@ -246,6 +282,15 @@ def misshapen_fixed(puzzle: PackingPuzzle) -> list[Placement]:
 
 
 # -- the model -----------------------------------------------------------------------------------
+
+
+def check_symmetry_size(symmetries: int, atoms: int, name: str) -> None:
+    """Refuse before building the maps of every atom under every symmetry, when there are too many."""
+    if symmetries * atoms > MAX_SYMMETRY_ENTRIES:
+        raise ModelTooBigError(
+            f"{name}: {symmetries:,} symmetries of {atoms:,} placements make {symmetries * atoms:,} entries to map;"
+            f" cpsolve maps at most {MAX_SYMMETRY_ENTRIES:,} (symmetry: none still maps the rotations)"
+        )
 
 
 @dataclass(frozen=True)
@@ -320,6 +365,8 @@ class PackingModel(PuzzleModel):
     def _build_constraints(self) -> Constraints:
         puzzle = self.puzzle
         builder = ConstraintsBuilder(self.atom_count, self.options.max_terms)
+        # each atom in the exactly-one of each of its cells, of its piece, and of its group
+        builder.expect(sum(len(p.cells) + 2 for p in self.placements))
         by_piece: list[list[int]] = [[] for _ in puzzle.pieces]
         by_cell: dict[Cell, list[int]] = {c: [] for c in puzzle.target}
         for atom, placement in enumerate(self.placements):
@@ -356,6 +403,7 @@ class PackingModel(PuzzleModel):
         names = [p.name for p in puzzle.pieces]
         mirror = [names.index(partners[n]) for n in names] if partners else list(range(len(names)))
         arrays = target_symmetry_arrays(puzzle.target, reflections=partners is not None, separately=puzzle.separately)
+        check_symmetry_size(len(arrays), self.atom_count, puzzle.name)
         elements = []
         fixed = set(fixed_atoms)
         for atom_map, proper in zip(self._atom_maps(arrays, mirror, deadline), arrays.proper.tolist(), strict=True):

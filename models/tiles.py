@@ -135,7 +135,9 @@ def board_turns(columns: int, rows: int) -> list[BoardTurn]:
 
 
 class TilesModel(PuzzleModel):
-    def __init__(self, spec: TilesSpec, source: Source, options: BuildOptions) -> None:
+    def __init__(
+        self, spec: TilesSpec, source: Source, options: BuildOptions, deadline: Deadline = NO_DEADLINE
+    ) -> None:
         check_board(spec, source)
         self.columns, self.rows = spec.board
         self.tiles = [tuple(tile) for tile in spec.tiles]
@@ -144,8 +146,10 @@ class TilesModel(PuzzleModel):
         self.fits = fit_rule(spec, source)
         self.options = options
         self.placements = self._placements(options)
+        deadline.check("placing the tiles")
         super().__init__(name=spec.name, kind="tiles", atom_count=len(self.placements), group=SymmetryGroup(()))
         self.group = self._symmetry_group(spec.symmetry)
+        deadline.check("turning the board")
         self._constraints: Constraints | None = None
         # planted 6x6 boards, --first: 1 worker 3.8 s for five boards, 2: 4.1 s, 8: 7.2 s
         self.first_solution_workers = 1
@@ -184,6 +188,8 @@ class TilesModel(PuzzleModel):
     def constraints(self) -> Constraints:
         if self._constraints is None:
             builder = ConstraintsBuilder(self.atom_count, self.options.max_terms)
+            # each atom: its place, its kind, and about six literals on each of its up to four edges
+            builder.expect(self.atom_count * 26)
             self._add_constraints(builder, self.fits)
             self._constraints = builder.build(list(range(self.atom_count)))
         return self._constraints
@@ -333,4 +339,4 @@ class TilesBuilder(ModelBuilder):
 
     def build(self, loaded: LoadedSpec, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> PuzzleModel:
         assert isinstance(loaded.spec, TilesSpec)
-        return TilesModel(loaded.spec, loaded.source, options)
+        return TilesModel(loaded.spec, loaded.source, options, deadline)

@@ -127,7 +127,7 @@ def pentominoes_in_a_box(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("engine", "spec", "raw"),
     [
-        ("cpsat", "soma.yaml", 11520),
+        ("cpsat", "", 31520),
         ("exact-cover", "", 31520),
         ("chain-dfs", "snake_4x4x4_second.yaml", 192),
     ],

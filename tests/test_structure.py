@@ -166,6 +166,6 @@ def test_the_decision_strategy_and_the_breaking_are_added_once() -> None:
     list(prepared.enumerate(SearchOptions()))
     list(prepared.enumerate(SearchOptions(guided=False)))
     assert len(prepared.model.proto.constraints) == constraints  # parts ran on clones
-    assert len(prepared.model.proto.search_strategy) == 0
-    assert len(prepared.model_for(True).proto.search_strategy) == 1
-    assert len(prepared.model_for(True).proto.constraints) == constraints
+    assert len(prepared.model.proto.search_strategy) == 1
+    assert len(prepared.model_for(False).proto.search_strategy) == 0
+    assert len(prepared.model_for(False).proto.constraints) == constraints

@@ -34,6 +34,7 @@ class StopReason(StrEnum):
     MAX_SOLUTIONS = "max solutions"
     FIRST_SOLUTION = "first solution"
     INTERRUPTED = "interrupted"
+    TERMINATED = "terminated"
     SOLVER_FAILED = "solver failed"
 
 

@@ -161,6 +161,9 @@ class CoverEnumeration(Enumeration):
         if (left < 0).any():
             return
         starts, candidates = self._candidates(part.left_out)
+        placeable = np.bincount(problem.atom_piece[candidates], minlength=len(left)) > 0
+        if ((left > cover.most - cover.least) & ~placeable).any():
+            return  # a piece that must still be placed has no placement left: no solution here
         depth_limit = min(int(cover.most.sum()), problem.cells) + 1
         boards = np.zeros((depth_limit + 1, board.shape[0]), np.uint64)
         boards[0] = board

@@ -41,10 +41,10 @@ def _head(path: Path) -> bytes:
         return b""  # the reader reports why it cannot read the file
 
 
-def read_puzzle(path: str | Path) -> tuple[LoadedSpec, FileFormat]:
-    """Read any file cpsolve understands, with the format that read it."""
+def read_puzzle(path: str | Path, max_bytes: int) -> tuple[LoadedSpec, FileFormat]:
+    """Read any file cpsolve understands (at most max_bytes of it), with the format that read it."""
     fmt = format_for(path)
-    return fmt.read(Path(path)), fmt
+    return fmt.read(Path(path), max_bytes), fmt
 
 
 __all__ = ["FORMATS", "FileFormat", "format_for", "puzzle_suffixes", "read_puzzle", "read_text"]

@@ -1,17 +1,24 @@
 """What a file format is to cpsolve: a reader from a path to a loaded spec, plus its program's rules.
 
-Every format reads its file through `read_text`, so every one refuses unreadable files the same way.
+Every format reads its file through `read_text`, so every one refuses the same things the same
+way: what is not a regular file (a FIFO would wait forever for a writer, /dev/zero never ends),
+a file past the size limit (checked before reading), and text that is not UTF-8.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cpsolve.errors import SpecError
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
 from cpsolve.models import BuildOptions
 from cpsolve.spec import LoadedSpec
+
+Reader = Callable[[Path, int | None], LoadedSpec]  # path, the most bytes to read (None: the default)
 
 
 @dataclass(frozen=True)
@@ -24,7 +31,7 @@ class FileFormat:
 
     name: str
     suffixes: tuple[str, ...]
-    read: Callable[[Path], LoadedSpec]
+    read: Reader
     build: BuildOptions = field(default_factory=BuildOptions)
     show: int = 1  # solutions drawn by default
     sniff: Callable[[bytes], bool] | None = None
@@ -32,9 +39,49 @@ class FileFormat:
     find_one_unless_expected: bool = False
 
 
-def read_text(path: str | Path) -> str:
-    """A puzzle file's text, or a SpecError saying why it cannot be read."""
+def megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MB"
+
+
+def read_bytes(path: str | Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most max_bytes, or a SpecError saying why not."""
+
+    def refuse(reason: str) -> SpecError:
+        return SpecError([f"{path}: cannot read: {reason}"])
+
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError([f"{path}: cannot read: {exc.strerror if isinstance(exc, OSError) else exc}"]) from None
+        # O_NONBLOCK: should a FIFO appear here after all, opening it does not wait for a writer
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise refuse(exc.strerror or str(exc)) from None
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISDIR(info.st_mode):
+            raise refuse("it is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise refuse("not a regular file (a pipe, a device or a socket); give a file")
+        if info.st_size > max_bytes:
+            size, limit = megabytes(info.st_size), megabytes(max_bytes)
+            raise refuse(f"the file has {size}, more than the limit of {limit} (--max-file-size)")
+        try:
+            data = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise refuse(exc.strerror or str(exc)) from None
+    if len(data) > max_bytes:
+        raise refuse(f"the file grew past the limit of {megabytes(max_bytes)} while it was read (--max-file-size)")
+    return data
+
+
+def decode(data: bytes, path: str | Path) -> str:
+    """UTF-8 text without a byte-order mark, or a SpecError naming the line of the first bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        byte = data[exc.start]
+        raise SpecError([f"{path}:{line}: not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"]) from None
+
+
+def read_text(path: str | Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
+    """A puzzle file's text, read once; every format reads through this."""
+    return decode(read_bytes(path, max_bytes), path)

@@ -7,6 +7,7 @@ files end with one.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from cpsolve.errors import SpecError
@@ -15,6 +16,8 @@ from cpsolve.spec import LoadedSpec, Source, validate_data
 from .base import FileFormat, read_text
 
 TILE_COUNT = 9
+MAX_DIGITS = 12
+INTEGER = re.compile(rf"[+-]?[0-9]{{1,{MAX_DIGITS}}}")  # ASCII digits only: int() also takes others
 
 
 def parse_tiles(text: str, path: str) -> tuple[list[list[int]], dict[int, int]]:
@@ -29,12 +32,11 @@ def parse_tiles(text: str, path: str) -> tuple[list[list[int]], dict[int, int]]:
         if len(words) != 4:
             problems.append(f"{path}:{number}: a tile is 4 integers (top right bottom left), found {len(words)}")
             continue
-        try:
-            tile = [int(word) for word in words]
-        except ValueError:
-            bad = next(word for word in words if not word.lstrip("+-").isdigit())
-            problems.append(f"{path}:{number}: {bad!r} is not an integer")
+        bad = next((word for word in words if not INTEGER.fullmatch(word)), None)
+        if bad is not None:
+            problems.append(f"{path}:{number}: {bad[:20]!r} is not an integer of at most {MAX_DIGITS} digits")
             continue
+        tile = [int(word) for word in words]
         lines[len(tiles)] = number
         tiles.append(tile)
     if problems:
@@ -44,10 +46,11 @@ def parse_tiles(text: str, path: str) -> tuple[list[list[int]], dict[int, int]]:
     return tiles, lines
 
 
-def load_puzzle(path: str | Path) -> LoadedSpec:
+def load_puzzle(path: str | Path, max_bytes: int | None = None) -> LoadedSpec:
     """Read a c't 9-piece file as a tiles spec."""
     path = Path(path)
-    tiles, lines = parse_tiles(read_text(path), str(path))
+    text = read_text(path) if max_bytes is None else read_text(path, max_bytes)
+    tiles, lines = parse_tiles(text, str(path))
     source = Source(str(path), {("tiles", index): line for index, line in lines.items()})
     data = {
         "name": path.stem,

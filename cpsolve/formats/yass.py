@@ -90,8 +90,9 @@ def check_figure(cells: list[Cell], placed: dict[str, list[Cell]], path: str) ->
             )
 
 
-def load_figure(path: str | Path) -> LoadedSpec:
-    cells, placed = parse_figure(read_text(path), str(path))
+def load_figure(path: str | Path, max_bytes: int | None = None) -> LoadedSpec:
+    text = read_text(path) if max_bytes is None else read_text(path, max_bytes)
+    cells, placed = parse_figure(text, str(path))
     check_figure(cells, placed, str(path))
     data = {
         "name": Path(path).stem,
