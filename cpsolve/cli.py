@@ -30,6 +30,7 @@ app = typer.Typer(
 )
 
 AUTO = "auto"  # the engine choice that lets cpsolve.engines choose; checked there
+WHOLE_PROCESS = "whole_process"  # set by the program's entry point: this process runs one command
 
 
 def fail(error: CpsolveError) -> typer.Exit:
@@ -40,6 +41,7 @@ def fail(error: CpsolveError) -> typer.Exit:
 
 @app.command("run")
 def run_command(
+    context: typer.Context,
     puzzle: Annotated[Path, typer.Argument(help="a YAML spec, a yass .soma figure or a c't 9-piece .txt")],
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")] = False,
     solutions: Annotated[
@@ -80,10 +82,11 @@ def run_command(
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts.
 
-    Once the engine is loaded and the model built, everything so far lives as long as this
-    process: gc.freeze() keeps it out of the collector's passes. Freezing earlier, before the
-    engine's libraries are imported, makes the collector walk them again and again (the Soma
-    cube's `seconds` 0.035 -> 0.073 in one measurement each way).
+    As the whole `cpsolve` process (not inside a test or a notebook), what is loaded lives as
+    long as the process: gc.freeze() keeps it out of the collector's passes, once after the
+    library is imported and once after the engine is loaded and the model built. Freezing only
+    before the engine's libraries are imported makes the collector walk them again and again (the
+    Soma cube's `seconds` 0.035 -> 0.073 in one measurement each way).
     """
     from cpsolve.engines import SearchOptions, StopReason
     from cpsolve.errors import CpsolveError
@@ -91,7 +94,10 @@ def run_command(
     from cpsolve.output import format_report, progress, solution_writer
     from cpsolve.run import RunOptions, run
 
-    gc.freeze()  # the library is loaded: keep it out of the collector's passes while the model is built
+    whole_process = isinstance(context.obj, dict) and bool(context.obj.get(WHOLE_PROCESS))
+    freeze = gc.freeze if whole_process else None
+    if freeze is not None:
+        freeze()
     options = RunOptions(
         search=SearchOptions(time_limit=time_limit, max_solutions=max_solutions, first_only=first, guided=guided),
         build=BuildOptions(max_atoms=max_placements, max_terms=max_terms),
@@ -103,7 +109,7 @@ def run_command(
     )
     try:
         with solution_writer(solutions, puzzle) as write, progress(enabled=not as_json) as on_progress:
-            report = run(puzzle, options, on_progress=on_progress, on_new_class=write, on_ready=gc.freeze)
+            report = run(puzzle, options, on_progress=on_progress, on_new_class=write, on_ready=freeze)
     except CpsolveError as error:
         raise fail(error) from None
     text = json.dumps(report.as_json()) if as_json else format_report(report)

@@ -32,9 +32,9 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     code: int | str | None = 0
     try:
-        from cpsolve.cli import app
+        from cpsolve.cli import WHOLE_PROCESS, app
 
-        app()
+        app(obj={WHOLE_PROCESS: True})
     except SystemExit as finished:
         code = finished.code
     except KeyboardInterrupt:

@@ -144,6 +144,8 @@ class BenchPrinter:
 
     def __init__(self) -> None:
         self.rows: list[BenchRow] = []
+
+    def header(self) -> None:
         reference = f"{engines.reference().name} s"
         typer.echo(
             f"{'puzzle':44} {'mode':5} {'raw/rotations/unique':>22} {'agree':>6}"
@@ -151,6 +153,8 @@ class BenchPrinter:
         )
 
     def __call__(self, row: BenchRow) -> None:
+        if not self.rows:
+            self.header()  # with the first row, so that a refused command prints no table
         self.rows.append(row)
         name = Path(row.source).name[:44]
         if row.refused:

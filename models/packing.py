@@ -350,11 +350,27 @@ class PackingModel(PuzzleModel):
         piece_index = {p.name: i for i, p in enumerate(puzzle.pieces)}
         self.fixed_atoms = [self.atom_of[(piece_index[name], cells)] for name, cells in puzzle.fixed]
         self._placement_keys = PlacementKeys.of(self.placements, puzzle.target, len(puzzle.pieces))
-        self.group = self._symmetry_group(self.fixed_atoms, deadline)
+        unplaceable = self._unplaceable()
+        if unplaceable:
+            # no solution, whatever the symmetries: do not build them (a target of many separate
+            # parts turned on their own can have millions)
+            self.notes.append(f"piece {unplaceable!r} fits nowhere in the target: there is no solution")
+            identity = AtomSymmetry(tuple(range(self.atom_count)), proper=True)
+            self.group = SymmetryGroup((identity,), unique_counts_raw=puzzle.symmetry == "none")
+        else:
+            self.group = self._symmetry_group(self.fixed_atoms, deadline)
         self.search_rank = self._search_rank()
         self.breaking_candidates = self._single_pieces(self.fixed_atoms)
         self.symbols = _symbols(puzzle.pieces)
         self._constraints: Constraints | None = None
+
+    def _unplaceable(self) -> str | None:
+        """The first piece that must be used but has no placement at all, if any."""
+        placed = {p.piece for p in self.placements}
+        return next(
+            (p.name for i, p in enumerate(self.puzzle.pieces) if p.bounds.low > 0 and i not in placed),
+            None,
+        )
 
     def constraints(self) -> Constraints:
         """Each target cell covered once, each piece within its bounds, groups within theirs."""

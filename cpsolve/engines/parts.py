@@ -29,6 +29,7 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 
 from .base import Enumeration, Prepared, SearchOptions, StopReason
 
+MAX_WORKERS_PER_CORE = 4  # --workers beyond this many per core is capped (each process holds the model)
 BATCH_SECONDS = 0.05  # a worker sends what it found at least this often while it finds solutions
 BATCH_SIZE = 512
 PARENT_CHECK_SECONDS = 0.5
@@ -56,7 +57,9 @@ class PartsEnumeration(Enumeration):
         super().__init__(search, deadline)
         self.prepared = prepared
         self.part_atoms = part_atoms
-        self.workers = max(1, min(workers, len(part_atoms))) if fork_available() else 1
+        # more processes than parts do nothing; more than a few per core only share the cores
+        most = MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)
+        self.workers = max(1, min(workers, len(part_atoms), most)) if fork_available() else 1
         self.parts_done = 0
 
     def __iter__(self) -> Generator[Solution, None, None]:

@@ -54,12 +54,13 @@ def read_bytes(path: str | Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> byt
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise refuse(exc.strerror or str(exc)) from None
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(descriptor)
         if stat.S_ISDIR(info.st_mode):
             raise refuse("it is a directory")
-        if not stat.S_ISREG(info.st_mode):
-            raise refuse("not a regular file (a pipe, a device or a socket); give a file")
+        raise refuse("not a regular file (a pipe, a device or a socket); give a file")
+    with os.fdopen(descriptor, "rb") as handle:
         if info.st_size > max_bytes:
             size, limit = megabytes(info.st_size), megabytes(max_bytes)
             raise refuse(f"the file has {size}, more than the limit of {limit} (--max-file-size)")

@@ -39,10 +39,13 @@ def parse_tiles(text: str, path: str) -> tuple[list[list[int]], dict[int, int]]:
         tile = [int(word) for word in words]
         lines[len(tiles)] = number
         tiles.append(tile)
+        if len(tiles) > TILE_COUNT:
+            break  # one too many is enough to refuse the file
     if problems:
         raise SpecError(problems)
     if len(tiles) != TILE_COUNT:
-        raise SpecError([f"{path}: the c't 9-piece format has {TILE_COUNT} tiles, one per line; found {len(tiles)}"])
+        found = f"more than {TILE_COUNT}" if len(tiles) > TILE_COUNT else str(len(tiles))
+        raise SpecError([f"{path}: the c't 9-piece format has {TILE_COUNT} tiles, one per line; found {found}"])
     return tiles, lines
 
 

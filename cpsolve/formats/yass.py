@@ -47,6 +47,9 @@ def parse_figure(text: str, path: str) -> tuple[list[Cell], dict[str, list[Cell]
         elif slices[-1]:
             slices.append([])
     slices = [s for s in slices if s]
+    count = sum(len(row) - row.count(".") - row.count(" ") for rows in slices for row in rows)
+    if count != SOMA_VOLUME:  # counted before the cells are built: a figure file can be megabytes
+        raise SpecError([f"{path}: the figure has {count} cells; the seven Soma pieces fill exactly 27"])
     cells: list[Cell] = []
     placed: dict[str, list[Cell]] = {}
     for index, rows in enumerate(slices):

@@ -1,0 +1,454 @@
+"""Every input a user can give ends in an answer or a one-line refusal: no traceback, no hang, no
+blown memory. One test (or a few cases) per kind of failure seen with hostile and odd inputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+import pytest
+import yaml
+from conftest import ROOT, SPECS
+from typer.testing import CliRunner
+
+from cpsolve.cli import app
+from cpsolve.errors import OutputError
+from cpsolve.output import SolutionWriter
+
+runner = CliRunner()
+SOMA = (SPECS / "soma.yaml").read_text()
+SOMA_PIECES = "pieces:" + SOMA.split("pieces:")[1].split("target:")[0]
+
+
+def cli(*arguments: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in arguments])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def refused(path: Path, words: str, *arguments: str) -> str:
+    """Exit 2, every line naming the file, the expected words in the message."""
+    started = time.perf_counter()
+    code, output = cli("run", path, *arguments)
+    assert code == 2, output
+    assert words in output, output
+    assert all(line.startswith(str(path)) for line in output.splitlines() if line), output
+    assert time.perf_counter() - started < 5
+    return output
+
+
+def program(*arguments: str | Path, stdout: int | IO[str] = subprocess.PIPE) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "cpsolve", *map(str, arguments)]
+    return subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, text=True)
+
+
+# -- a puzzle without solution is an answer ---------------------------------------------------------
+
+
+NO_SOLUTION = {
+    "soma_flat.yaml": f"name: flat\n{SOMA_PIECES}target: {{box: [9, 3]}}\n",
+    "no_placement.yaml": "pieces:\n  A: {box: [3,1,1]}\n  B: {box: [1,1,1]}\ntarget: {box: [2,2,1]}\n",
+    "flat_parts.soma": "oo.oo.oo.oo.oo.ooo\noo.oo.oo.oo.oo.ooo\n...............o..\n",  # yass: 0 solutions
+}
+
+
+@pytest.mark.parametrize("engine", ["auto", "cpsat", "exact-cover"])
+@pytest.mark.parametrize("name", list(NO_SOLUTION))
+def test_no_solution_reports_zero_on_every_engine(tmp_path: Path, name: str, engine: str) -> None:
+    path = tmp_path / name
+    path.write_text(NO_SOLUTION[name])
+    code, output = cli("run", path, "--json", "--engine", engine)
+    assert code == 0, output
+    data = json.loads(output)
+    assert data["counts"] == {"raw": 0, "rotations": 0, "unique": 0}
+    assert data["complete"] is True and data["orbit_stabiliser_ok"] is True
+
+
+def test_bench_counts_a_puzzle_without_solution(tmp_path: Path) -> None:
+    (tmp_path / "flat.yaml").write_text(NO_SOLUTION["soma_flat.yaml"] + "expected: {raw: 0, rotations: 0, unique: 0}\n")
+    code, output = cli("bench", tmp_path, "--json")
+    assert code == 0, output
+    (row,) = json.loads(output)["rows"]
+    assert row["agree"] and {r["counts"]["raw"] for r in row["results"].values()} == {0}
+
+
+# -- YAML -----------------------------------------------------------------------------------------
+
+LAUGHS = "".join(
+    f"{name}: &{name} [{', '.join([f'*{previous}'] * 9) if previous else ', '.join(['x'] * 9)}]\n"
+    for previous, name in zip(["", *"abcdefgh"], "abcdefghi", strict=True)
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (LAUGHS + "pieces: {A: {box: [1,1,1]}}\ntarget: {box: [1,1,1]}\n", "expands to more than 2,000,000 values"),
+        (
+            "x: &a [[0,0,0],[1,0,0]]\ny: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nz: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+            "w: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\nv: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+            "u: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\nt: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
+            "pieces: {A: {cells: *g}}\ntarget: {box: [2,1]}\n",
+            "expands to more than",
+        ),
+        ("pieces: " + "[" * 400 + "]" * 400 + "\ntarget: {box: [1,1]}\n", "nested more than 64 deep"),
+        ("pieces: " + "{a: " * 300 + "1" + "}" * 300 + "\n", "nested more than 64 deep"),
+        ("pieces:\n  A: {box: [1,1,1], count: " + "9" * 5000 + "}\ntarget: {box: [1,1]}\n", "a number of 5000 digits"),
+        ("pieces:\n  ? [1, 2]\n  : {box: [1,1]}\ntarget: {box: [1,1]}\n", "a key must be a plain value"),
+        (
+            "pieces:\n  A: {cells: [[0,0,0],[1.0e+26,0,0]]}\ntarget: {box: [2,1]}\n",
+            "pieces.A.cells.1.0: Unable to parse",
+        ),
+        ("pieces:\n  A: {cells: [[0,0,0],[1e30,0,0]]}\ntarget: {box: [2,1]}\n", "pieces.A.cells.1.0"),
+        ("a: &x [*x]\n", "stands inside its own anchor's value"),
+        ("pieces: {A: {box: [1,1]}}\ntarget: {box: [1,1]}\n\x00", "not valid YAML"),
+    ],
+)
+def test_hostile_yaml(tmp_path: Path, text: str, words: str) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_text(text)
+    refused(path, words)
+
+
+def test_a_large_legal_file_is_read_once_in_proportion_to_its_size(tmp_path: Path) -> None:
+    """A 1.5 MB board of 65,536 tiles: parsed once, and refused by the placement limit in seconds."""
+    spec = tmp_path / "big.yaml"
+    code, _ = cli("generate", "tiles", "--board", "256x256", "--labels", "300", "-o", spec)
+    assert code == 0 and spec.stat().st_size > 10**6
+    started = time.perf_counter()
+    code, output = cli("run", spec)
+    assert code == 2 and "more than --max-placements" in output
+    assert time.perf_counter() - started < 10
+
+
+def test_a_file_past_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    spec = tmp_path / "comment.yaml"
+    with spec.open("w") as handle:
+        handle.write("# " + "x" * (9 * 2**20) + "\npieces: {A: {box: [1,1]}}\ntarget: {box: [1,1]}\n")
+    refused(spec, "more than the limit of 8.0 MB (--max-file-size)")
+    code, output = cli("run", spec, "--max-file-size", "10", "--json")
+    assert code == 0 and json.loads(output)["counts"]["raw"] == 1
+
+
+# -- files that are not regular files ---------------------------------------------------------------
+
+
+def test_only_regular_files_are_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    refused(fifo, "not a regular file")
+    for device, name in (("/dev/zero", "zero.yaml"), ("/dev/urandom", "random.soma")):
+        link = tmp_path / name
+        link.symlink_to(device)
+        refused(link, "not a regular file")
+    refused(tmp_path, "it is a directory")
+
+
+# -- sizes ----------------------------------------------------------------------------------------
+
+
+def test_a_thousand_cube_chain_is_refused_at_once(tmp_path: Path) -> None:
+    spec = tmp_path / "long.yaml"
+    spec.write_text(f"kind: chain\nchain: {{segments: {[10] * 111}}}\ntarget: {{box: [10, 10, 10]}}\n")
+    output = refused(spec, "symmetries of 1,000,000 placements", "--time-limit", "5")
+    assert "cpsolve maps at most" in output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        (["--board", "100000x100000", "--labels", "5"], "cpsolve generates at most 65,536"),
+        (["--board", "8x8", "--labels", "99999999999"], "at most 10,000"),
+        (["--board", "\u00b2x2", "--labels", "3"], "--board must look like 8x8"),
+    ],
+)
+def test_generate_refuses_what_it_cannot_make(arguments: list[str], words: str) -> None:
+    started = time.perf_counter()
+    code, output = cli("generate", "tiles", *arguments)
+    assert code == 2 and words in output
+    assert time.perf_counter() - started < 1
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("pieces:\n  A: {box: [1,1,1], count: 40}\nparts: separately\ntarget:\n  cells: "
+         + str([[3 * i, 0, 0] for i in range(40)]) + "\n", "separate parts, each turned on its own"),
+        ("pieces:\n  A: {box: [1,1,1], count: 2}\ntarget:\n  cells: [[0,0,0], [999999,999999,999999]]\n",
+         "the target spans a box of"),
+        ("pieces:\n  A: {box: [1,1,1], count: 1000000}\ntarget:\n  box: [1000, 1000, 1]\n", "1,000,000 cells"),
+    ],
+)  # fmt: skip
+def test_sizes_are_checked_before_the_work(tmp_path: Path, text: str, words: str) -> None:
+    spec = tmp_path / "big.yaml"
+    spec.write_text(text)
+    refused(spec, words)
+
+
+@pytest.mark.parametrize(
+    ("spec", "extra", "limit"),
+    [
+        ("eternity/eternity_16x16.yaml", ["--first"], 2.0),
+        ("", ["--engine", "cpsat"], 1.0),  # a 216-cube chain in a 6x6x6 box: building its model alone takes longer
+    ],
+)
+def test_the_time_limit_covers_building_the_model(tmp_path: Path, spec: str, extra: list[str], limit: float) -> None:
+    path = SPECS / spec if spec else tmp_path / "chain.yaml"
+    if not spec:
+        path.write_text(f"kind: chain\nchain: {{segments: {[6] * 43}}}\ntarget: {{box: [6, 6, 6]}}\n")
+    started = time.perf_counter()
+    code, output = cli("run", path, "--json", "--time-limit", str(limit), *extra)
+    assert code == 0, output
+    data = json.loads(output)
+    assert (data["complete"], data["stopped_by"]) == (False, "time limit")
+    assert time.perf_counter() - started < limit + 3
+
+
+# -- c't files ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("word", ["--3", "+-3", "\u00b3", "9" * 5000, "0x10", "1e3", "\u0663"])
+def test_ct_files_take_only_plain_integers(tmp_path: Path, word: str) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text(f"{word} 1 2 3\n" + "1 2 3 4\n" * 8)
+    refused(path, "is not an integer")
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+
+def test_solutions_on_a_full_disk_end_with_exit_2() -> None:
+    code, output = cli("run", SPECS / "soma.yaml", "--solutions", "/dev/full")
+    assert code == 2 and "/dev/full: cannot write solutions: No space left on device" in output
+
+
+def test_a_failed_write_never_leaves_a_torn_line(tmp_path: Path) -> None:
+    class FillsUp:
+        """A file that takes 150 bytes, then has no space left (the last write half done)."""
+
+        def __init__(self, path: Path) -> None:
+            self.raw = path.open("wb", buffering=0)
+
+        def write(self, data: bytes) -> int:
+            room = 150 - self.raw.tell()
+            if room <= 0:
+                raise OSError(28, "No space left on device")
+            return self.raw.write(data[:room]) or 0
+
+        def truncate(self, size: int) -> int:
+            return self.raw.truncate(size)
+
+    from conftest import built
+
+    puzzle = built(SPECS / "soma.yaml")
+    out = tmp_path / "solutions.jsonl"
+    handle = FillsUp(out)
+    writer = SolutionWriter(handle, out)  # type: ignore[arg-type]
+    solution = (0, 1)
+    with pytest.raises(OutputError):
+        for _ in range(10):
+            writer(solution, puzzle)
+    handle.raw.close()
+    text = out.read_text()
+    assert text.endswith("\n") and len(text.splitlines()) == writer.written >= 1
+    assert all(json.loads(line)["class"] for line in text.splitlines())
+
+
+def test_the_solutions_file_is_never_the_puzzle(tmp_path: Path) -> None:
+    spec = tmp_path / "soma.yaml"
+    shutil.copy(SPECS / "soma.yaml", spec)
+    for given in (spec, tmp_path / "." / "soma.yaml"):
+        code, output = cli("run", spec, "--solutions", given)
+        assert code == 2 and "--solutions names the puzzle file itself" in output
+    assert spec.read_text() == SOMA
+
+
+@pytest.mark.parametrize(("spec", "code"), [("soma.yaml", 1), ("snake_4x4x4_second.yaml", 2)])
+def test_a_full_stdout_is_reported(spec: str, code: int) -> None:
+    """Complete counts that cannot be printed: exit 1; a run cut short as well: exit 2."""
+    extra = [] if code == 1 else ["--time-limit", "0.001"]
+    with open("/dev/full", "w") as full:
+        process = program("run", SPECS / spec, *extra, stdout=full)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == code, err
+    assert "cannot write the report to standard output: No space left on device" in err
+    assert "Traceback" not in err
+
+
+# -- signals --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delay", [0.001, 0.02, 0.1, 0.3])
+def test_ctrl_c_during_start_up_is_quiet(delay: float) -> None:
+    """Ctrl-C while the command line, the library or the engine are being imported, or the model
+    built. (Before cpsolve's first line runs, Python itself is starting; nothing can catch it there.)"""
+    code = (
+        "import os, signal, sys, threading\n"
+        "from cpsolve.entry import main\n"
+        f"threading.Timer({delay}, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+        f"sys.argv = ['cpsolve', 'run', {str(SPECS / 'pentominoes_6x10.yaml')!r}, '--engine', 'cpsat']\n"
+        "main()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 130, result.stderr
+    assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr
+
+
+def test_a_signal_after_the_report_keeps_exit_code_0(tmp_path: Path) -> None:
+    """Ctrl-C and SIGTERM arriving while the process shuts down, after it printed the report."""
+    code = (
+        "import atexit, os, signal, sys\n"
+        "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), os.kill(os.getpid(), signal.SIGTERM)))\n"
+        f"sys.argv = ['cpsolve', 'run', {str(SPECS / 'coffin.yaml')!r}, '--json']\n"
+        "from cpsolve.entry import main\nmain()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["counts"]["raw"] == 24
+
+
+def children_of(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found.update(int(child) for child in (task / "children").read_text().split())
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+def test_sigterm_reports_and_leaves_no_worker_behind() -> None:
+    process = program("run", SPECS / "pentominoes_6x10.yaml", "--engine", "cpsat", "--workers", "2", "--json")
+    workers: set[int] = set()
+    for _ in range(100):
+        time.sleep(0.1)
+        workers = children_of(process.pid)
+        if len(workers) >= 2:
+            break
+    assert len(workers) >= 2
+    time.sleep(1)
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 143, err
+    data = json.loads(out)
+    assert (data["complete"], data["stopped_by"]) == (False, "terminated")
+    time.sleep(0.5)
+    assert not any(alive(pid) for pid in workers)
+
+
+def test_workers_leave_when_their_parent_is_killed() -> None:
+    process = program("run", SPECS / "pentominoes_6x10.yaml", "--engine", "cpsat", "--workers", "2")
+    workers: set[int] = set()
+    for _ in range(100):
+        time.sleep(0.1)
+        workers = children_of(process.pid)
+        if len(workers) >= 2:
+            break
+    process.kill()
+    process.communicate(timeout=30)
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in workers)
+
+
+# -- messages -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("piece", ["A[1]", "str", "int", "list[int]"])
+def test_a_misspelt_field_is_named_under_its_own_piece(tmp_path: Path, piece: str) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"pieces:\n  I: {{box: [1,1,1]}}\n  {piece!r}: {{box: [1,1,1], cont: 2}}\ntarget: {{box: [2,1]}}\n")
+    refused(spec, f"spec.yaml:3: pieces.{piece}.cont: unknown field; did you mean 'count'?")
+
+
+@pytest.mark.parametrize(
+    ("groups", "line", "words"),
+    [
+        ("g: {min: 3, max: 1}", 4, "groups.g: min 3 is greater than max 1"),
+        ("g: {min: 0, max: 1}\n  h: {min: 1}", 5, "groups.h: no piece belongs to group 'h'"),
+    ],
+)
+def test_groups_that_cannot_mean_anything_are_refused(tmp_path: Path, groups: str, line: int, words: str) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        f"pieces:\n  A: {{box: [1,1,1], min: 0, max: 2, group: g}}\ngroups:\n  {groups}\ntarget: {{box: [1,1]}}\n"
+    )
+    refused(spec, f"spec.yaml:{line}: {words}")
+
+
+def test_a_byte_order_mark_is_not_a_cell(tmp_path: Path) -> None:
+    figure = tmp_path / "cube.soma"
+    figure.write_bytes(b"\xef\xbb\xbf" + b"ooo\nooo\nooo\n\nooo\nooo\nooo\n\nooo\nooo\nooo\n")
+    code, output = cli("run", figure, "--json")
+    assert code == 0 and json.loads(output)["counts"]["unique"] == 240
+
+
+def test_bench_reports_a_bad_spec_and_goes_on(tmp_path: Path) -> None:
+    shutil.copy(SPECS / "coffin.yaml", tmp_path / "coffin.yaml")
+    (tmp_path / "bad.yaml").write_text("pieces: {A: {boxx: [1,1]}}\ntarget: {box: [1,1]}\n")
+    code, output = cli("bench", tmp_path, "--json")
+    assert code == 2
+    rows = {Path(row["source"]).name: row for row in json.loads(output)["rows"]}
+    assert rows["coffin.yaml"]["agree"] and rows["coffin.yaml"]["results"]["cpsat"]["counts"]["raw"] == 24
+    assert "pieces.A.boxx: unknown field" in rows["bad.yaml"]["refused"]
+    code, output = cli("bench", tmp_path)
+    assert code == 2 and "refused: " in output and "coffin.yaml" in output
+
+
+def test_bench_on_an_empty_folder_is_an_error(tmp_path: Path) -> None:
+    code, output = cli("bench", tmp_path)
+    assert code == 2 and "no puzzle files" in output and "agree" not in output
+
+
+def test_a_chain_in_a_one_cube_box(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text('kind: chain\nchain: {joints: "S"}\ntarget: {box: [1,1,1]}\n')
+    output = refused(spec, "a chain has at least 3 cubes; the target has 1 cells")
+    assert "-1" not in output
+
+
+def test_name_is_optional(tmp_path: Path) -> None:
+    spec = tmp_path / "two_dominoes.yaml"
+    spec.write_text("pieces:\n  D: {box: [2, 1], count: 2}\ntarget: {box: [2, 2]}\n")
+    code, output = cli("run", spec, "--json")
+    assert code == 0 and json.loads(output)["name"] == "two_dominoes"
+
+
+def test_a_key_with_a_line_break_stays_on_one_line(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"pieces": {"A\nB": {"box": [1, 1], "cont": 1}}, "target": {"box": [1, 1]}}))
+    output = refused(spec, "unknown field")
+    assert len(output.splitlines()) == 1 and "A\\nB" in output
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "words"),
+    [
+        ("big.soma", "o" * 3_000_000 + "\n", "the figure has 3000000 cells"),
+        ("big.txt", "1 -1 2 -2\n" * 500_000, "found more than 9"),
+    ],
+)
+def test_big_foreign_files_are_refused_without_building_them(tmp_path: Path, name: str, text: str, words: str) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    refused(path, words)
+
+
+def test_workers_are_capped_by_parts_and_cores() -> None:
+    code, output = cli("run", SPECS / "soma.yaml", "--engine", "exact-cover", "--workers", "100000", "--json")
+    assert code == 0
+    assert json.loads(output)["workers"] <= 4 * (os.cpu_count() or 1)
