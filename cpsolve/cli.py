@@ -6,11 +6,13 @@ run imports only the engine it uses (the engines import their solvers when loade
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -20,7 +22,10 @@ from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT
 from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS, DEFAULT_MAX_ATOMS, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_TERMS
 
 if TYPE_CHECKING:
+    from cpsolve.counting import Solution
     from cpsolve.errors import CpsolveError
+    from cpsolve.models import PuzzleModel
+    from cpsolve.run import RunOptions, SolutionHook
 
 app = typer.Typer(
     help="Solve and count discrete assembly puzzles with OR-Tools CP-SAT.",
@@ -42,8 +47,10 @@ def fail(error: CpsolveError) -> typer.Exit:
 @app.command("run")
 def run_command(
     context: typer.Context,
-    puzzle: Annotated[Path, typer.Argument(help="a YAML spec, a yass .soma figure or a c't 9-piece .txt")],
-    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")] = False,
+    puzzle: Annotated[
+        Path, typer.Argument(help="a YAML spec, a yass .soma figure, a c't 9-piece .txt or a BurrTools .xmpuzzle")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object per problem on stdout")] = False,
     solutions: Annotated[
         Path | None, typer.Option("--solutions", help="write each unique solution as a JSON line")
     ] = None,
@@ -79,6 +86,13 @@ def run_command(
             " 0: every core for big CP-SAT models, else 1",
         ),
     ] = 0,
+    problem: Annotated[
+        str | None,
+        typer.Option("--problem", help="which problem of a BurrTools file: a number from 0 or a name [default: all]"),
+    ] = None,
+    xmpuzzle: Annotated[
+        Path | None, typer.Option("--xmpuzzle", help="write the puzzle and its unique solutions as a BurrTools file")
+    ] = None,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts.
 
@@ -88,11 +102,11 @@ def run_command(
     before the engine's libraries are imported makes the collector walk them again and again (the
     Soma cube's `seconds` 0.035 -> 0.073 in one measurement each way).
     """
-    from cpsolve.engines import SearchOptions, StopReason
+    from cpsolve import formats
+    from cpsolve.engines import SearchOptions
     from cpsolve.errors import CpsolveError
     from cpsolve.models import BuildOptions
-    from cpsolve.output import format_report, progress, solution_writer
-    from cpsolve.run import RunOptions, run
+    from cpsolve.run import RunOptions
 
     whole_process = isinstance(context.obj, dict) and bool(context.obj.get(WHOLE_PROCESS))
     freeze = gc.freeze if whole_process else None
@@ -106,22 +120,85 @@ def run_command(
         engine=engine,
         workers=workers,
         max_file_bytes=int(max_file_size * 2**20),
+        problem=problem,
     )
     try:
-        with solution_writer(solutions, puzzle) as write, progress(enabled=not as_json) as on_progress:
-            report = run(puzzle, options, on_progress=on_progress, on_new_class=write, on_ready=freeze)
+        names = (
+            [problem] if problem is not None else formats.problems(puzzle, formats.ReadOptions(options.max_file_bytes))
+        )
     except CpsolveError as error:
         raise fail(error) from None
+    several = problem is None and len(names) > 1
+    if several and xmpuzzle is not None:
+        raise fail(CpsolveError(f"{puzzle}: holds {len(names)} problems; give --problem with --xmpuzzle"))
+    codes: list[int] = []
+    for number in range(len(names)) if several else [None]:
+        each = dataclasses.replace(options, problem=str(number)) if number is not None else options
+        codes.append(_run_one(puzzle, each, as_json, solutions, xmpuzzle, freeze, appending=bool(codes)))
+        if codes[-1] in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+            break
+    worst = max(codes, key=lambda code: (code in (EXIT_INTERRUPTED, EXIT_TERMINATED), code))
+    if worst:
+        raise typer.Exit(code=worst)
+
+
+def _run_one(
+    puzzle: Path,
+    options: RunOptions,
+    as_json: bool,
+    solutions: Path | None,
+    xmpuzzle: Path | None,
+    freeze: Callable[[], None] | None,
+    appending: bool,
+) -> int:
+    """One problem: run, write what was asked for, print the report; the exit code it calls for."""
+    from cpsolve.convert import AssemblyCollector, convert
+    from cpsolve.engines import StopReason
+    from cpsolve.errors import CpsolveError
+    from cpsolve.output import format_report, progress, solution_writer
+    from cpsolve.run import run
+
+    collector = AssemblyCollector() if xmpuzzle is not None else None
+    try:
+        with (
+            solution_writer(solutions, puzzle, append=appending, problem=options.problem) as write,
+            progress(enabled=not as_json) as on_progress,
+        ):
+            hooks = [hook for hook in (write, collector) if hook is not None]
+            report = run(puzzle, options, on_progress, on_new_class=_both(hooks), on_ready=freeze)
+        if xmpuzzle is not None and collector is not None:
+            if collector.model is None:
+                convert(puzzle, xmpuzzle, options.problem, options.max_file_bytes)
+            else:
+                collector.write(report.name, xmpuzzle)
+    except CpsolveError as error:
+        typer.echo(str(error), err=True)
+        return EXIT_BAD_INPUT
+    if options.problem is not None:
+        report.problem = options.problem
     text = json.dumps(report.as_json()) if as_json else format_report(report)
     if not write_stdout(text):
         # the counts exist but did not reach the user: 1 when they were complete, else 2
-        raise typer.Exit(code=EXIT_MISMATCH if report.complete else EXIT_BAD_INPUT)
+        return EXIT_MISMATCH if report.complete else EXIT_BAD_INPUT
     if report.stopped_by is StopReason.INTERRUPTED:
-        raise typer.Exit(code=EXIT_INTERRUPTED)
+        return EXIT_INTERRUPTED
     if report.stopped_by is StopReason.TERMINATED:
-        raise typer.Exit(code=EXIT_TERMINATED)
-    if not report.ok:
-        raise typer.Exit(code=EXIT_MISMATCH)
+        return EXIT_TERMINATED
+    return 0 if report.ok else EXIT_MISMATCH
+
+
+def _both(hooks: Sequence[SolutionHook]) -> SolutionHook | None:
+    """One hook that calls each of the given ones."""
+    if not hooks:
+        return None
+    if len(hooks) == 1:
+        return hooks[0]
+
+    def call(solution: Solution, model: PuzzleModel) -> None:
+        for hook in hooks:
+            hook(solution, model)
+
+    return call
 
 
 def write_stdout(text: str) -> bool:
@@ -249,6 +326,22 @@ def generate_tiles_command(
         raise fail(error) from None
     except OSError as exc:
         raise fail(CpsolveError(f"{output}: cannot write: {exc.strerror}")) from None
+
+
+@app.command("convert")
+def convert_command(
+    source: Annotated[Path, typer.Argument(help="any file cpsolve reads")],
+    target: Annotated[Path, typer.Argument(help="a .xmpuzzle (BurrTools) or .yaml file to write")],
+    problem: Annotated[str | None, typer.Option("--problem", help="which problem of a BurrTools file")] = None,
+) -> None:
+    """Convert a puzzle between a YAML spec and a BurrTools .xmpuzzle file (packings on the cube grid)."""
+    from cpsolve.convert import convert
+    from cpsolve.errors import CpsolveError
+
+    try:
+        typer.echo(convert(source, target, problem))
+    except CpsolveError as error:
+        raise fail(error) from None
 
 
 @app.command("schema")

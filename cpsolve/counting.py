@@ -224,6 +224,10 @@ class Classifier:
         new_class.weight_seen = weight
         return new_class
 
+    def class_index(self, solution: Solution) -> int | None:
+        """The class a solution found so far belongs to (any of its valid images), or None."""
+        return self._class_of.get(solution)
+
     def _images(self, solution: Solution) -> list[Solution]:
         """The solution's image under each element, all at once with one array (one row per element)."""
         if self._maps is None:

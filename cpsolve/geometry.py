@@ -9,7 +9,7 @@ other 24 add a mirror.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations, product
 
@@ -84,6 +84,47 @@ def _orientations(cells: tuple[Cell, ...], group: tuple[Isometry, ...]) -> tuple
     for iso in group:
         seen.setdefault(normalise(transform(cells, iso)), None)
     return tuple(seen)
+
+
+Colour = str | None  # a cell's colour; None: uncoloured
+ColouredShape = tuple[tuple[Cell, Colour], ...]  # sorted by cell
+
+
+def coloured_orientations(
+    cells: Sequence[Cell], colours: Sequence[Colour], group: Sequence[Isometry] = ROTATIONS
+) -> list[ColouredShape]:
+    """The distinct normalised images of a coloured shape: two images with the same cells but the
+    colours elsewhere are different ways to lie (a bar red at one end, turned end for end)."""
+    seen: dict[ColouredShape, None] = {}
+    for iso in group:
+        moved = [iso.apply(c) for c in cells]
+        low = [min(c[i] for c in moved) for i in range(3)]
+        image = tuple(
+            sorted(
+                (
+                    ((c[0] - low[0], c[1] - low[1], c[2] - low[2]), colour)
+                    for c, colour in zip(moved, colours, strict=True)
+                ),
+                key=_cell_then_colour,
+            )
+        )
+        seen.setdefault(image, None)
+    return list(seen)
+
+
+def _cell_then_colour(item: tuple[Cell, Colour]) -> tuple[Cell, str]:
+    return item[0], item[1] or ""  # colour names are never empty: "" stands for none
+
+
+def coloured_canonical(cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
+    """The least coloured orientation under rotations: equal iff the same piece, colours and all."""
+    return min(
+        coloured_orientations(cells, colours, ROTATIONS), key=lambda shape: [_cell_then_colour(i) for i in shape]
+    )
+
+
+def coloured_mirror(cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
+    return coloured_canonical(transform(cells, MIRROR), colours)
 
 
 def canonical_shape(cells: Iterable[Cell]) -> Shape:
@@ -161,8 +202,11 @@ def foam_rows(ring: str) -> list[str]:
     return ["".join(row) for row in grid]
 
 
-def self_symmetries(cells: Iterable[Cell], group: Sequence[Isometry]) -> list[tuple[Isometry, Cell]]:
-    """The maps `iso` then `+ shift` that carry a cell set onto itself.
+def self_symmetries(
+    cells: Iterable[Cell], group: Sequence[Isometry], labels: Mapping[Cell, Hashable] | None = None
+) -> list[tuple[Isometry, Cell]]:
+    """The maps `iso` then `+ shift` that carry a cell set onto itself (and each cell onto a cell
+    with the same label, where labels are given: optional cells, colours).
 
     A symmetry of a finite set fixes its bounding box, so the shift is found by aligning minima.
     """
@@ -174,7 +218,10 @@ def self_symmetries(cells: Iterable[Cell], group: Sequence[Isometry]) -> list[tu
         image = transform(cells, iso)
         image_low = tuple(min(c[i] for c in image) for i in range(3))
         shift = (low[0] - image_low[0], low[1] - image_low[1], low[2] - image_low[2])
-        if all((c[0] + shift[0], c[1] + shift[1], c[2] + shift[2]) in target for c in image):
+        moved = [(c[0] + shift[0], c[1] + shift[1], c[2] + shift[2]) for c in image]
+        if all(c in target for c in moved) and (
+            labels is None or all(labels[m] == labels[c] for c, m in zip(cells, moved, strict=True))
+        ):
             found.append((iso, shift))
     return found
 

@@ -23,19 +23,24 @@ PROGRESS_AFTER_SECONDS = 1.0
 
 
 @contextmanager
-def solution_writer(path: Path | None, puzzle_file: Path) -> Iterator[SolutionWriter | None]:
-    """The `--solutions` file, opened for writing; never the puzzle file itself."""
+def solution_writer(
+    path: Path | None, puzzle_file: Path, append: bool = False, problem: str | None = None
+) -> Iterator[SolutionWriter | None]:
+    """The `--solutions` file, opened for writing (or, for the next problem of a file that holds
+    several, appending); never the puzzle file itself. Lines name their problem where there is one."""
     if path is None:
         yield None
         return
     if _same_file(path, puzzle_file):
         raise CpsolveError(f"{path}: --solutions names the puzzle file itself; give another file")
     try:
-        handle = path.open("wb", buffering=0)  # unbuffered: a failed write leaves nothing pending
+        handle = path.open("ab" if append else "wb", buffering=0)  # unbuffered: a failed write leaves nothing pending
     except OSError as exc:
         raise OutputError(f"{path}: cannot write solutions: {exc.strerror}") from None
     with handle:
-        yield SolutionWriter(handle, path)
+        writer = SolutionWriter(handle, path, problem)
+        writer.whole = handle.tell()
+        yield writer
 
 
 def _same_file(first: Path, second: Path) -> bool:
@@ -52,14 +57,16 @@ class SolutionWriter:
     whole line, so it never ends in a torn line, and the run stops with OutputError.
     """
 
-    def __init__(self, handle: BinaryIO, path: Path) -> None:
+    def __init__(self, handle: BinaryIO, path: Path, problem: str | None = None) -> None:
         self.handle = handle
         self.path = path
+        self.problem = problem
         self.written = 0
-        self.whole = 0  # bytes of whole lines written
+        self.whole = 0  # bytes of whole lines in the file
 
     def __call__(self, solution: Solution, puzzle: PuzzleModel) -> None:
-        record = {"class": self.written + 1, **puzzle.describe(solution)}
+        record = {**({"problem": self.problem} if self.problem is not None else {}), "class": self.written + 1}
+        record.update(puzzle.describe(solution))
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
         try:
             done = 0
@@ -125,6 +132,11 @@ def format_report(report: RunReport) -> str:
         identity = "FAILED" if report.identity_problems else "ok"
         lines.append(f"orbit-stabiliser check: {identity} ({report.symmetries} symmetries)")
         lines.extend(f"  {p}" for p in report.identity_problems)
+    if "burrtools_unique" in report.extra_counts:
+        lines.append(
+            f"BurrTools would count {report.extra_counts['burrtools_unique']} unique: its mirror rule pairs pieces"
+            " whatever their numbers (README, BurrTools files)"
+        )
     lines.append(f"time: {report.seconds:.2f} s ({report.engine}, {report.solutions_enumerated} solutions enumerated)")
     lines.extend(f"note: {n}" for n in report.notes)
     for number, drawing in enumerate(report.shown, 1):

@@ -48,6 +48,8 @@ class RunReport:
     notes: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     workers: int = 1
+    extra_counts: dict[str, int] = field(default_factory=dict)  # by other rules (burrtools_unique)
+    problem: str | None = None  # the problem's number in a file that holds several
 
     @property
     def ok(self) -> bool:
@@ -71,6 +73,8 @@ class RunReport:
             "symmetries": self.symmetries,
             "workers": self.workers,
             "notes": self.notes,
+            **({"problem": self.problem} if self.problem is not None else {}),
+            **self.extra_counts,
         }
 
 
@@ -83,6 +87,7 @@ class RunOptions:
     engine: str = AUTO  # a name from cpsolve.engines, or auto
     workers: int = 1  # > 1: disjoint parts in that many processes (engines/parts.py); 0: the engine's default
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    problem: str | None = None  # which problem of a file that holds several (a number from 0, or a name)
 
 
 @dataclass
@@ -98,10 +103,14 @@ class Prepared:
 
 
 def load_puzzle(
-    path: str | Path, build: BuildOptions | None = None, max_bytes: int = DEFAULT_MAX_FILE_BYTES
+    path: str | Path,
+    build: BuildOptions | None = None,
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    problem: str | None = None,
 ) -> tuple[LoadedSpec, BuildOptions]:
-    """Read any file cpsolve understands, with the build options its program's rules call for."""
-    loaded, fmt = formats.read_puzzle(path, max_bytes)
+    """Read any file cpsolve understands (one problem of it), with the build options its program's
+    rules call for."""
+    loaded, fmt = formats.read_puzzle(path, formats.ReadOptions(max_bytes, problem))
     build = build or BuildOptions()
     return loaded, dataclasses.replace(
         build, require_fixed_copies=build.require_fixed_copies and fmt.build.require_fixed_copies
@@ -152,7 +161,7 @@ def run(
     engines.check_requested(options.engine)
     started = time.perf_counter()
     deadline = Deadline.after(options.search.time_limit)
-    loaded, build = load_puzzle(path, options.build, options.max_file_bytes)
+    loaded, build = load_puzzle(path, options.build, options.max_file_bytes, options.problem)
     try:
         prepared = prepare(loaded, build, options, deadline)
     except OutOfTimeError:
@@ -230,6 +239,7 @@ def _report(
         symmetries=puzzle.group.order,
         notes=list(puzzle.notes),
         shown=shown,
+        extra_counts=puzzle.extra_counts(classifier) if complete and not problems else {},
     )
 
 

@@ -98,7 +98,14 @@ class ShapeSpec(StrictModel):
         return self
 
 
+ColourName = Annotated[str, Field(min_length=1, max_length=40)]
+Colours = dict[ColourName, list[Coordinates]]
+
+
 class PieceSpec(ShapeSpec):
+    colours: Colours = Field(
+        default_factory=dict, description="colour name -> the piece's cells of that colour (the others have none)"
+    )
     count: Copies | None = Field(None, ge=1, description="identical copies (default 1)")
     min: Copies | None = Field(None, description="at least this many copies are used")
     max: Copies | None = Field(None, description="at most this many copies are used")
@@ -127,6 +134,12 @@ FixedCells = list[Coordinates] | list[list[Coordinates]]
 class TargetSpec(ShapeSpec):
     fixed: dict[str, FixedCells] = Field(
         default_factory=dict, description="pre-placed pieces: piece name -> its cells (or a list of copies)"
+    )
+    optional: list[Coordinates] = Field(
+        default_factory=list, description="more target cells that may stay empty ('+' in layers says the same)"
+    )
+    colours: Colours = Field(
+        default_factory=dict, description="colour name -> the target's cells of that colour (the others have none)"
     )
 
 
@@ -168,6 +181,12 @@ class PackingSpec(SpecBase):
         "together", description="separately: each separate part of the target is turned on its own (yass)"
     )
     groups: dict[str, GroupSpec] = Field(default_factory=dict)
+    colour_rule: list[Annotated[list[ColourName], Field(min_length=2, max_length=2)]] = Field(
+        default_factory=list,
+        description="[piece colour, target colour] pairs: a coloured piece cell may lie on a coloured target"
+        " cell only when their pair is listed; an uncoloured cell fits any",
+    )
+    max_holes: Copies | None = Field(None, description="at most this many optional target cells stay empty")
 
 
 class ChainShape(StrictModel):

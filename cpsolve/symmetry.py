@@ -6,7 +6,7 @@ Families build their atom permutations (see counting.py) from the cell maps foun
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from math import prod
 from typing import Any, Literal
@@ -18,8 +18,11 @@ from cpsolve.geometry import (
     ISOMETRIES,
     ROTATIONS,
     Cell,
+    Colour,
     Isometry,
     canonical_shape,
+    coloured_canonical,
+    coloured_mirror,
     connected_components,
     mirror_shape,
     self_symmetries,
@@ -52,19 +55,45 @@ class PieceBounds:
     group: str | None = None
 
 
-def mirror_partners(shapes: Mapping[str, Sequence[Cell]], bounds: Mapping[str, PieceBounds]) -> dict[str, str] | None:
+def mirror_partners(
+    shapes: Mapping[str, Sequence[Cell]],
+    bounds: Mapping[str, PieceBounds],
+    colours: Mapping[str, Sequence[Colour]] | None = None,
+) -> dict[str, str] | None:
     """Which piece each piece becomes in a mirror, or None when a mirror changes the piece set.
 
     An achiral piece is its own partner; a chiral piece needs another piece of the mirror shape
     with the same bounds and group (Soma's two screws). Anything else means a reflected solution
     would use pieces the puzzle does not have, so reflections cannot count as symmetries.
     """
-    canon = {name: canonical_shape(cells) for name, cells in shapes.items()}
-    partners: dict[str, str] = {}
+    paired = _pair_mirrors(shapes, colours, lambda first, second: bounds[first] == bounds[second])
+    if any(partner is None for partner in paired.values()):
+        return None
+    return {name: partner for name, partner in paired.items() if partner is not None}
+
+
+def burrtools_mirror_partners(
+    shapes: Mapping[str, Sequence[Cell]], colours: Mapping[str, Sequence[Colour]] | None = None
+) -> dict[str, str | None]:
+    """BurrTools' pairing: a chiral piece pairs with another piece of the mirror shape whatever
+    their bounds; one that finds none has no partner (None)."""
+    return _pair_mirrors(shapes, colours, lambda first, second: True)
+
+
+def _pair_mirrors(
+    shapes: Mapping[str, Sequence[Cell]],
+    colours: Mapping[str, Sequence[Colour]] | None,
+    compatible: Callable[[str, str], bool],
+) -> dict[str, str | None]:
+    if colours is not None:
+        canon: Mapping[str, object] = {name: coloured_canonical(shapes[name], colours[name]) for name in shapes}
+    else:
+        canon = {name: canonical_shape(cells) for name, cells in shapes.items()}
+    partners: dict[str, str | None] = {}
     for name in sorted(shapes):
         if name in partners:
             continue
-        wanted = mirror_shape(shapes[name])
+        wanted = mirror_shape(shapes[name]) if colours is None else coloured_mirror(shapes[name], colours[name])
         if wanted == canon[name]:
             partners[name] = name
             continue
@@ -72,13 +101,13 @@ def mirror_partners(shapes: Mapping[str, Sequence[Cell]], bounds: Mapping[str, P
             (
                 other
                 for other in sorted(shapes)
-                if other not in partners and canon[other] == wanted and bounds[other] == bounds[name]
+                if other not in partners and other != name and canon[other] == wanted and compatible(name, other)
             ),
             None,
         )
-        if match is None:
-            return None
-        partners[name], partners[match] = match, name
+        partners[name] = match
+        if match is not None:
+            partners[match] = name
     return partners
 
 
@@ -96,7 +125,9 @@ class SymmetryArrays:
         return int(self.images.shape[0])
 
 
-def target_symmetry_arrays(target: Sequence[Cell], *, reflections: bool, separately: bool) -> SymmetryArrays:
+def target_symmetry_arrays(
+    target: Sequence[Cell], *, reflections: bool, separately: bool, labels: Mapping[Cell, Hashable] | None = None
+) -> SymmetryArrays:
     """The maps of the target onto itself, as arrays; identity first.
 
     With `separately`, each face-connected part is turned on its own (yass's rule) and the group
@@ -109,7 +140,7 @@ def target_symmetry_arrays(target: Sequence[Cell], *, reflections: bool, separat
     parts = connected_components(target) if separately else [list(target)]
     per_part = []
     for part in parts:
-        found = self_symmetries(part, group)
+        found = self_symmetries(part, group, labels)
         part_images = np.array([[index[_moved(iso.apply(c), shift)] for c in part] for iso, shift in found])
         part_proper = np.array([iso.proper for iso, _ in found])
         per_part.append(([index[c] for c in part], part_images, part_proper))

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cpsolve.counting import Solution, SymmetryGroup
+from cpsolve.counting import Classifier, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import Cell
 from cpsolve.limits import DEFAULT_MAX_ATOMS, DEFAULT_MAX_TERMS, NO_DEADLINE, Deadline
@@ -61,6 +61,8 @@ class Constraints:
     sums: list[tuple[tuple[int, ...], int, int]]  # variables, least, most true
     circuits: list[list[tuple[int, int, Literal]]]  # arcs (tail node, head node, literal)
     decision_order: list[int]
+    at_most_one: list[tuple[Literal, ...]] = field(default_factory=list)
+    weighted_sums: list[tuple[tuple[int, ...], tuple[int, ...], int, int]] = field(default_factory=list)
 
 
 class ConstraintsBuilder:
@@ -75,6 +77,8 @@ class ConstraintsBuilder:
         self._clauses: list[tuple[Literal, ...]] = []
         self._sums: list[tuple[tuple[int, ...], int, int]] = []
         self._circuits: list[list[tuple[int, int, Literal]]] = []
+        self._at_most_one: list[tuple[Literal, ...]] = []
+        self._weighted_sums: list[tuple[tuple[int, ...], tuple[int, ...], int, int]] = []
 
     def expect(self, terms: int) -> None:
         """Refuse at once when the family's estimate of the literals to come passes the limit."""
@@ -103,6 +107,16 @@ class ConstraintsBuilder:
         self._count(len(group))
         self._exactly_one.append(group)
 
+    def at_most_one(self, literals: Iterable[Literal]) -> None:
+        group = tuple(literals)
+        self._count(len(group))
+        self._at_most_one.append(group)
+
+    def weighted_sum_between(self, variables: Iterable[int], weights: Iterable[int], least: int, most: int) -> None:
+        members, factors = tuple(variables), tuple(weights)
+        self._count(len(members))
+        self._weighted_sums.append((members, factors, least, most))
+
     def clause(self, literals: Iterable[Literal]) -> None:
         clause = tuple(literals)
         self._count(len(clause))
@@ -121,7 +135,16 @@ class ConstraintsBuilder:
         self._circuits.append(arcs)
 
     def build(self, decision_order: list[int]) -> Constraints:
-        return Constraints(self.variables, self._exactly_one, self._clauses, self._sums, self._circuits, decision_order)
+        return Constraints(
+            self.variables,
+            self._exactly_one,
+            self._clauses,
+            self._sums,
+            self._circuits,
+            decision_order,
+            self._at_most_one,
+            self._weighted_sums,
+        )
 
 
 @dataclass(frozen=True)
@@ -129,10 +152,12 @@ class CoverProblem:
     """A packing as exact cover: atoms are placements, each covering cells and using one piece.
 
     `atom_cells[a]` lists atom a's cells (numbered from 0, padded with -1), `atom_piece[a]` its
-    piece; `piece_bounds[p]` is how many copies of piece p a solution uses (least, most). `forced`
-    atoms are in every solution (pre-placed pieces); `excluded` atoms never are (the other
-    placements of a pre-placed piece). `fill_order` lists the cells in the order a search that
-    fills cell by cell should take them (the family knows the geometry).
+    piece; `piece_bounds[p]` is how many copies of piece p a solution uses (least, most), and
+    `piece_group[p]` the group it counts towards (-1: none), whose bounds are `group_bounds`.
+    `optional` cells may stay empty, at most `max_holes` of them (None: any number). `forced` atoms
+    are in every solution (pre-placed pieces); `excluded` atoms never are (the other placements of
+    a pre-placed piece). `fill_order` lists the cells in the order a search that fills cell by cell
+    should take them (the family knows the geometry).
     """
 
     cells: int
@@ -142,6 +167,10 @@ class CoverProblem:
     piece_bounds: tuple[tuple[int, int], ...]
     forced: tuple[int, ...] = ()
     excluded: frozenset[int] = frozenset()
+    optional: frozenset[int] = frozenset()
+    max_holes: int | None = None
+    piece_group: tuple[int, ...] = ()  # empty: no groups
+    group_bounds: tuple[tuple[int, int], ...] = ()
 
     @property
     def atoms(self) -> int:
@@ -187,6 +216,10 @@ class PuzzleModel(ABC):
     def chain_walk(self) -> ChainWalk | None:
         """The model as a chain to walk, or None when it is not a chain (the default)."""
         return None
+
+    def extra_counts(self, classifier: Classifier) -> dict[str, int]:
+        """Counts by other rules than cpsolve's, computed from a complete run's classes (none by default)."""
+        return {}
 
     @abstractmethod
     def describe(self, solution: Solution) -> dict[str, Any]:

@@ -11,21 +11,23 @@ import difflib
 import functools
 import string
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from math import prod
 from typing import Any
 
 import numpy as np
 
-from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
-from cpsolve.errors import ModelTooBigError
+from cpsolve.counting import AtomSymmetry, Classifier, Solution, SymmetryGroup
+from cpsolve.errors import CpsolveError, ModelTooBigError
 from cpsolve.geometry import (
     Cell,
+    Colour,
     Shape,
     as_cell,
     bounding_box,
     box_cells,
+    coloured_orientations,
     connected_components,
     foam_rows,
     layer_cells,
@@ -40,8 +42,14 @@ from cpsolve.limits import (
     Deadline,
 )
 from cpsolve.render import draw_layers
-from cpsolve.spec import LoadedSpec, PackingSpec, ShapeSpec, Source
-from cpsolve.symmetry import PieceBounds, SymmetryArrays, mirror_partners, target_symmetry_arrays
+from cpsolve.spec import LoadedSpec, PackingSpec, PieceSpec, ShapeSpec, Source
+from cpsolve.symmetry import (
+    PieceBounds,
+    SymmetryArrays,
+    burrtools_mirror_partners,
+    mirror_partners,
+    target_symmetry_arrays,
+)
 
 from .base import BuildOptions, Constraints, ConstraintsBuilder, CoverProblem, ModelBuilder, PuzzleModel
 
@@ -56,12 +64,18 @@ class Piece:
     name: str
     cells: Shape
     bounds: PieceBounds
+    colours: tuple[Colour, ...] = ()  # one per cell, in the order of `cells`; empty: uncoloured
+
+    @property
+    def coloured(self) -> bool:
+        return any(colour is not None for colour in self.colours)
 
 
 @dataclass(frozen=True)
 class Placement:
     piece: int
     cells: tuple[Cell, ...]
+    colours: tuple[Colour, ...] | None = None  # one per cell for a coloured piece, else None
 
 
 @dataclass(frozen=True)
@@ -75,6 +89,23 @@ class PackingPuzzle:
     symmetry: str
     separately: bool
     groups: dict[str, tuple[int, int]]
+    optional: frozenset[Cell] = frozenset()  # target cells that may stay empty
+    target_colours: Mapping[Cell, str] = field(default_factory=dict)
+    colour_rule: frozenset[tuple[str, str]] = frozenset()  # (piece colour, target colour) allowed
+    max_holes: int | None = None
+
+    @property
+    def coloured(self) -> bool:
+        """Colours matter only when the puzzle has some (as in BurrTools)."""
+        return bool(self.target_colours) or any(p.coloured for p in self.pieces)
+
+    def colours_fit(self, piece_colour: Colour, target_colour: Colour) -> bool:
+        """An uncoloured cell fits anything; two colours fit when the rule lists the pair."""
+        return piece_colour is None or target_colour is None or (piece_colour, target_colour) in self.colour_rule
+
+    def cell_label(self, cell: Cell) -> tuple[bool, Colour]:
+        """What a symmetry of the target must keep: optional or filled, and the colour."""
+        return cell in self.optional, self.target_colours.get(cell)
 
 
 # -- resolving a spec -------------------------------------------------------------------------
@@ -121,23 +152,66 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
     for group in spec.groups:
         if not any(piece.group == group for piece in spec.pieces.values()):
             raise source.error(("groups", group), f"no piece belongs to group {group!r}; give pieces `group: {group}`")
-    pieces = tuple(
-        Piece(name, normalise(shape_cells(piece, ("pieces", name), source)), PieceBounds(*piece.bounds(), piece.group))
-        for name, piece in spec.pieces.items()
-    )
+    pieces = tuple(_piece(name, piece, source) for name, piece in spec.pieces.items())
     target = shape_cells(spec.target, ("target",), source)
-    fixed = _resolve_fixed(spec, pieces, set(target), source, require_fixed_copies)
-    _check_volume(pieces, len(target), source)
+    optional = set(_optional_in_layers(spec.target)) | {as_cell(c) for c in spec.target.optional}
+    target_set = set(target) | optional
+    target_colours = _colour_map(spec.target.colours, target_set, ("target", "colours"), source)
+    fixed = _resolve_fixed(spec, pieces, target_set, source, require_fixed_copies)
+    _check_volume(pieces, len(target_set) - len(optional), len(optional), source)
     groups = {name: (g.min, g.max if g.max is not None else 10**9) for name, g in spec.groups.items()}
     return PackingPuzzle(
         name=spec.name,
         pieces=pieces,
-        target=tuple(sorted(target, key=lambda c: (c[2], c[1], c[0]))),
+        target=tuple(sorted(target_set, key=lambda c: (c[2], c[1], c[0]))),
         fixed=fixed,
         symmetry=spec.symmetry,
         separately=spec.parts == "separately",
         groups=groups,
+        optional=frozenset(optional),
+        target_colours=target_colours,
+        colour_rule=frozenset((piece, target) for piece, target in spec.colour_rule),
+        max_holes=spec.max_holes,
     )
+
+
+def _piece(name: str, piece: PieceSpec, source: Source) -> Piece:
+    """A piece's cells moved to start at 0 on every axis, in order, with their colours."""
+    cells = shape_cells(piece, ("pieces", name), source)
+    colour_of = _colour_map(piece.colours, set(cells), ("pieces", name, "colours"), source)
+    low = [min(c[i] for c in cells) for i in range(3)]
+    moved = sorted(((c[0] - low[0], c[1] - low[1], c[2] - low[2]), colour_of.get(c)) for c in cells)
+    colours = tuple(colour for _, colour in moved) if colour_of else ()
+    return Piece(name, tuple(c for c, _ in moved), PieceBounds(*piece.bounds(), piece.group), colours)
+
+
+def _colour_map(
+    given: Mapping[str, Sequence[Sequence[int]]], cells: set[Cell], loc: Loc, source: Source
+) -> dict[Cell, str]:
+    colour_of: dict[Cell, str] = {}
+    for colour, coloured in given.items():
+        for index, coordinates in enumerate(coloured):
+            cell = as_cell(coordinates)
+            if cell not in cells:
+                raise source.error((*loc, colour, index), f"cell {list(cell)} is not a cell of this shape")
+            if cell in colour_of:
+                raise source.error((*loc, colour, index), f"cell {list(cell)} already has colour {colour_of[cell]!r}")
+            colour_of[cell] = colour
+    return colour_of
+
+
+def _optional_in_layers(target: ShapeSpec) -> list[Cell]:
+    """Cells drawn '+' in a target's layers: they may stay empty."""
+    if target.layers is None:
+        return []
+    layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in target.layers]
+    return [
+        (x, y, z)
+        for z, layer in enumerate(layers)
+        for y, row in enumerate(layer)
+        for x, char in enumerate(row)
+        if char == "+"
+    ]
 
 
 def _resolve_fixed(
@@ -173,14 +247,16 @@ def _resolve_fixed(
     return tuple(fixed)
 
 
-def _check_volume(pieces: Sequence[Piece], target_volume: int, source: Source) -> None:
+def _check_volume(pieces: Sequence[Piece], filled: int, optional: int, source: Source) -> None:
+    """The pieces must be able to fill every filled cell without needing more than every cell."""
     least = sum(len(p.cells) * p.bounds.low for p in pieces)
     most = sum(len(p.cells) * p.bounds.high for p in pieces)
-    if least == most and least != target_volume:
-        raise source.error(("pieces",), f"the pieces have {least} cells but the target has {target_volume}")
-    if not least <= target_volume <= most:
+    target = f"{filled}" if not optional else f"{filled} to {filled + optional}"
+    if least == most and not filled <= least <= filled + optional:
+        raise source.error(("pieces",), f"the pieces have {least} cells but the target has {target}")
+    if least > filled + optional or most < filled:
         high = "unbounded" if most >= 10**9 else str(most)
-        raise source.error(("pieces",), f"the pieces cover {least} to {high} cells but the target has {target_volume}")
+        raise source.error(("pieces",), f"the pieces cover {least} to {high} cells but the target has {target}")
 
 
 # -- placements: small pure functions ------------------------------------------------------------
@@ -222,7 +298,9 @@ def fitting_shifts(shape: Shape, grid: Any, low: Cell) -> list[tuple[Cell, ...]]
     layers_at_once = max(1, SHIFT_BLOCK // (x * y))
     found: list[tuple[Cell, ...]] = []
     for first in range(0, z, layers_at_once):
-        shifts = _shifts(x, y, min(layers_at_once, z - first)) + np.array([0, 0, first])
+        shifts = _shifts(x, y, min(layers_at_once, z - first))
+        if first:
+            shifts = shifts + np.array([0, 0, first])
         moved = cells[None, :, :] + shifts[:, None, :]
         fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
         found.extend(tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist())
@@ -256,8 +334,14 @@ def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DE
     grid, low = occupancy(target)
     found: list[Placement] = []
     for index, piece in enumerate(puzzle.pieces):
-        for shape in orientations(piece.cells):
-            found.extend(Placement(index, cells) for cells in fitting_shifts(shape, grid, low))
+        for shape, colours in piece_orientations(piece):
+            shifted = fitting_shifts(shape, grid, low)
+            if colours is None:
+                found.extend(Placement(index, cells) for cells in shifted)
+            else:
+                found.extend(Placement(index, cells, colours) for cells in shifted)
+            if puzzle.coloured:
+                found = [p for p in found if p.piece != index or _colours_fit(puzzle, p)]
             if len(found) > max_atoms:
                 raise ModelTooBigError(
                     f"{puzzle.name}: more than {max_atoms:,} placements (limit --max-placements {max_atoms:,});"
@@ -265,6 +349,24 @@ def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DE
                 )
         deadline.check("finding placements")
     return found
+
+
+def piece_orientations(piece: Piece) -> list[tuple[Shape, tuple[Colour, ...] | None]]:
+    """Each distinct way a piece can lie, with its cells' colours for a coloured piece."""
+    if not piece.coloured:
+        return [(shape, None) for shape in orientations(piece.cells)]
+    return [
+        (tuple(cell for cell, _ in shape), tuple(colour for _, colour in shape))
+        for shape in coloured_orientations(piece.cells, piece.colours)
+    ]
+
+
+def _colours_fit(puzzle: PackingPuzzle, placement: Placement) -> bool:
+    colours = placement.colours or (None,) * len(placement.cells)
+    return all(
+        puzzle.colours_fit(colour, puzzle.target_colours.get(cell))
+        for cell, colour in zip(placement.cells, colours, strict=True)
+    )
 
 
 def misshapen_fixed(puzzle: PackingPuzzle) -> list[Placement]:
@@ -295,42 +397,59 @@ def check_symmetry_size(symmetries: int, atoms: int, name: str) -> None:
 
 @dataclass(frozen=True)
 class PlacementKeys:
-    """Every placement as one integer (piece, then its sorted cell indexes, in mixed radix), so
-    that the image of all placements under a symmetry is found with a few array operations
-    instead of a sort and a dictionary look-up per placement (the yass corpus spent most of its
-    time there)."""
+    """Every placement as one key (piece, its sorted target cell indexes, their colours), so that
+    the image of all placements under a symmetry is found with a few array operations instead of
+    a sort and a dictionary look-up per placement (the yass corpus spent most of its time there).
+
+    The key is one integer in mixed radix where that fits in 63 bits (small pieces in small
+    targets: fastest), else the row of numbers compared as bytes (BurrTools' big burr pieces).
+    """
 
     cells: Any  # placements x longest piece: target cell indexes, sorted, padded with len(target)
+    colours: Any | None  # the same shape: colour codes of those cells (0: none); None: uncoloured
     pieces: Any
-    cell_index: dict[Cell, int]
-    radix: int
+    radix: int  # 0: keys are byte rows
     sorted_keys: Any
     order: Any
 
     @staticmethod
-    def of(placements: Sequence[Placement], target: Sequence[Cell], piece_count: int) -> PlacementKeys | None:
-        width = max((len(p.cells) for p in placements), default=0)
-        radix = len(target) + 1
-        if not placements or piece_count * radix**width >= 2**62:
-            return None
+    def of(placements: Sequence[Placement], target: Sequence[Cell], colour_code: Mapping[str, int]) -> PlacementKeys:
+        width = max((len(p.cells) for p in placements), default=1)
         cell_index = {c: i for i, c in enumerate(target)}
-        cells = np.full((len(placements), width), len(target), dtype=np.int64)
+        small = np.int16 if len(target) < 2**15 - 1 else np.int32
+        cells = np.full((len(placements), width), len(target), dtype=small)
+        colours = np.zeros((len(placements), width), dtype=small) if colour_code else None
         for row, placement in enumerate(placements):
-            cells[row, : len(placement.cells)] = sorted(cell_index[c] for c in placement.cells)
-        pieces = np.array([p.piece for p in placements], dtype=np.int64)
-        keys = _encode(pieces, cells, radix)
+            if colours is None:
+                cells[row, : len(placement.cells)] = sorted([cell_index[c] for c in placement.cells])
+                continue
+            given = placement.colours or (None,) * len(placement.cells)
+            pairs = sorted(
+                (cell_index[c], colour_code.get(k or "", 0)) for c, k in zip(placement.cells, given, strict=True)
+            )
+            cells[row, : len(pairs)] = [index for index, _ in pairs]
+            colours[row, : len(pairs)] = [code for _, code in pairs]
+        pieces = np.array([p.piece for p in placements], dtype=small)
+        radix = len(target) + 1
+        piece_count = int(pieces.max()) + 1 if len(pieces) else 1
+        fits = colours is None and piece_count * radix**width < 2**62
+        keys = PlacementKeys._keys(pieces, cells, colours, radix if fits else 0)
         order = np.argsort(keys, kind="stable")
-        return PlacementKeys(cells, pieces, cell_index, radix, keys[order], order)
+        return PlacementKeys(cells, colours, pieces, radix if fits else 0, keys[order], order)
 
-    def encode(self, pieces: Any, cells: Any) -> Any:
-        return _encode(pieces, cells, self.radix)
+    def keys_of(self, pieces: Any, cells: Any, colours: Any | None) -> Any:
+        return self._keys(pieces, cells, colours, self.radix)
 
-
-def _encode(pieces: Any, cells: Any, radix: int) -> Any:
-    """Keys of placements (cells: ... x width, last axis one placement's sorted cells)."""
-    width = cells.shape[-1]
-    weights = radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    return pieces * radix**width + cells @ weights
+    @staticmethod
+    def _keys(pieces: Any, cells: Any, colours: Any | None, radix: int) -> Any:
+        """Keys of placements (the last axis of cells and colours: one placement's)."""
+        if radix:
+            width = cells.shape[-1]
+            weights = radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
+            return pieces.astype(np.int64) * radix**width + cells.astype(np.int64) @ weights
+        parts = [pieces[..., None], cells] if colours is None else [pieces[..., None], cells, colours]
+        rows = np.ascontiguousarray(np.concatenate(parts, axis=-1).astype(cells.dtype))
+        return rows.view(np.dtype((np.void, rows.shape[-1] * rows.itemsize)))[..., 0]
 
 
 class PackingModel(PuzzleModel):
@@ -341,15 +460,16 @@ class PackingModel(PuzzleModel):
         self.options = options
         misshapen = misshapen_fixed(puzzle)
         self.placements = placements(puzzle, options.max_atoms, deadline) + misshapen
-        self.atom_of = {(p.piece, p.cells): i for i, p in enumerate(self.placements)}
+        self.atom_of = {(p.piece, p.cells, p.colours): i for i, p in enumerate(self.placements)}
         super().__init__(name=puzzle.name, kind="packing", atom_count=len(self.placements), group=SymmetryGroup(()))
         self.notes.extend(
             f"pre-placed {puzzle.pieces[p.piece].name!r} does not have that piece's shape; its cells count as used"
             for p in misshapen
         )
-        piece_index = {p.name: i for i, p in enumerate(puzzle.pieces)}
-        self.fixed_atoms = [self.atom_of[(piece_index[name], cells)] for name, cells in puzzle.fixed]
-        self._placement_keys = PlacementKeys.of(self.placements, puzzle.target, len(puzzle.pieces))
+        self.fixed_atoms = self._fixed_atoms()
+        self.colour_code = {name: n for n, name in enumerate(sorted(_colour_names(puzzle)), 1)}
+        self._placement_keys = PlacementKeys.of(self.placements, puzzle.target, self.colour_code)
+        self._burrtools_mirrors: list[tuple[int, ...]] = []
         unplaceable = self._unplaceable()
         if unplaceable:
             # no solution, whatever the symmetries: do not build them (a target of many separate
@@ -363,6 +483,23 @@ class PackingModel(PuzzleModel):
         self.breaking_candidates = self._single_pieces(self.fixed_atoms)
         self.symbols = _symbols(puzzle.pieces)
         self._constraints: Constraints | None = None
+
+    def _fixed_atoms(self) -> list[int]:
+        """The placement of each pre-placed piece; with colours, the one colouring its cells allow."""
+        if not self.puzzle.fixed:
+            return []
+        piece_index = {p.name: i for i, p in enumerate(self.puzzle.pieces)}
+        by_cells: dict[tuple[int, tuple[Cell, ...]], list[int]] = {}
+        for atom, placement in enumerate(self.placements):
+            by_cells.setdefault((placement.piece, placement.cells), []).append(atom)
+        atoms = []
+        for name, cells in self.puzzle.fixed:
+            found = by_cells.get((piece_index[name], cells), [])
+            if len(found) != 1:
+                why = "the colours do not fit the target there" if not found else "its colours fit in several ways"
+                raise CpsolveError(f"{self.name}: pre-placed piece {name!r}: {why}")
+            atoms.extend(found)
+        return atoms
 
     def _unplaceable(self) -> str | None:
         """The first piece that must be used but has no placement at all, if any."""
@@ -389,8 +526,17 @@ class PackingModel(PuzzleModel):
             by_piece[placement.piece].append(atom)
             for cell in placement.cells:
                 by_cell[cell].append(atom)
-        for cell_atoms in by_cell.values():
-            builder.exactly_one(cell_atoms)
+        for cell, cell_atoms in by_cell.items():
+            if cell in puzzle.optional:
+                builder.at_most_one(cell_atoms)
+            else:
+                builder.exactly_one(cell_atoms)
+        if puzzle.max_holes is not None and puzzle.optional:
+            covering = [(atom, sum(c in puzzle.optional for c in p.cells)) for atom, p in enumerate(self.placements)]
+            weighted = [(atom, weight) for atom, weight in covering if weight]
+            least = len(puzzle.optional) - puzzle.max_holes
+            atoms, weights = (a for a, _ in weighted), (w for _, w in weighted)
+            builder.weighted_sum_between(atoms, weights, least, len(puzzle.optional))
         for piece, piece_atoms in zip(puzzle.pieces, by_piece, strict=True):
             low, high = piece.bounds.low, min(piece.bounds.high, len(puzzle.target) // len(piece.cells))
             if low == high == 1:
@@ -413,12 +559,16 @@ class PackingModel(PuzzleModel):
         puzzle = self.puzzle
         shapes = {p.name: p.cells for p in puzzle.pieces}
         bounds = {p.name: p.bounds for p in puzzle.pieces}
-        partners = mirror_partners(shapes, bounds) if puzzle.symmetry == "all" else None
+        colours = {p.name: p.colours or (None,) * len(p.cells) for p in puzzle.pieces} if puzzle.coloured else None
+        partners = mirror_partners(shapes, bounds, colours) if puzzle.symmetry == "all" else None
         if puzzle.symmetry == "all" and partners is None:
             self.notes.append("reflections are not symmetries here: a mirror image would need pieces the puzzle lacks")
         names = [p.name for p in puzzle.pieces]
         mirror = [names.index(partners[n]) for n in names] if partners else list(range(len(names)))
-        arrays = target_symmetry_arrays(puzzle.target, reflections=partners is not None, separately=puzzle.separately)
+        labels = {c: puzzle.cell_label(c) for c in puzzle.target} if puzzle.optional or puzzle.target_colours else None
+        arrays = target_symmetry_arrays(
+            puzzle.target, reflections=partners is not None, separately=puzzle.separately, labels=labels
+        )
         check_symmetry_size(len(arrays), self.atom_count, puzzle.name)
         elements = []
         fixed = set(fixed_atoms)
@@ -427,53 +577,118 @@ class PackingModel(PuzzleModel):
                 elements.append(AtomSymmetry(atom_map, proper))
         several_parts = puzzle.separately and len(connected_components(puzzle.target)) > 1
         is_valid = self._is_valid if several_parts and partners is not None else None
+        if puzzle.symmetry == "all" and partners is None:
+            self._burrtools_mirrors = self._burrtools_mirror_maps(shapes, colours, labels)
         return SymmetryGroup(tuple(elements), unique_counts_raw=puzzle.symmetry == "none", is_valid=is_valid)
+
+    def _burrtools_mirror_maps(
+        self,
+        shapes: Mapping[str, Sequence[Cell]],
+        colours: Mapping[str, Sequence[Colour]] | None,
+        labels: Mapping[Cell, tuple[bool, Colour]] | None,
+    ) -> list[tuple[int, ...]]:
+        """The target's mirror symmetries as atom maps with BurrTools' piece pairing (bounds not
+        compared; -1 for a placement of a piece without partner), when BurrTools would check
+        mirror images although cpsolve does not count them: every chiral piece has a partner
+        of another count, or some piece has a range (its assembler then checks them always)."""
+        puzzle = self.puzzle
+        if puzzle.separately or puzzle.groups or puzzle.fixed:
+            return []  # what BurrTools has no words for
+        loose = burrtools_mirror_partners(shapes, colours)
+        ranges = any(p.bounds.low != p.bounds.high for p in puzzle.pieces)
+        if not ranges and any(partner is None for partner in loose.values()):
+            return []
+        names = [p.name for p in puzzle.pieces]
+        mirror = [-1 if loose[n] is None else names.index(loose[n] or "") for n in names]
+        arrays = target_symmetry_arrays(puzzle.target, reflections=True, separately=False, labels=labels)
+        index = {c: i for i, c in enumerate(puzzle.target)}
+        cells = [[index[c] for c in p.cells] for p in self.placements]
+        maps = []
+        for row, flags, proper in zip(
+            arrays.images.tolist(), arrays.mirrored.tolist(), arrays.proper.tolist(), strict=True
+        ):
+            if not proper:
+                images = (
+                    self._image_atom(p, i, row, flags, mirror) for p, i in zip(self.placements, cells, strict=True)
+                )
+                maps.append(tuple(-1 if image is None else image for image in images))
+        return maps
+
+    def extra_counts(self, classifier: Classifier) -> dict[str, int]:
+        """`burrtools_unique`: the unique count by BurrTools' mirror rule, where it differs from
+        cpsolve's (README, "BurrTools files"): two classes are one when a mirror image of one, with
+        each piece swapped for its partner, is a solution in the other, bounds permitting."""
+        mirrors = self._burrtools_mirrors
+        if not mirrors:
+            return {}
+        parent = list(range(len(classifier.classes)))
+
+        def root(number: int) -> int:
+            while parent[number] != number:
+                parent[number] = parent[parent[number]]
+                number = parent[number]
+            return number
+
+        for number, solution_class in enumerate(classifier.classes):
+            for atom_map in mirrors:
+                image = tuple(sorted(atom_map[a] for a in solution_class.representative))
+                if image[0] < 0 or not self._is_valid(image):
+                    continue
+                other = classifier.class_index(image)
+                if other is not None:
+                    parent[root(number)] = root(other)
+        return {"burrtools_unique": len({root(n) for n in range(len(parent))})}
 
     def _atom_maps(
         self, arrays: SymmetryArrays, mirror: Sequence[int], deadline: Deadline
     ) -> list[tuple[int, ...] | None]:
         """The atom each placement becomes under each symmetry; None for a symmetry that leaves a
-        misshapen pre-placed piece without an image. Whole blocks of symmetries at once."""
+        placement without an image (a misshapen pre-placed piece). Whole blocks of symmetries at
+        once: the image cells sorted (their colours moved along), the piece swapped for its mirror
+        partner where the cells' part is reflected, and the resulting rows looked up."""
         keys = self._placement_keys
-        if keys is None:
-            index = {c: i for i, c in enumerate(self.puzzle.target)}
-            cells = [[index[c] for c in p.cells] for p in self.placements]
-            slow_maps = []
-            for row, flags in zip(arrays.images.tolist(), arrays.mirrored.tolist(), strict=True):
-                slow_maps.append(self._atom_map_slow(row, flags, mirror, cells))
-                deadline.check("mapping placements under the symmetries")
-            return slow_maps
+        if not self.placements:
+            return [()] * len(arrays)
         outside = len(self.puzzle.target)  # the padding index maps to itself
-        images = np.pad(arrays.images, ((0, 0), (0, 1)), constant_values=outside)
+        images = np.pad(arrays.images, ((0, 0), (0, 1)), constant_values=outside).astype(keys.cells.dtype)
         mirrored = np.pad(arrays.mirrored, ((0, 0), (0, 1)), constant_values=False)
-        mirror_of = np.asarray(mirror, dtype=np.int64)[keys.pieces]
+        mirror_of = np.asarray(mirror, dtype=keys.pieces.dtype)[keys.pieces]
         block = max(1, SYMMETRY_BLOCK_ENTRIES // keys.cells.size)
         maps: list[tuple[int, ...] | None] = []
         for start in range(0, len(arrays), block):
-            moved = np.sort(images[start : start + block][:, keys.cells], axis=2)
+            moved = images[start : start + block][:, keys.cells]
+            colours = None
+            if keys.colours is None:
+                moved.sort(axis=2)
+            else:
+                order = np.argsort(moved, axis=2, kind="stable")
+                moved = np.take_along_axis(moved, order, axis=2)
+                colours = np.take_along_axis(np.broadcast_to(keys.colours, moved.shape), order, axis=2)
             pieces = np.where(mirrored[start : start + block][:, keys.cells[:, 0]], mirror_of, keys.pieces)
-            codes = keys.encode(pieces, moved)
+            codes = keys.keys_of(pieces, moved, colours)
             position = np.minimum(np.searchsorted(keys.sorted_keys, codes), len(keys.sorted_keys) - 1)
-            found = (keys.sorted_keys[position] == codes).all(axis=1)
+            found = (keys.sorted_keys[position] == codes).all(axis=1)  # a row each symmetry
             for atom_map, ok in zip(keys.order[position].tolist(), found.tolist(), strict=True):
                 maps.append(tuple(atom_map) if ok else None)
             deadline.check("mapping placements under the symmetries")
         return maps
 
-    def _atom_map_slow(
-        self, images: list[int], mirrored: list[bool], mirror: Sequence[int], cells: list[list[int]]
-    ) -> tuple[int, ...] | None:
-        """One symmetry's map one placement at a time, for targets too large for integer keys
-        (`cells`: each placement's target cell indexes)."""
+    def _image_atom(
+        self, placement: Placement, indexes: list[int], images: list[int], mirrored: list[bool], mirror: Sequence[int]
+    ) -> int | None:
+        """The atom a placement becomes under one symmetry, colours moving with their cells; None
+        when that is no placement of the puzzle (or the piece has no mirror partner: -1)."""
         target = self.puzzle.target
-        atom_map = []
-        for placement, indexes in zip(self.placements, cells, strict=True):
-            piece = mirror[placement.piece] if mirrored[indexes[0]] else placement.piece
-            image = self.atom_of.get((piece, tuple(sorted(target[images[i]] for i in indexes))))
-            if image is None:
-                return None
-            atom_map.append(image)
-        return tuple(atom_map)
+        piece = mirror[placement.piece] if mirrored[indexes[0]] else placement.piece
+        if piece < 0:
+            return None
+        key: tuple[int, tuple[Cell, ...], tuple[Colour, ...] | None]
+        if placement.colours is None:
+            key = (piece, tuple(sorted(target[images[i]] for i in indexes)), None)
+        else:
+            moved = sorted((target[images[i]], colour) for i, colour in zip(indexes, placement.colours, strict=True))
+            key = (piece, tuple(c for c, _ in moved), tuple(colour for _, colour in moved))
+        return self.atom_of.get(key)
 
     def _is_valid(self, solution: Solution) -> bool:
         """Does this image use an allowed piece set? Needed when parts are mirrored on their own."""
@@ -486,35 +701,43 @@ class PackingModel(PuzzleModel):
                 return False
         return True
 
-    def cover_problem(self) -> CoverProblem | None:
-        """The packing as exact cover when every piece is used exactly once and no group bounds
-        apply (copies and ranges are left to CP-SAT until the search measures well on them)."""
-        pieces = self.puzzle.pieces
-        if self.puzzle.groups or any(not p.bounds.low == p.bounds.high == 1 for p in pieces):
-            return None
+    def cover_problem(self) -> CoverProblem:
+        """The packing as exact cover: target cells (the optional ones may stay empty), placements,
+        piece and group bounds. Pieces all of whose copies are pre-placed have no other placement."""
+        puzzle, pieces = self.puzzle, self.puzzle.pieces
         keys = self._placement_keys
-        if keys is not None:
-            atom_cells = np.where(keys.cells == len(self.puzzle.target), -1, keys.cells)
-            atom_piece = keys.pieces
-        else:
-            index = {c: i for i, c in enumerate(self.puzzle.target)}
-            width = max((len(p.cells) for p in self.placements), default=1)
-            atom_cells = np.full((self.atom_count, width), -1, dtype=np.int64)
-            for row, placement in enumerate(self.placements):
-                atom_cells[row, : len(placement.cells)] = [index[c] for c in placement.cells]
-            atom_piece = np.array([p.piece for p in self.placements], dtype=np.int64)
-        fixed_piece = {self.placements[a].piece: a for a in self.fixed_atoms}
+        atom_cells = np.where(keys.cells == len(self.puzzle.target), -1, keys.cells).astype(np.int64)
+        atom_piece = keys.pieces.astype(np.int64)
+        fixed_count = Counter(self.placements[a].piece for a in self.fixed_atoms)
+        fixed = set(self.fixed_atoms)
         excluded = frozenset(
-            a for a, p in enumerate(self.placements) if p.piece in fixed_piece and fixed_piece[p.piece] != a
+            a
+            for a, p in enumerate(self.placements)
+            if a not in fixed and fixed_count[p.piece] >= pieces[p.piece].bounds.high
         )
+        most = [min(p.bounds.high, len(puzzle.target) // len(p.cells)) for p in pieces]
+        group_names = sorted(puzzle.groups)
+        group_of = {name: number for number, name in enumerate(group_names)}
+        group_bounds = []
+        for name in group_names:
+            low, high = puzzle.groups[name]
+            members = sum(m for m, p in zip(most, pieces, strict=True) if p.bounds.group == name)
+            group_bounds.append((low, min(high, members)))
+        index = {c: i for i, c in enumerate(puzzle.target)}
         return CoverProblem(
-            cells=len(self.puzzle.target),
-            fill_order=fill_order(self.puzzle.target),
+            cells=len(puzzle.target),
+            fill_order=fill_order(puzzle.target),
             atom_cells=atom_cells,
             atom_piece=atom_piece,
-            piece_bounds=tuple((p.bounds.low, p.bounds.high) for p in pieces),
+            piece_bounds=tuple((p.bounds.low, m) for p, m in zip(pieces, most, strict=True)),
             forced=tuple(self.fixed_atoms),
             excluded=excluded,
+            optional=frozenset(index[c] for c in puzzle.optional),
+            max_holes=puzzle.max_holes,
+            piece_group=tuple(group_of[p.bounds.group] if p.bounds.group else -1 for p in pieces)
+            if group_names
+            else (),
+            group_bounds=tuple(group_bounds),
         )
 
     def _single_pieces(self, fixed_atoms: list[int]) -> list[list[int]]:
@@ -554,6 +777,8 @@ class PackingModel(PuzzleModel):
             copies_seen[placement.piece] += 1
             for cell in placement.cells:
                 symbol_of[cell] = symbol
+        for cell in self.puzzle.optional - symbol_of.keys():
+            symbol_of[cell] = "_"  # an optional cell left empty
         return symbol_of
 
     def legend(self) -> str:
@@ -564,6 +789,10 @@ class PackingModel(PuzzleModel):
             if symbols != [piece.name]
         ]
         return "legend: " + ", ".join(parts) if parts else ""
+
+
+def _colour_names(puzzle: PackingPuzzle) -> set[str]:
+    return {k for p in puzzle.pieces for k in p.colours if k} | set(puzzle.target_colours.values())
 
 
 def fill_order(target: Sequence[Cell]) -> tuple[int, ...]:

@@ -101,3 +101,72 @@ def count(
     rotations = classes_under([g for g in group if g[1]])
     unique = len(solutions) if symmetry == "none" else classes_under(group)
     return len(solutions), rotations, unique
+
+
+def burrtools_unique(pieces: dict[str, tuple[list[Cell], int, int]], target: list[Cell]) -> int:
+    """The classes BurrTools reports: rotations always; a mirror image (each chiral piece swapped
+    for a piece of the mirror shape, whatever its bounds) merges two classes when it is a solution."""
+    tset = set(target)
+    placements = []
+    for name, (cells, _, _) in pieces.items():
+        for shape in rotation_class(cells):
+            for dx, dy, dz in product(range(-5, 8), repeat=3):
+                moved = frozenset((x + dx, y + dy, z + dz) for x, y, z in shape)
+                if moved <= tset:
+                    placements.append((name, moved))
+    placements = list(dict.fromkeys(placements))
+    solutions: set[frozenset[tuple[str, frozenset[Cell]]]] = set()
+
+    def search(free: set[Cell], used: Counter[str], chosen: list[tuple[str, frozenset[Cell]]]) -> None:
+        if not free:
+            if all(lo <= used[n] <= hi for n, (_, lo, hi) in pieces.items()):
+                solutions.add(frozenset(chosen))
+            return
+        cell = min(free)
+        for name, cells in placements:
+            if cell in cells and cells <= free and used[name] < pieces[name][2]:
+                used[name] += 1
+                chosen.append((name, cells))
+                search(free - cells, used, chosen)
+                chosen.pop()
+                used[name] -= 1
+
+    search(set(tset), Counter(), [])
+    classes = {name: rotation_class(cells) for name, (cells, _, _) in pieces.items()}
+    partner: dict[str, str] = {}
+    for name in sorted(pieces):
+        mirrored = rotation_class([(-x, y, z) for x, y, z in pieces[name][0]])
+        if mirrored == classes[name]:
+            partner[name] = name
+        elif name not in partner:
+            mate = next((o for o in sorted(pieces) if o not in partner and o != name and classes[o] == mirrored), None)
+            if mate is not None:
+                partner[name], partner[mate] = mate, name
+    lo_t = [min(c[i] for c in target) for i in range(3)]
+    group = []
+    for m in matrices():
+        image = [apply(m, c) for c in target]
+        lo_i = [min(c[i] for c in image) for i in range(3)]
+        mapping = {
+            c: (i[0] + lo_t[0] - lo_i[0], i[1] + lo_t[1] - lo_i[1], i[2] + lo_t[2] - lo_i[2])
+            for c, i in zip(target, image, strict=True)
+        }
+        if set(mapping.values()) == tset:
+            group.append((mapping, m[2]))
+    root = {s: s for s in solutions}
+
+    def find(s: frozenset[tuple[str, frozenset[Cell]]]) -> frozenset[tuple[str, frozenset[Cell]]]:
+        while root[s] != s:
+            s = root[s]
+        return s
+
+    for solution in solutions:
+        for mapping, proper in group:
+            if not proper and any(n not in partner for n, _ in solution):
+                continue
+            image_of_solution = frozenset(
+                (n if proper else partner[n], frozenset(mapping[c] for c in cells)) for n, cells in solution
+            )
+            if image_of_solution in solutions:
+                root[find(image_of_solution)] = find(solution)
+    return len({find(s) for s in solutions})

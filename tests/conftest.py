@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,17 @@ def built(path: Path | str) -> PuzzleModel:
     return build_model(loaded, build)
 
 
+def peer(name: str) -> Path:
+    """A peer program built by ../shared/peers/build.sh (burrTxt, soma), or skip the test.
+
+    Looked for in $CPSOLVE_PEERS, then in build.sh's default folder ~/.cache/cpsolve-peers.
+    """
+    for folder in (os.environ.get("CPSOLVE_PEERS"), Path.home() / ".cache" / "cpsolve-peers"):
+        if folder and (Path(folder) / name).is_file():
+            return Path(folder) / name
+    pytest.skip(f"peer {name} is not built (../shared/peers/build.sh)")
+
+
 def corpus_dir(name: str) -> Path:
     path = CORPUS / name
     if not path.is_dir():
@@ -47,4 +59,4 @@ def corpus_dir(name: str) -> Path:
     return path
 
 
-__all__ = ["CORPUS", "SPECS", "built", "checked_run", "corpus_dir", "spec_files"]
+__all__ = ["CORPUS", "SPECS", "built", "checked_run", "corpus_dir", "peer", "spec_files"]

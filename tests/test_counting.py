@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from bruteforce import count
+from bruteforce import burrtools_unique, count
 from conftest import checked_run
 
 from cpsolve.run import RunOptions
@@ -89,3 +89,17 @@ def test_trap_case_is_a_real_trap() -> None:
     pieces, target, _ = CASES["ranges, mirror pair with different bounds (BurrTools trap)"]
     _, rotations, unique = count(pieces, target, "all")
     assert unique == rotations
+
+
+def test_burrtools_mirror_rule_is_reported_beside_cpsolves(tmp_path: Path) -> None:
+    """Where a chiral piece's partner has other bounds, cpsolve does not count reflections, but
+    BurrTools merges a class with its mirror image whenever that image is a solution too."""
+    pieces, target, symmetry = CASES["ranges, mirror pair with different bounds (BurrTools trap)"]
+    for engine in ("cpsat", "exact-cover"):
+        report = checked_run(write_spec(tmp_path, "trap", pieces, target, symmetry), RunOptions(show=0, engine=engine))
+        assert report.counts.unique == count(pieces, target, symmetry)[2] == 95
+        assert report.extra_counts == {"burrtools_unique": burrtools_unique(pieces, target)} == {"burrtools_unique": 56}
+    pieces, target, symmetry = CASES["ranges, mirror pair with equal bounds"]
+    report = checked_run(write_spec(tmp_path, "equal", pieces, target, symmetry))
+    assert report.extra_counts == {}  # the rules agree: nothing more to report
+    assert burrtools_unique(pieces, target) == report.counts.unique

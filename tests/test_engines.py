@@ -32,6 +32,8 @@ EXACT_COVER_SPECS = [
     "cubissimo.yaml",
     "coffin.yaml",
     "foam_cube.yaml",
+    "foam_colours.yaml",
+    "t_tetracubes_6x6x2.yaml",
     pytest.param("pentominoes_6x10.yaml", marks=pytest.mark.slow),
 ]
 PENTOMINOES = yaml.safe_load((SPECS / "pentominoes_6x10.yaml").read_text())
@@ -85,9 +87,9 @@ def test_parts_are_disjoint_and_make_the_whole(name: str, engine: str) -> None:
     assert set(in_parts) == set(whole)
 
 
-def test_auto_takes_cpsat_where_no_special_engine_can() -> None:
-    assert checked_run(SPECS / "foam_colours.yaml").engine == "cpsat"  # groups and ranges
-    assert checked_run(SPECS / "t_tetracubes_6x6x2.yaml").engine == "cpsat"  # 18 copies of one piece
+def test_auto_takes_the_special_engine_wherever_it_can() -> None:
+    assert checked_run(SPECS / "foam_colours.yaml").engine == "exact-cover"  # groups and ranges
+    assert checked_run(SPECS / "t_tetracubes_6x6x2.yaml").engine == "exact-cover"  # 18 copies of one piece
     assert checked_run(SPECS / "tiles_bugs_3x3.yaml").engine == "cpsat"
     assert checked_run(SPECS / "snake_standard.yaml").engine == "chain-dfs"
     assert checked_run(SPECS / "soma.yaml").engine == "exact-cover"

@@ -1,15 +1,18 @@
 """The compiled inner loop of the exact-cover search (numba); imported only when numba is installed.
 
 Cells are bits of a board of W 64-bit words, numbered in the order the search fills them; each atom
-(placement) is a mask of W words and uses one copy of its piece. The search takes the lowest empty
-cell and tries, in turn, every atom whose lowest cell it is (all lower cells are already filled, so
-no other atom can cover it). Its whole state lives in arrays the caller owns, so each call places
-at most a given number of atoms and returns, and the next call resumes where it left off: the
-caller checks the clock and Ctrl-C in between.
+(placement) is a mask of W words and uses one copy of its piece. The search takes the lowest cell
+not yet decided and tries, in turn, every atom whose lowest cell it is (all lower cells are decided,
+so no other atom can cover it); a cell that may stay empty (optional) is then also left empty, as a
+hole. So every solution is met exactly once, holes included. Its whole state lives in arrays the
+caller owns, so each call places at most a given number of atoms and returns, and the next call
+resumes where it left off: the caller checks the clock and Ctrl-C in between.
 
-State, per depth d: `boards[d]` the cells filled before level d, `cells[d]` the cell level d fills
-(-1: not chosen yet), `positions[d]` the next candidate to try for it, `chosen[d]` the atom placed
-at level d. `left[p]` counts the copies of piece p not yet placed.
+State, per depth d: `boards[d]` the cells decided before level d (filled or holes), `cells[d]` the
+cell level d decides (-1: not chosen yet), `positions[d]` the next candidate to try for it (one past
+the candidates: the hole comes next; two past: done), `chosen[d]` the atom placed at level d (-1: a
+hole). `left[p]` counts the copies of piece p not yet placed, `group_left[g]` the pieces group g may
+still use, `holes[0]` the holes made so far.
 """
 
 from __future__ import annotations
@@ -39,14 +42,35 @@ BIT_OF = _de_bruijn_table()
 
 
 @njit(cache=True)
-def lowest_empty(board: Array, primary: Array, bit_of: Array) -> int:
-    """The lowest cell that must be filled and is still empty, or -1 when there is none."""
+def lowest_undecided(board: Array, cells: Array, bit_of: Array) -> int:
+    """The lowest cell of the target not yet filled or left empty, or -1 when there is none."""
     for word in range(board.shape[0]):
-        empty = primary[word] & ~board[word]
-        if empty != ZERO:
-            lowest = empty & (~empty + ONE)
+        open_cells = cells[word] & ~board[word]
+        if open_cells != ZERO:
+            lowest = open_cells & (~open_cells + ONE)
             return word * 64 + int(bit_of[(lowest * DE_BRUIJN) >> SHIFT])
     return -1
+
+
+@njit(cache=True)
+def _enough(left: Array, least: Array, most: Array, group_left: Array, group_spare: Array) -> bool:
+    """Whether the pieces placed meet every piece's and group's least number."""
+    for piece in range(least.shape[0]):
+        if most[piece] - left[piece] < least[piece]:
+            return False
+    for group in range(group_spare.shape[0]):  # noqa: SIM110 (numba compiles loops, not generators)
+        if group_left[group] > group_spare[group]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _take(atom: int, atom_piece: Array, group_of: Array, left: Array, group_left: Array, sign: int) -> None:
+    piece = atom_piece[atom]
+    left[piece] -= sign
+    group = group_of[piece]
+    if group >= 0:
+        group_left[group] -= sign
 
 
 @njit(cache=True)
@@ -55,11 +79,17 @@ def search(
     atom_piece: Array,
     starts: Array,
     candidates: Array,
-    primary: Array,
+    target: Array,
+    optional: Array,
     least: Array,
     most: Array,
+    group_of: Array,
+    group_spare: Array,
+    max_holes: int,
     bit_of: Array,
     left: Array,
+    group_left: Array,
+    holes: Array,
     boards: Array,
     cells: Array,
     positions: Array,
@@ -73,29 +103,30 @@ def search(
 
     Returns when the tree is exhausted (depth -1), when `found` is full, or after `step_budget`
     placements. Candidates for cell c are `candidates[starts[c]:starts[c + 1]]`. A solution is
-    written as the atoms placed, `found_length` of them; it needs at least `least[p]` copies of
-    each piece p (of `most[p]` available).
+    written as the atoms placed, `found_length` of them. `group_spare[g]` is how much of group g's
+    allowance may remain unused (its most minus its least): `group_left` may not end above it.
     """
     words = masks.shape[1]
     count = 0
     steps = 0
     while depth >= 0:
         if cells[depth] < 0:
-            cell = lowest_empty(boards[depth], primary, bit_of)
+            cell = lowest_undecided(boards[depth], target, bit_of)
             if cell < 0:
-                enough = True
-                for piece in range(least.shape[0]):
-                    if most[piece] - left[piece] < least[piece]:
-                        enough = False
-                        break
-                if enough:
+                if _enough(left, least, most, group_left, group_spare):
+                    written = 0
                     for level in range(depth):
-                        found[count, level] = chosen[level]
-                    found_length[count] = depth
+                        if chosen[level] >= 0:
+                            found[count, written] = chosen[level]
+                            written += 1
+                    found_length[count] = written
                     count += 1
                 depth -= 1
                 if depth >= 0:
-                    left[atom_piece[chosen[depth]]] += 1
+                    if chosen[depth] >= 0:
+                        _take(chosen[depth], atom_piece, group_of, left, group_left, -1)
+                    else:
+                        holes[0] -= 1
                 if count == found.shape[0]:
                     return depth, count, steps
                 continue
@@ -113,6 +144,9 @@ def search(
             piece = atom_piece[atom]
             if left[piece] == 0:
                 continue
+            group = group_of[piece]
+            if group >= 0 and group_left[group] == 0:
+                continue
             clash = False
             for word in range(words):
                 if masks[atom, word] & boards[depth, word] != ZERO:
@@ -123,16 +157,33 @@ def search(
             steps += 1
             positions[depth] = index
             chosen[depth] = atom
-            left[piece] -= 1
+            _take(atom, atom_piece, group_of, left, group_left, 1)
             for word in range(words):
                 boards[depth + 1, word] = boards[depth, word] | masks[atom, word]
             depth += 1
             cells[depth] = -1
             placed = True
             break
-        if not placed:
+        if placed:
+            continue
+        bit_word = cell // 64
+        bit = ONE << np.uint64(cell % 64)
+        if index == end and (optional[bit_word] & bit) != ZERO and holes[0] < max_holes:
+            steps += 1
+            positions[depth] = end + 1  # the hole is being tried
+            chosen[depth] = -1
+            holes[0] += 1
+            for word in range(words):
+                boards[depth + 1, word] = boards[depth, word]
+            boards[depth + 1, bit_word] |= bit
+            depth += 1
             cells[depth] = -1
-            depth -= 1
-            if depth >= 0:
-                left[atom_piece[chosen[depth]]] += 1
+            continue
+        cells[depth] = -1
+        depth -= 1
+        if depth >= 0:
+            if chosen[depth] >= 0:
+                _take(chosen[depth], atom_piece, group_of, left, group_left, -1)
+            else:
+                holes[0] -= 1
     return depth, count, steps

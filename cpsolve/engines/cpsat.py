@@ -78,10 +78,17 @@ def compile_model(constraints: Constraints, deadline: Deadline = NO_DEADLINE) ->
         proto.constraints.add().bool_or.literals.extend(clause)
         if number & 0xFFFF == 0:
             deadline.check("building the CP-SAT model")
+    for group in constraints.at_most_one:
+        proto.constraints.add().at_most_one.literals.extend(group)
     for members, least, most in constraints.sums:
         linear = proto.constraints.add().linear
         linear.vars.extend(members)
         linear.coeffs.extend([1] * len(members))
+        linear.domain.extend((least, most))
+    for members, weights, least, most in constraints.weighted_sums:
+        linear = proto.constraints.add().linear
+        linear.vars.extend(members)
+        linear.coeffs.extend(weights)
         linear.domain.extend((least, most))
     for arcs in constraints.circuits:
         circuit = proto.constraints.add().circuit

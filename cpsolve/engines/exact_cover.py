@@ -31,7 +31,7 @@ FOUND_CAPACITY = 1024
 
 class ExactCoverEngine(Engine):
     name = "exact-cover"
-    takes_what = "packings with every piece used exactly once and no groups"
+    takes_what = "packings (copies, ranges, groups, optional cells, colours)"
     required_module = "numba"
     extra = "exact-cover"
 
@@ -57,6 +57,14 @@ class ExactCoverEngine(Engine):
         return ExactCoverPrepared(self, puzzle, breaking, CoverSearch.of(problem))
 
 
+def _bits(ranks: Any, words: int) -> Any:
+    """The given cell ranks as one bit board of `words` 64-bit words."""
+    board = np.zeros(words, np.uint64)
+    for rank in np.asarray(ranks, np.int64).tolist():
+        board[rank // 64] |= np.uint64(1) << np.uint64(rank % 64)
+    return board
+
+
 @dataclass(frozen=True)
 class CoverSearch:
     """The cover problem as the compiled search reads it: cells as bits in fill order."""
@@ -64,9 +72,14 @@ class CoverSearch:
     problem: CoverProblem
     masks: Any  # uint64, atoms x words
     atom_min_rank: Any  # the lowest fill rank among each atom's cells
-    primary: Any  # uint64 words: the cells to fill
+    target: Any  # uint64 words: every cell of the target
+    optional: Any  # uint64 words: the cells that may stay empty
     least: Any
     most: Any
+    group_of: Any  # group of each piece, -1 for none
+    group_most: Any
+    group_spare: Any  # most minus least of each group
+    max_holes: int
 
     @staticmethod
     def of(problem: CoverProblem) -> CoverSearch:
@@ -82,13 +95,25 @@ class CoverSearch:
             np.bitwise_or.at(
                 masks, (np.nonzero(present)[0], bits // 64), np.left_shift(np.uint64(1), (bits % 64).astype(np.uint64))
             )
-        primary = np.zeros(words, np.uint64)
-        for cell in range(problem.cells):
-            primary[cell // 64] |= np.uint64(1) << np.uint64(cell % 64)
         atom_min_rank = np.where(ranks >= 0, ranks, problem.cells).min(axis=1)
         least = np.array([low for low, _ in problem.piece_bounds], np.int64)
         most = np.array([high for _, high in problem.piece_bounds], np.int64)
-        return CoverSearch(problem, masks, atom_min_rank, primary, least, most)
+        group_of = np.array(problem.piece_group or [-1] * len(least), np.int64)
+        group_most = np.array([high for _, high in problem.group_bounds], np.int64)
+        group_spare = np.array([high - low for low, high in problem.group_bounds], np.int64)
+        return CoverSearch(
+            problem,
+            masks,
+            atom_min_rank,
+            _bits(range(problem.cells), words),
+            _bits(rank[sorted(problem.optional)], words),
+            least,
+            most,
+            group_of,
+            group_most,
+            group_spare,
+            len(problem.optional) if problem.max_holes is None else problem.max_holes,
+        )
 
 
 @dataclass(frozen=True)
@@ -153,23 +178,28 @@ class CoverEnumeration(Enumeration):
         cover, problem = self.cover, self.cover.problem
         board = np.zeros(cover.masks.shape[1], np.uint64)
         left = cover.most.copy()
+        group_left = cover.group_most.copy()
         for atom in part.forced:
             if (cover.masks[atom] & board).any():
                 return  # the part's atom meets a pre-placed piece: no solution in it
             board |= cover.masks[atom]
-            left[problem.atom_piece[atom]] -= 1
-        if (left < 0).any():
+            piece = problem.atom_piece[atom]
+            left[piece] -= 1
+            if cover.group_of[piece] >= 0:
+                group_left[cover.group_of[piece]] -= 1
+        if (left < 0).any() or (group_left < 0).any():
             return
         starts, candidates = self._candidates(part.left_out)
         placeable = np.bincount(problem.atom_piece[candidates], minlength=len(left)) > 0
         if ((left > cover.most - cover.least) & ~placeable).any():
             return  # a piece that must still be placed has no placement left: no solution here
-        depth_limit = min(int(cover.most.sum()), problem.cells) + 1
+        depth_limit = problem.cells + 1  # each level fills a cell or leaves one empty
         boards = np.zeros((depth_limit + 1, board.shape[0]), np.uint64)
         boards[0] = board
         cells = np.full(depth_limit + 1, -1, np.int64)
         positions = np.zeros(depth_limit + 1, np.int64)
         chosen = np.full(depth_limit + 1, -1, np.int64)
+        holes = np.zeros(1, np.int64)
         found = np.zeros((FOUND_CAPACITY, depth_limit), np.int64)
         found_length = np.zeros(FOUND_CAPACITY, np.int64)
         forced = list(part.forced)
@@ -180,11 +210,17 @@ class CoverEnumeration(Enumeration):
                 problem.atom_piece,
                 starts,
                 candidates,
-                cover.primary,
+                cover.target,
+                cover.optional,
                 cover.least,
                 cover.most,
+                cover.group_of,
+                cover.group_spare,
+                cover.max_holes,
                 BIT_OF,
                 left,
+                group_left,
+                holes,
                 boards,
                 cells,
                 positions,

@@ -1,5 +1,6 @@
 """The file formats cpsolve reads, chosen by a registry keyed on the suffix (and the content where a
-suffix is ambiguous): YAML specs, yass `.soma` figures, c't 9-piece `.txt` files.
+suffix is ambiguous): YAML specs, yass `.soma` figures, c't 9-piece `.txt` files, BurrTools
+`.xmpuzzle` files.
 
 To add a format: a module here with a reader and a `FORMAT`, and one line in `FORMATS`.
 """
@@ -10,10 +11,10 @@ from pathlib import Path
 
 from cpsolve.spec import LoadedSpec
 
-from . import ct9, yaml_spec, yass
-from .base import FileFormat, read_text
+from . import burrtools, ct9, yaml_spec, yass
+from .base import FileFormat, ReadOptions, read_text
 
-FORMATS: list[FileFormat] = [yaml_spec.FORMAT, yass.FORMAT, ct9.FORMAT]
+FORMATS: list[FileFormat] = [yaml_spec.FORMAT, yass.FORMAT, ct9.FORMAT, burrtools.FORMAT]
 DEFAULT = yaml_spec.FORMAT  # any other suffix is read as a YAML spec
 SNIFF_BYTES = 512
 
@@ -41,10 +42,24 @@ def _head(path: Path) -> bytes:
         return b""  # the reader reports why it cannot read the file
 
 
-def read_puzzle(path: str | Path, max_bytes: int) -> tuple[LoadedSpec, FileFormat]:
-    """Read any file cpsolve understands (at most max_bytes of it), with the format that read it."""
+def read_puzzle(path: str | Path, options: ReadOptions) -> tuple[LoadedSpec, FileFormat]:
+    """Read any file cpsolve understands (one problem of it), with the format that read it."""
     fmt = format_for(path)
-    return fmt.read(Path(path), max_bytes), fmt
+    return fmt.read(Path(path), options), fmt
 
 
-__all__ = ["FORMATS", "FileFormat", "format_for", "puzzle_suffixes", "read_puzzle", "read_text"]
+def problems(path: str | Path, options: ReadOptions) -> list[str]:
+    """The names of the problems a file holds ([""] for a format of one puzzle per file)."""
+    return format_for(path).problems(Path(path), options)
+
+
+__all__ = [
+    "FORMATS",
+    "FileFormat",
+    "ReadOptions",
+    "format_for",
+    "problems",
+    "puzzle_suffixes",
+    "read_puzzle",
+    "read_text",
+]

@@ -18,7 +18,22 @@ from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
 from cpsolve.models import BuildOptions
 from cpsolve.spec import LoadedSpec
 
-Reader = Callable[[Path, int | None], LoadedSpec]  # path, the most bytes to read (None: the default)
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a file: the most bytes to read, and which of its problems (None: the first)."""
+
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES
+    problem: str | None = None  # a 0-based number or a name, for files that hold several
+
+
+Reader = Callable[[Path, ReadOptions], LoadedSpec]
+ProblemLister = Callable[[Path, ReadOptions], list[str]]
+
+
+def one_problem(path: Path, options: ReadOptions) -> list[str]:
+    """A file of a format that holds one puzzle: one unnamed problem."""
+    return [""]
 
 
 @dataclass(frozen=True)
@@ -37,6 +52,7 @@ class FileFormat:
     sniff: Callable[[bytes], bool] | None = None
     # bench: a file of this format without `expected` counts is a find-one benchmark (else counted)
     find_one_unless_expected: bool = False
+    problems: ProblemLister = one_problem  # the names of the problems a file holds
 
 
 def megabytes(size: int) -> str:

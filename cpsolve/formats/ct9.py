@@ -13,7 +13,7 @@ from pathlib import Path
 from cpsolve.errors import SpecError
 from cpsolve.spec import LoadedSpec, Source, validate_data
 
-from .base import FileFormat, read_text
+from .base import FileFormat, ReadOptions, read_text
 
 TILE_COUNT = 9
 MAX_DIGITS = 12
@@ -49,10 +49,10 @@ def parse_tiles(text: str, path: str) -> tuple[list[list[int]], dict[int, int]]:
     return tiles, lines
 
 
-def load_puzzle(path: str | Path, max_bytes: int | None = None) -> LoadedSpec:
+def load_puzzle(path: str | Path, options: ReadOptions | None = None) -> LoadedSpec:
     """Read a c't 9-piece file as a tiles spec."""
     path = Path(path)
-    text = read_text(path) if max_bytes is None else read_text(path, max_bytes)
+    text = read_text(path, (options or ReadOptions()).max_bytes)
     tiles, lines = parse_tiles(text, str(path))
     source = Source(str(path), {("tiles", index): line for index, line in lines.items()})
     data = {

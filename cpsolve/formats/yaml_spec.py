@@ -22,7 +22,7 @@ from cpsolve.errors import SpecError
 from cpsolve.limits import MAX_NUMBER_DIGITS, MAX_YAML_DEPTH, MAX_YAML_VALUES
 from cpsolve.spec import LoadedSpec, Source, validate_data
 
-from .base import FileFormat, read_text
+from .base import FileFormat, ReadOptions, read_text
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -178,9 +178,9 @@ def _index_lines(
             _index_lines(item, (*path, index), lines, seen)
 
 
-def load_spec(path: str | Path, max_bytes: int | None = None) -> LoadedSpec:
+def load_spec(path: str | Path, options: ReadOptions | None = None) -> LoadedSpec:
     """Read and validate a YAML spec file."""
-    text = read_text(path) if max_bytes is None else read_text(path, max_bytes)
+    text = read_text(path, (options or ReadOptions()).max_bytes)
     data, source = parse_yaml(text, str(path))
     return LoadedSpec(validate_data(data, source), source)
 

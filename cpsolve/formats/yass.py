@@ -14,7 +14,7 @@ from cpsolve.geometry import Cell, connected_components, dimension
 from cpsolve.models import BuildOptions
 from cpsolve.spec import LoadedSpec, Source, validate_data
 
-from .base import FileFormat, read_text
+from .base import FileFormat, ReadOptions, read_text
 
 SOMA_PIECES: dict[str, list[Cell]] = {
     "c": [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)],
@@ -93,8 +93,8 @@ def check_figure(cells: list[Cell], placed: dict[str, list[Cell]], path: str) ->
             )
 
 
-def load_figure(path: str | Path, max_bytes: int | None = None) -> LoadedSpec:
-    text = read_text(path) if max_bytes is None else read_text(path, max_bytes)
+def load_figure(path: str | Path, options: ReadOptions | None = None) -> LoadedSpec:
+    text = read_text(path, (options or ReadOptions()).max_bytes)
     cells, placed = parse_figure(text, str(path))
     check_figure(cells, placed, str(path))
     data = {

@@ -1,0 +1,69 @@
+"""Every problem of the BurrTools corpus, side by side: cpsolve and BurrTools' own solver, burrTxt.
+
+Usage: python benchmarks/burrtools_corpus.py [--repeat N] [--burrtxt PATH] [CORPUS_DIR]
+CORPUS_DIR defaults to the BurrTools corpus beside the checkout (../shared/corpus/burrtools);
+burrTxt to ~/.cache/cpsolve-peers/burrTxt (built by ../shared/peers/build.sh).
+
+Each program runs as a fresh process N times (default 3); the table gives medians of the whole
+process's wall time for both, cpsolve's own `seconds` (file read to counts, imports left out), the
+assemblies each counts, and the ratio burrTxt / cpsolve (above 1: cpsolve faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def timed(command: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return time.perf_counter() - started, output
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "corpus", nargs="?", default=str(Path(__file__).resolve().parents[2] / "shared/corpus/burrtools")
+    )
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--burrtxt", default=str(Path.home() / ".cache/cpsolve-peers/burrTxt"))
+    args = parser.parse_args()
+    corpus = Path(args.corpus)
+    with (corpus / "counts.tsv").open() as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    print(
+        f"{'problem':34} {'BurrTools':>9} {'cpsolve':>8} {'burrTxt s':>10}"
+        f" {'cpsolve s':>10} {'seconds':>8} {'ratio':>6}"
+    )
+    for row in rows:
+        path = str(corpus / row["file"])
+        ours, theirs, seconds = [], [], []
+        counted = assemblies = ""
+        for _ in range(args.repeat):
+            wall, output = timed([sys.executable, "-m", "cpsolve", "run", path, "--problem", row["problem"], "--json"])
+            data = json.loads(output)
+            ours.append(wall)
+            seconds.append(data["seconds"])
+            counted = str(data["counts"]["unique"])
+            wall, output = timed([args.burrtxt, "-q", "-o", row["problem"], path])
+            theirs.append(wall)
+            found = re.search(r"(\d+) assemblies", output)
+            assemblies = found.group(1) if found else "?"
+        name = f"{row['file'].removesuffix('.xmpuzzle')}[{row['problem']}]"
+        ratio = statistics.median(theirs) / statistics.median(ours)
+        print(
+            f"{name:34} {assemblies:>9} {counted:>8} {statistics.median(theirs):>10.3f}"
+            f" {statistics.median(ours):>10.3f} {statistics.median(seconds):>8.3f} {ratio:>6.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

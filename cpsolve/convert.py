@@ -1,0 +1,81 @@
+"""Converting puzzles between file formats, and writing a run's solutions as a BurrTools file.
+
+A YAML spec and a BurrTools `.xmpuzzle` file hold the same packings (cube grid, copies and ranges,
+optional cells, colours, a hole limit), so either converts to the other; a round trip keeps every
+count (tests). What one side cannot say is refused with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cpsolve import formats
+from cpsolve.counting import Solution
+from cpsolve.errors import CpsolveError
+from cpsolve.formats import burrtools
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
+from cpsolve.models import PuzzleModel
+from cpsolve.models.packing import PackingModel, PackingPuzzle, resolve
+from cpsolve.spec import LoadedSpec, PackingSpec
+
+WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml"}
+
+
+def packing_puzzle(loaded: LoadedSpec, reason: str) -> PackingPuzzle:
+    if not isinstance(loaded.spec, PackingSpec):
+        raise CpsolveError(f"{loaded.source.path}: {reason}: BurrTools files hold packings, not {loaded.spec.kind}")
+    return resolve(loaded.spec, loaded.source)
+
+
+def spec_yaml(loaded: LoadedSpec) -> str:
+    """The spec as YAML, fields at their defaults left out."""
+    data = loaded.spec.model_dump(mode="json", exclude_defaults=True)
+    data.pop("kind", None) if data.get("kind") == "packing" else None
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+
+
+def convert(source: Path, target: Path, problem: str | None = None, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
+    """Write `source` (any format cpsolve reads) as `target` (by its suffix); return a line saying what."""
+    kind = WRITERS.get(target.suffix.lower())
+    if kind is None:
+        raise CpsolveError(f"{target}: cannot write this kind of file; give a .xmpuzzle, .yaml or .yml name")
+    if target.exists() and source.exists() and target.resolve() == source.resolve():
+        raise CpsolveError(f"{target}: is the file being converted; give another name")
+    loaded, _ = formats.read_puzzle(source, formats.ReadOptions(max_bytes, problem))
+    if kind == "burrtools":
+        written = burrtools.write(packing_puzzle(loaded, "cannot be written as a BurrTools file"), target)
+        return f"{target}: BurrTools file with {written.shapes} shapes and 1 problem"
+    try:
+        target.write_text(spec_yaml(loaded), encoding="utf-8")
+    except OSError as exc:
+        raise CpsolveError(f"{target}: cannot write: {exc.strerror}") from None
+    return f"{target}: YAML spec of {loaded.spec.name!r}"
+
+
+@dataclass
+class AssemblyCollector:
+    """Keeps each new class's representative as it is found (a run's `on_new_class` hook), to
+    write them as BurrTools assemblies when the run is done."""
+
+    model: PuzzleModel | None = None
+    solutions: list[Solution] = field(default_factory=list)
+
+    def __call__(self, solution: Solution, model: PuzzleModel) -> None:
+        self.model = model
+        self.solutions.append(solution)
+
+    def write(self, loaded_name: str, path: Path) -> str:
+        if self.model is None:
+            raise CpsolveError(f"{path}: nothing to write: the run found no solution")
+        if not isinstance(self.model, PackingModel):
+            raise CpsolveError(f"{path}: BurrTools files hold packings, not {self.model.kind}")
+        assemblies: Sequence[Sequence[Any]] = [
+            [self.model.placements[atom] for atom in solution] for solution in self.solutions
+        ]
+        written = burrtools.write(self.model.puzzle, path, assemblies)
+        return f"{path}: BurrTools file of {loaded_name!r} with {written.assemblies} assemblies"

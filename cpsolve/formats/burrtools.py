@@ -1,0 +1,567 @@
+"""BurrTools `.xmpuzzle` files: reading their cube-grid problems, and writing puzzles and solutions.
+
+The file is gzip-compressed XML (plain XML is read too), `<puzzle version="1|2">` with an optional
+`<gridType type="N"/>` (0 or absent: cubes; the other grids are refused), `<colors>`, `<shapes>`
+(`<voxel x y z type>` strings: `#` filled, `+` variable, `_` empty, a colour number after `#` or
+`+`) and `<problems>`. A problem becomes an ordinary packing spec:
+
+- each `<shape id count|min,max>` entry is a piece (two entries with identical shapes are two
+  pieces, as in BurrTools); its `+` voxels do not count, as BurrTools places only `#` voxels;
+- the result shape is the target: `#` cells must be filled, `+` cells may stay empty;
+- colours become names `colour1`, `colour2`, ... and the `<bitmap>` pairs the colour rule (a cell
+  without colour fits any cell, as in BurrTools); `maxHoles` the hole limit.
+
+A shape entry's `group` is BurrTools' grouping for disassembly and does not change what counts as
+an assembly. Writing goes the other way (`cpsolve convert`, `cpsolve run --xmpuzzle`): one shape
+per piece plus the result, one problem, and each unique solution as a BurrTools assembly, a
+position and an orientation index in BurrTools' own table of the 48 maps of the cube grid.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from xml.parsers import expat
+from xml.sax.saxutils import quoteattr
+
+from cpsolve.errors import CpsolveError, SpecError
+from cpsolve.geometry import Cell
+from cpsolve.spec import LoadedSpec, Source, validate_data
+
+from .base import FileFormat, ReadOptions, read_bytes
+
+GRIDS = {
+    0: "cube",
+    1: "triangular prism",
+    2: "sphere",
+    3: "rhombic dodecahedron",
+    4: "tetrahedron-octahedron",
+}
+GZIP_MAGIC = b"\x1f\x8b"
+MAX_COLOURS = 63  # BurrTools' own limit on colour numbers
+
+
+# -- the XML, with the line of every element -------------------------------------------------------
+
+
+@dataclass
+class Element:
+    tag: str
+    attributes: dict[str, str]
+    line: int
+    children: list[Element] = field(default_factory=list)
+    text: str = ""
+
+    def all(self, tag: str) -> list[Element]:
+        return [child for child in self.children if child.tag == tag]
+
+    def first(self, tag: str) -> Element | None:
+        return next((child for child in self.children if child.tag == tag), None)
+
+
+def _document(path: Path, options: ReadOptions) -> Element:
+    """The file's XML as elements, decompressed within the byte limit; no DTD, no entities."""
+    data = read_bytes(path, options.max_bytes)
+    if data.startswith(GZIP_MAGIC):
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+                data = stream.read(options.max_bytes + 1)
+        except (OSError, EOFError) as exc:
+            raise SpecError([f"{path}: not a valid gzip file: {exc}"]) from None
+        if len(data) > options.max_bytes:
+            raise SpecError([f"{path}: decompresses to more than {options.max_bytes / 2**20:.1f} MB (--max-file-size)"])
+    _check_encoding(data, path)
+    return _parse(data, path)
+
+
+def _check_encoding(data: bytes, path: Path) -> None:
+    """XML without an encoding declaration is UTF-8: say so plainly when it is not."""
+    declaration = re.match(rb"<\?xml[^>]*>", data)
+    if declaration is not None and b"encoding" in declaration.group(0):
+        return
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SpecError(
+            [
+                f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}) and no encoding declared;"
+                ' declare it (<?xml version="1.0" encoding="ISO-8859-1"?>) or save the file as UTF-8'
+            ]
+        ) from None
+
+
+def _parse(data: bytes, path: Path) -> Element:
+    parser = expat.ParserCreate()
+    stack: list[Element] = [Element("", {}, 0)]
+
+    def start(tag: str, attributes: dict[str, str]) -> None:
+        element = Element(tag, attributes, parser.CurrentLineNumber)
+        stack[-1].children.append(element)
+        stack.append(element)
+
+    def end(tag: str) -> None:
+        stack.pop()
+
+    def text(content: str) -> None:
+        stack[-1].text += content
+
+    def refuse_doctype(*arguments: Any) -> None:
+        raise SpecError([f"{path}:{parser.CurrentLineNumber}: a document type declaration; BurrTools files have none"])
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = text
+    parser.StartDoctypeDeclHandler = refuse_doctype
+    parser.EntityDeclHandler = refuse_doctype
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise SpecError([f"{path}:{exc.lineno}: not valid XML: {expat.errors.messages[exc.code]}"]) from None
+    roots = stack[0].children
+    if len(roots) != 1 or roots[0].tag != "puzzle":
+        raise SpecError([f"{path}: not a BurrTools puzzle (the document is not one <puzzle> element)"])
+    return roots[0]
+
+
+# -- the puzzle ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A voxel space: cells by state, each cell's colour number (0: none)."""
+
+    size: tuple[int, int, int]
+    filled: tuple[Cell, ...]
+    variable: tuple[Cell, ...]
+    colour: dict[Cell, int]
+    name: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Part:
+    shape: int
+    least: int
+    most: int
+    line: int
+
+
+@dataclass(frozen=True)
+class Problem:
+    name: str
+    parts: tuple[Part, ...]
+    result: int
+    colour_pairs: tuple[tuple[int, int], ...]  # (piece colour, result colour), numbered from 1
+    max_holes: int | None
+    line: int
+
+
+@dataclass(frozen=True)
+class BurrPuzzle:
+    colours: int
+    shapes: tuple[Shape, ...]
+    problems: tuple[Problem, ...]
+
+
+def _number(element: Element, name: str, path: Path, default: int | None = None, least: int = 0) -> int:
+    value = element.attributes.get(name)
+    if value is None:
+        if default is None:
+            raise SpecError([f"{path}:{element.line}: <{element.tag}> needs a '{name}' attribute"])
+        return default
+    if not re.fullmatch(r"[0-9]{1,9}", value.strip()) or int(value) < least:
+        raise SpecError(
+            [f'{path}:{element.line}: <{element.tag} {name}="{value[:20]}">: expected a number of at least {least}']
+        )
+    return int(value)
+
+
+def _voxels(element: Element, colours: int, path: Path) -> Shape:
+    """A `<voxel>` element's cells, by BurrTools' rules: index = x + sx * (y + sy * z)."""
+    size = (
+        _number(element, "x", path, least=1),
+        _number(element, "y", path, least=1),
+        _number(element, "z", path, least=1),
+    )
+    if _number(element, "type", path, default=0) != 0:
+        raise SpecError([f"{path}:{element.line}: voxel type {element.attributes['type']} is not a cube grid's (0)"])
+    volume = size[0] * size[1] * size[2]
+    if volume > 10_000_000:
+        raise SpecError(
+            [f"{path}:{element.line}: a voxel space of {volume:,} voxels; cpsolve reads at most 10,000,000"]
+        )
+    filled: list[Cell] = []
+    variable: list[Cell] = []
+    colour: dict[Cell, int] = {}
+    index = 0
+    for match in re.finditer(r"([#+_])([0-9]*)|(.)", element.text.strip(), re.DOTALL):
+        state, number, other = match.groups()
+        if other is not None:
+            raise SpecError(
+                [f"{path}:{element.line}: voxel string: unexpected character {other!r} (expected #, + or _)"]
+            )
+        if index >= volume:
+            raise SpecError([f"{path}:{element.line}: voxel string has more than x*y*z = {volume} voxels"])
+        cell = (index % size[0], index // size[0] % size[1], index // (size[0] * size[1]))
+        if state == "#":
+            filled.append(cell)
+        elif state == "+":
+            variable.append(cell)
+        if number:
+            if len(number) > 3 or not 0 < int(number) <= min(colours, MAX_COLOURS):
+                raise SpecError(
+                    [f"{path}:{element.line}: voxel colour {number[:5]}: the puzzle defines {colours} colours"]
+                )
+            colour[cell] = int(number)
+        index += 1
+    if index != volume:
+        raise SpecError([f"{path}:{element.line}: voxel string has {index} voxels, but x*y*z = {volume}"])
+    return Shape(size, tuple(filled), tuple(variable), colour, element.attributes.get("name", ""), element.line)
+
+
+def _problem(element: Element, shapes: int, colours: int, path: Path) -> Problem:
+    parts = []
+    listed = element.first("shapes")
+    for entry in listed.all("shape") if listed is not None else []:
+        shape = _number(entry, "id", path)
+        if shape >= shapes:
+            raise SpecError([f"{path}:{entry.line}: shape id {shape} does not exist (the puzzle has {shapes} shapes)"])
+        if "count" in entry.attributes:
+            least = most = _number(entry, "count", path)
+        elif "min" in entry.attributes or "max" in entry.attributes:
+            least, most = _number(entry, "min", path), _number(entry, "max", path)
+            if least > most:
+                raise SpecError([f"{path}:{entry.line}: min {least} is greater than max {most}"])
+        else:
+            least = most = 1
+        if most > 0:
+            parts.append(Part(shape, least, most, entry.line))
+    if not parts:
+        raise SpecError([f"{path}:{element.line}: the problem has no pieces"])
+    result_element = element.first("result")
+    if result_element is None:
+        raise SpecError([f"{path}:{element.line}: the problem has no <result> shape"])
+    result = _number(result_element, "id", path)
+    if result >= shapes:
+        raise SpecError(
+            [f"{path}:{result_element.line}: result id {result} does not exist (the puzzle has {shapes} shapes)"]
+        )
+    pairs = []
+    bitmap = element.first("bitmap")
+    for pair in bitmap.all("pair") if bitmap is not None else []:
+        piece, target = _number(pair, "piece", path), _number(pair, "result", path)
+        if max(piece, target) >= colours:
+            raise SpecError(
+                [f"{path}:{pair.line}: colour pair ({piece}, {target}): the puzzle defines {colours} colours"]
+            )
+        pairs.append((piece + 1, target + 1))
+    holes = _number(element, "maxHoles", path) if "maxHoles" in element.attributes else None
+    return Problem(element.attributes.get("name", ""), tuple(parts), result, tuple(pairs), holes, element.line)
+
+
+def read_puzzle(path: Path, options: ReadOptions) -> BurrPuzzle:
+    root = _document(path, options)
+    version = root.attributes.get("version", "")
+    if version not in ("1", "2"):
+        raise SpecError(
+            [f"{path}:{root.line}: puzzle version {version!r}; cpsolve reads BurrTools files of version 1 and 2"]
+        )
+    grid_element = root.first("gridType")
+    grid = _number(grid_element, "type", path) if grid_element is not None else 0
+    if grid != 0:
+        name = GRIDS.get(grid, f"number {grid}")
+        raise SpecError([f"{path}: the puzzle is on the {name} grid; cpsolve solves cube grids only"])
+    colour_list = root.first("colors")
+    colours = len(colour_list.all("color")) if colour_list is not None else 0
+    shapes_element = root.first("shapes")
+    shapes = tuple(_voxels(v, colours, path) for v in shapes_element.all("voxel")) if shapes_element else ()
+    problems_element = root.first("problems")
+    problems = tuple(
+        _problem(p, len(shapes), colours, path) for p in (problems_element.all("problem") if problems_element else [])
+    )
+    if not problems:
+        raise SpecError([f"{path}: the puzzle has no problems"])
+    return BurrPuzzle(colours, shapes, problems)
+
+
+def problem_names(path: Path, options: ReadOptions) -> list[str]:
+    return [problem.name for problem in read_puzzle(path, options).problems]
+
+
+def _select(puzzle: BurrPuzzle, wanted: str | None, path: Path) -> tuple[int, Problem]:
+    if wanted is None:
+        return 0, puzzle.problems[0]
+    if wanted.isdigit() and int(wanted) < len(puzzle.problems):
+        return int(wanted), puzzle.problems[int(wanted)]
+    named = [(i, p) for i, p in enumerate(puzzle.problems) if p.name == wanted]
+    if not named:
+        listing = ", ".join(f"{i} {p.name!r}" for i, p in enumerate(puzzle.problems))
+        raise CpsolveError(f"{path}: no problem {wanted!r}; the file has: {listing}")
+    return named[0]
+
+
+def _colour_name(number: int) -> str:
+    return f"colour{number}"
+
+
+def _colours_of(shape: Shape, cells: Sequence[Cell]) -> dict[str, list[list[int]]]:
+    grouped: dict[str, list[list[int]]] = {}
+    for cell in cells:
+        number = shape.colour.get(cell, 0)
+        if number:
+            grouped.setdefault(_colour_name(number), []).append(list(cell))
+    return grouped
+
+
+def load(path: Path, options: ReadOptions) -> LoadedSpec:
+    """One problem of a BurrTools file (the first, or the one asked for) as a packing spec."""
+    puzzle = read_puzzle(path, options)
+    number, problem = _select(puzzle, options.problem, path)
+    source = Source(str(path), {(): problem.line, ("pieces",): problem.line})
+    pieces: dict[str, Any] = {}
+    for part in problem.parts:
+        shape = puzzle.shapes[part.shape]
+        name = _unique(shape.name or f"S{part.shape + 1}", pieces)
+        if not shape.filled:
+            raise SpecError([f"{path}:{shape.line}: shape {part.shape} ({name}) has no filled voxel"])
+        piece: dict[str, Any] = {"cells": [list(c) for c in shape.filled]}
+        piece.update({"min": part.least, "max": part.most} if part.least != part.most else {"count": part.most})
+        colours = _colours_of(shape, shape.filled)
+        if colours:
+            piece["colours"] = colours
+        pieces[name] = piece
+        source.lines[("pieces", name)] = part.line
+    result = puzzle.shapes[problem.result]
+    if not result.filled and not result.variable:
+        raise SpecError([f"{path}:{result.line}: the result shape is empty"])
+    target: dict[str, Any] = {
+        "cells": [list(c) for c in result.filled],
+        "optional": [list(c) for c in result.variable],
+    }
+    colours = _colours_of(result, [*result.filled, *result.variable])
+    if colours:
+        target["colours"] = colours
+    source.lines[("target",)] = result.line
+    name = problem.name or f"problem {number}"
+    data: dict[str, Any] = {
+        "name": f"{path.stem}: {name}" if len(puzzle.problems) > 1 or problem.name else path.stem,
+        "description": f"BurrTools problem {number} of {path.name}",
+        "pieces": pieces,
+        "target": target,
+        "colour_rule": [[_colour_name(p), _colour_name(r)] for p, r in problem.colour_pairs],
+    }
+    if problem.max_holes is not None:
+        data["max_holes"] = problem.max_holes
+    return LoadedSpec(validate_data(data, source), source)
+
+
+def _unique(name: str, taken: dict[str, Any]) -> str:
+    if name not in taken:
+        return name
+    return next(f"{name} ({n})" for n in range(2, len(taken) + 3) if f"{name} ({n})" not in taken)
+
+
+def looks_like_burrtools(head: bytes) -> bool:
+    return head.startswith(GZIP_MAGIC) or b"<puzzle" in head
+
+
+FORMAT = FileFormat("burrtools", (".xmpuzzle",), load, show=1, sniff=looks_like_burrtools, problems=problem_names)
+
+
+__all__ = ["FORMAT", "BurrPuzzle", "Element", "load", "problem_names", "read_puzzle"]
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
+
+
+def _times(a: Matrix, b: Matrix) -> Matrix:
+    rows = [tuple(sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)) for i in range(3)]
+    return (rows[0], rows[1], rows[2])  # type: ignore[return-value]
+
+
+def transformation_table() -> list[Matrix]:
+    """BurrTools' 48 maps of the cube grid in its own order (the orientation index of an assembly).
+
+    Rotation 4b + k is B_b Rx^k, with Rx: (x, y, z) -> (x, -z, y), B = (I, Ry, Ry^2, Ry^3, Rz,
+    Rz^-1), Ry: (x, y, z) -> (-z, y, x) and Rz: (x, y, z) -> (-y, x, z); map 24 + i is map i after
+    x -> -x. Checked against BurrTools' own reading of written files (tests).
+    """
+    identity: Matrix = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+    rx: Matrix = ((1, 0, 0), (0, 0, -1), (0, 1, 0))
+    ry: Matrix = ((0, 0, -1), (0, 1, 0), (1, 0, 0))
+    rz: Matrix = ((0, -1, 0), (1, 0, 0), (0, 0, 1))
+    rz_back: Matrix = ((0, 1, 0), (-1, 0, 0), (0, 0, 1))
+    ry2 = _times(ry, ry)
+    bases = [identity, ry, ry2, _times(ry2, ry), rz, rz_back]
+    rotations = []
+    for base in bases:
+        turned = base
+        for _ in range(4):
+            rotations.append(turned)
+            turned = _times(turned, rx)
+    flip: Matrix = ((-1, 0, 0), (0, 1, 0), (0, 0, 1))
+    return rotations + [_times(rotation, flip) for rotation in rotations]
+
+
+def _apply(matrix: Matrix, cell: Cell) -> Cell:
+    x, y, z = (sum(matrix[i][k] * cell[k] for k in range(3)) for i in range(3))
+    return (x, y, z)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a written file holds, for the message: problems, shapes, assemblies."""
+
+    shapes: int
+    assemblies: int
+
+
+def _cube_string(size: Cell, state: dict[Cell, str], colour_number: dict[Cell, int]) -> str:
+    parts = []
+    for z in range(size[2]):
+        for y in range(size[1]):
+            for x in range(size[0]):
+                cell = (x, y, z)
+                mark = state.get(cell, "_")
+                parts.append(mark + (str(colour_number[cell]) if cell in colour_number and mark != "_" else ""))
+    return "".join(parts)
+
+
+def _voxel_element(cells: Sequence[Cell], marks: dict[Cell, str], colours: dict[Cell, int], name: str) -> str:
+    size = (max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1, max(c[2] for c in cells) + 1)
+    attributes = f'x="{size[0]}" y="{size[1]}" z="{size[2]}" type="0"' + (f" name={quoteattr(name)}" if name else "")
+    return f"    <voxel {attributes}>{_cube_string(size, marks, colours)}</voxel>"
+
+
+def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = ()) -> str:
+    """A BurrTools file of one problem for a resolved packing (models.packing.PackingPuzzle); each
+    assembly a sequence of its placements (piece number, cells, colours)."""
+    why = _not_writable(puzzle)
+    if why:
+        raise CpsolveError(f"{puzzle.name}: cannot be written as a BurrTools file: {why}")
+    colour_names = sorted({c for p in puzzle.pieces for c in p.colours if c} | set(puzzle.target_colours.values()))
+    colour_names += sorted({name for pair in puzzle.colour_rule for name in pair} - set(colour_names))
+    number = {name: n for n, name in enumerate(colour_names, 1)}
+    low = tuple(min(c[i] for c in puzzle.target) for i in range(3))
+
+    def shifted(cell: Cell) -> Cell:
+        return (cell[0] - low[0], cell[1] - low[1], cell[2] - low[2])
+
+    lines = ['<?xml version="1.0"?>', '<puzzle version="2">', '  <gridType type="0"/>']
+    lines.append("  <colors>" if colour_names else "  <colors/>")
+    for n, _ in enumerate(colour_names):
+        red, green, blue = PALETTE[n % len(PALETTE)]
+        lines.append(f'    <color red="{red}" green="{green}" blue="{blue}"/>')
+    if colour_names:
+        lines.append("  </colors>")
+    lines.append("  <shapes>")
+    for piece in puzzle.pieces:
+        coloured = {c: number[k] for c, k in zip(piece.cells, piece.colours, strict=False) if k}
+        lines.append(_voxel_element(piece.cells, {c: "#" for c in piece.cells}, coloured, piece.name))
+    target = [shifted(c) for c in puzzle.target]
+    marks = {shifted(c): "+" if c in puzzle.optional else "#" for c in puzzle.target}
+    target_colours = {shifted(c): number[k] for c, k in puzzle.target_colours.items()}
+    lines.append(_voxel_element(target, marks, target_colours, "Result"))
+    lines.append("  </shapes>")
+    holes = f' maxHoles="{puzzle.max_holes}"' if puzzle.max_holes is not None else ""
+    lines.append("  <problems>")
+    lines.append(f'    <problem name={quoteattr(puzzle.name)} state="0"{holes}>')
+    lines.append("      <shapes>")
+    most = [_most(piece, len(puzzle.target)) for piece in puzzle.pieces]
+    for index, (piece, high) in enumerate(zip(puzzle.pieces, most, strict=True)):
+        if piece.bounds.low == high:
+            lines.append(f'        <shape id="{index}" count="{high}"/>')
+        else:
+            lines.append(f'        <shape id="{index}" min="{piece.bounds.low}" max="{high}"/>')
+    lines.append("      </shapes>")
+    lines.append(f'      <result id="{len(puzzle.pieces)}"/>')
+    pairs = [(number[p], number[r]) for p, r in sorted(puzzle.colour_rule)]
+    lines.append("      <bitmap>" if pairs else "      <bitmap/>")
+    for piece_colour, target_colour in pairs:
+        lines.append(f'        <pair piece="{piece_colour - 1}" result="{target_colour - 1}"/>')
+    if pairs:
+        lines.append("      </bitmap>")
+    if assemblies:
+        lines.append("      <solutions>")
+        for assembly in assemblies:
+            lines.append(
+                f"        <solution><assembly>{_assembly(puzzle, assembly, most, shifted)}</assembly></solution>"
+            )
+        lines.append("      </solutions>")
+    lines.append("    </problem>")
+    lines.append("  </problems>")
+    lines.append("  <comment>written by cpsolve</comment>")
+    lines.append("</puzzle>")
+    return "\n".join(lines) + "\n"
+
+
+PALETTE = [(220, 40, 40), (40, 40, 40), (40, 120, 220), (240, 200, 40), (40, 170, 80), (160, 80, 200)]
+
+
+def _most(piece: Any, target_cells: int) -> int:
+    """A piece's most copies as BurrTools needs it: a number (an open range ends at the target's room)."""
+    return int(min(piece.bounds.high, target_cells // len(piece.cells)))
+
+
+def _not_writable(puzzle: Any) -> str:
+    if puzzle.fixed:
+        return "pre-placed pieces (target.fixed) have no BurrTools counterpart"
+    if puzzle.groups:
+        return "groups bound how many pieces of several shapes are used; BurrTools has no such rule"
+    if puzzle.separately:
+        return "parts: separately (each part turned on its own) has no BurrTools counterpart"
+    if puzzle.symmetry != "all":
+        return f"symmetry: {puzzle.symmetry}; BurrTools always removes rotations and mirror images itself"
+    return ""
+
+
+def _assembly(puzzle: Any, placements: Sequence[Any], most: Sequence[int], shifted: Any) -> str:
+    """BurrTools' assembly: for each piece, each of its `most` copies "x y z t", or "x" when unused."""
+    table = transformation_table()
+    by_piece: dict[int, list[Any]] = {}
+    for placement in placements:
+        by_piece.setdefault(placement.piece, []).append(placement)
+    words = []
+    for index, piece in enumerate(puzzle.pieces):
+        placed = sorted(by_piece.get(index, []), key=lambda p: p.cells)
+        for placement in placed:
+            words.append(_position(piece, placement, table, shifted))
+        words.extend(["x"] * (most[index] - len(placed)))
+    return " ".join(words)
+
+
+def _position(piece: Any, placement: Any, table: list[Matrix], shifted: Any) -> str:
+    """The lowest orientation index t and the position p with cell = R_t(v) + p for the piece's own
+    cells v (its hotspot at 0, 0, 0), that put the piece on the placement's cells (and colours)."""
+    cells = [shifted(c) for c in placement.cells]
+    colour_at = dict(zip(cells, placement.colours or (None,) * len(cells), strict=True))
+    own_colours = piece.colours or (None,) * len(piece.cells)
+    low = tuple(min(c[i] for c in cells) for i in range(3))
+    for index, matrix in enumerate(table[:24]):
+        turned = [_apply(matrix, v) for v in piece.cells]
+        turned_low = tuple(min(c[i] for c in turned) for i in range(3))
+        offset = (low[0] - turned_low[0], low[1] - turned_low[1], low[2] - turned_low[2])
+        moved = {
+            (c[0] + offset[0], c[1] + offset[1], c[2] + offset[2]): k for c, k in zip(turned, own_colours, strict=True)
+        }
+        if moved == colour_at:
+            return f"{offset[0]} {offset[1]} {offset[2]} {index}"
+    raise ValueError(f"no orientation of {piece.name} lies on {cells}")
+
+
+def write(puzzle: Any, path: Path, assemblies: Sequence[Sequence[Any]] = ()) -> Written:
+    """Write a gzip-compressed BurrTools file, as BurrTools writes them."""
+    text = puzzle_xml(puzzle, assemblies)
+    try:
+        path.write_bytes(gzip.compress(text.encode("utf-8")))
+    except OSError as exc:
+        raise CpsolveError(f"{path}: cannot write: {exc.strerror}") from None
+    return Written(len(puzzle.pieces) + 1, len(assemblies))

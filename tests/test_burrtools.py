@@ -1,0 +1,273 @@
+"""BurrTools files: the corpus counts, problems, bad files, writing, round trips, and BurrTools'
+own solver reading what cpsolve writes (skipped where ../shared/peers/build.sh has not run)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import SPECS, checked_run, corpus_dir, peer
+from typer.testing import CliRunner
+
+from cpsolve.cli import app
+from cpsolve.convert import convert
+from cpsolve.formats.burrtools import transformation_table
+from cpsolve.run import RunOptions
+
+runner = CliRunner()
+
+
+def corpus_rows() -> list[dict[str, str]]:
+    with (corpus_dir("burrtools") / "counts.tsv").open() as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def cli(*arguments: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in arguments])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ["exact-cover", "cpsat"])
+def test_every_corpus_problem_gives_burrtools_assemblies(engine: str) -> None:
+    rows = corpus_rows()
+    assert len(rows) == 8
+    for row in rows:
+        path = corpus_dir("burrtools") / row["file"]
+        report = checked_run(path, RunOptions(show=0, engine=engine, problem=row["problem"]))
+        assert report.counts.unique == int(row["assemblies"]), row
+        assert report.extra_counts == {}, row  # on the corpus BurrTools' mirror rule and cpsolve's agree
+
+
+def test_the_stored_counts_with_mirror_images_kept_are_the_rotation_classes() -> None:
+    """SolidSixPieceBurrs stores 1063 (saved with mirror images kept): cpsolve's `rotations`."""
+    report = checked_run(corpus_dir("burrtools") / "SolidSixPieceBurrs.xmpuzzle")
+    assert (report.counts.rotations, report.counts.unique) == (1063, 588)
+    mirror = checked_run(corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle", RunOptions(show=0, problem="0"))
+    assert (mirror.counts.rotations, mirror.counts.unique) == (2, 1)  # "2 with mirror images kept"
+
+
+def test_a_file_of_several_problems_gives_one_report_each() -> None:
+    path = corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle"
+    code, output = cli("run", path, "--json")
+    assert code == 0, output
+    reports = [json.loads(line) for line in output.splitlines()]
+    assert [r["problem"] for r in reports] == ["0", "1"]
+    assert [r["counts"]["unique"] for r in reports] == [1, 1]
+    code, output = cli("run", path, "--json", "--problem", "Another Example")
+    assert code == 0 and json.loads(output)["counts"]["raw"] == 48
+    code, output = cli("run", path, "--problem", "7")
+    assert code == 2 and "no problem '7'; the file has: 0 'Example From Text', 1 'Another Example'" in output
+
+
+def burr_file(tmp_path: Path, body: str, name: str = "bad.xmpuzzle", compress: bool = False) -> Path:
+    path = tmp_path / name
+    data = body.encode("latin-1")
+    path.write_bytes(gzip.compress(data) if compress else data)
+    return path
+
+
+GOOD_SHAPES = '<voxel x="2" y="1" z="1" type="0">##</voxel><voxel x="2" y="2" z="1" type="0">####</voxel>'
+GOOD_PROBLEM = '<problem><shapes><shape id="0" count="2"/></shapes><result id="1"/></problem>'
+
+
+def puzzle_xml(shapes: str = GOOD_SHAPES, problem: str = GOOD_PROBLEM, head: str = "") -> str:
+    return (
+        f'<?xml version="1.0"?>\n<puzzle version="2">{head}<shapes>{shapes}</shapes>'
+        f"<problems>{problem}</problems></puzzle>"
+    )
+
+
+def test_a_good_small_file_and_a_version_1_file(tmp_path: Path) -> None:
+    for body in (puzzle_xml(), puzzle_xml().replace('version="2"', 'version="1"')):
+        code, output = cli("run", burr_file(tmp_path, body, compress=True), "--json")
+        assert code == 0 and json.loads(output)["counts"]["raw"] == 2, output
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (puzzle_xml()[:-20], "not valid XML"),
+        (puzzle_xml(shapes='<voxel x="2" y="1" z="1" type="0">###</voxel>'), "voxel string has more than x*y*z = 2"),
+        (puzzle_xml(shapes='<voxel x="3" y="1" z="1" type="0">##</voxel>'), "voxel string has 2 voxels, but x*y*z = 3"),
+        (puzzle_xml(shapes='<voxel x="2" y="1" z="1" type="0">#?</voxel>'), "unexpected character '?'"),
+        (puzzle_xml(problem=GOOD_PROBLEM.replace('id="0"', 'id="5"')), "shape id 5 does not exist"),
+        (puzzle_xml(problem='<problem><shapes/><result id="1"/></problem>'), "the problem has no pieces"),
+        (puzzle_xml(problem=""), "the puzzle has no problems"),
+        (puzzle_xml(head='<gridType type="2"/>'), "the puzzle is on the sphere grid; cpsolve solves cube grids only"),
+        (puzzle_xml(shapes=GOOD_SHAPES.replace("##<", "#3#<")), "voxel colour 3: the puzzle defines 0 colours"),
+        (puzzle_xml().replace("<shapes>", "<!-- caf\xe9 --><shapes>", 1), "not UTF-8 text (byte 0xe9) and no encoding"),
+        ('<?xml version="1.0"?><!DOCTYPE puzzle [<!ENTITY a "b">]><puzzle/>', "a document type declaration"),
+        ('<?xml version="1.0"?><cube/>', "not a BurrTools puzzle"),
+    ],
+)
+def test_bad_files_are_refused_with_the_line(tmp_path: Path, body: str, words: str) -> None:
+    path = burr_file(tmp_path, body)
+    code, output = cli("run", path)
+    assert code == 2, output
+    assert words in output and output.startswith(str(path))
+
+
+def test_a_latin_1_file_that_says_so_is_read(tmp_path: Path) -> None:
+    body = puzzle_xml().replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="ISO-8859-1"?>')
+    body = body.replace("<shapes>", "<!-- caf\xe9 --><shapes>", 1)
+    code, output = cli("run", burr_file(tmp_path, body), "--json")
+    assert code == 0 and json.loads(output)["counts"]["raw"] == 2
+
+
+def test_a_gzip_bomb_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.xmpuzzle"
+    path.write_bytes(gzip.compress(puzzle_xml().encode() + b"<!--" + b" " * (20 * 2**20) + b"-->"))
+    assert path.stat().st_size < 100_000
+    code, output = cli("run", path)
+    assert code == 2 and "decompresses to more than 8.0 MB" in output
+
+
+# -- writing and round trips ----------------------------------------------------------------------
+
+WRITABLE = ["soma", "cubissimo", "coffin", "foam_cube", "t_tetracubes_6x6x2"]
+NOT_WRITABLE = {
+    "foam_colours": "groups bound how many pieces of several shapes are used",
+    "snake_standard": "BurrTools files hold packings, not chain",
+    "tiles_bugs_3x3": "BurrTools files hold packings, not tiles",
+}
+
+
+@pytest.mark.parametrize("name", WRITABLE)
+def test_shipped_specs_keep_their_counts_through_burrtools(tmp_path: Path, name: str) -> None:
+    original = checked_run(SPECS / f"{name}.yaml")
+    written = tmp_path / f"{name}.xmpuzzle"
+    convert(SPECS / f"{name}.yaml", written)
+    again = tmp_path / f"{name}.yaml"
+    convert(written, again)
+    for path in (written, again):
+        assert checked_run(path).counts == original.counts
+
+
+@pytest.mark.parametrize(("name", "words"), list(NOT_WRITABLE.items()))
+def test_what_burrtools_cannot_say_is_refused(tmp_path: Path, name: str, words: str) -> None:
+    code, output = cli("convert", SPECS / f"{name}.yaml", tmp_path / "out.xmpuzzle")
+    assert code == 2 and words in output
+
+
+def test_every_corpus_problem_keeps_its_counts_through_yaml(tmp_path: Path) -> None:
+    for row in corpus_rows():
+        path = corpus_dir("burrtools") / row["file"]
+        original = checked_run(path, RunOptions(show=0, problem=row["problem"]))
+        as_yaml = tmp_path / "problem.yaml"
+        convert(path, as_yaml, row["problem"])
+        back = tmp_path / "problem.xmpuzzle"
+        convert(as_yaml, back)
+        for converted in (as_yaml, back):
+            assert checked_run(converted).counts == original.counts, row
+    dracula = corpus_dir("burrtools") / "DraculasDentalDesaster.xmpuzzle"
+    convert(dracula, tmp_path / "dracula.yaml")
+    assert yaml.safe_load((tmp_path / "dracula.yaml").read_text())["colour_rule"] == [
+        ["colour1", "colour1"],
+        ["colour2", "colour2"],
+    ]
+
+
+def test_the_orientation_table_is_the_cube_groups() -> None:
+    table = transformation_table()
+    assert len(set(table)) == 48
+    assert table[0] == ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+    determinants = [
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+        for m in table
+    ]
+    assert determinants == [1] * 24 + [-1] * 24
+
+
+# -- BurrTools' own solver on what cpsolve writes -------------------------------------------------
+
+
+def burrtools_assemblies(path: Path) -> int:
+    output = subprocess.run([str(peer("burrTxt")), "-q", str(path)], capture_output=True, text=True, timeout=600)
+    found = re.search(r"(\d+) assemblies", output.stdout)
+    assert found, output.stdout + output.stderr
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("name", ["soma", "cubissimo", "coffin", "t_tetracubes_6x6x2"])
+def test_burrtools_counts_what_cpsolve_writes_as_cpsolve_does(tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.xmpuzzle"
+    convert(SPECS / f"{name}.yaml", path)
+    assert burrtools_assemblies(path) == checked_run(SPECS / f"{name}.yaml").counts.unique
+
+
+def test_burrtools_counts_the_mirror_paradox_as_cpsolve_says_it_would(tmp_path: Path) -> None:
+    spec = tmp_path / "trap.yaml"
+    spec.write_text(
+        "pieces:\n"
+        "  A: {cells: [[0,0,0],[1,0,0],[1,1,0],[0,0,1]], min: 0, max: 1}\n"
+        "  B: {cells: [[1,0,0],[0,0,0],[0,1,0],[1,0,1]], min: 0, max: 2}\n"
+        "  V: {cells: [[0,0,0],[1,0,0],[0,1,0]], min: 0, max: 4}\n"
+        "  D: {cells: [[0,0,0],[1,0,0]], min: 0, max: 3}\n"
+        "target: {box: [3, 2, 2]}\n"
+    )
+    report = checked_run(spec)
+    path = tmp_path / "trap.xmpuzzle"
+    convert(spec, path)
+    assert report.counts.unique == 95
+    assert burrtools_assemblies(path) == report.extra_counts["burrtools_unique"] == 56
+
+
+def drawn_assemblies(path: Path) -> list[dict[tuple[int, int, int], str]]:
+    """BurrTools' drawing of each saved assembly that comes apart: cell -> piece letter."""
+    output = subprocess.run(
+        [str(peer("burrTxt")), "-x", "-s", str(path)], capture_output=True, text=True, timeout=600
+    ).stdout
+    drawings: list[dict[tuple[int, int, int], str]] = []
+    rows: list[str] = []
+    for line in output.splitlines():
+        if line.startswith(" !"):
+            rows.append(line)
+        elif line.startswith("level") and rows:
+            cells = {}
+            for y, row in enumerate(rows):
+                for z, layer in enumerate(re.findall(r"!([^!]*)!", row)):
+                    for x, letter in enumerate(layer):
+                        if letter != " ":
+                            cells[(x, y, z)] = letter
+            drawings.append(cells)
+            rows = []
+    return drawings
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "soma.yaml",
+        "pieces:\n  L: {cells: [[0,0],[1,0],[0,1]], colours: {red: [[0, 0]]}}\n  I: {box: [2, 1], min: 0, max: 3}\n"
+        "  U: {box: [1, 1], min: 0, max: 2}\ntarget:\n  layers: [['##+', '###']]\n  colours: {red: [[0, 0], [2, 1]]}\n"
+        "colour_rule: [[red, red]]\nmax_holes: 1\n",
+    ],
+    ids=["soma", "colours and optional cells"],
+)
+def test_burrtools_reads_the_written_assemblies_cell_for_cell(tmp_path: Path, spec: str) -> None:
+    source = SPECS / spec if spec.endswith(".yaml") else tmp_path / "puzzle.yaml"
+    if not spec.endswith(".yaml"):
+        source.write_text(spec)
+    out, solutions = tmp_path / "solved.xmpuzzle", tmp_path / "solutions.jsonl"
+    code, output = cli("run", source, "--xmpuzzle", out, "--solutions", solutions, "--show", "0")
+    assert code == 0, output
+    ours = [json.loads(line)["pieces"] for line in solutions.read_text().splitlines()]
+    drawn = drawn_assemblies(out)
+    assert len(drawn) == len(ours) > 0  # flat or cube-filling: every assembly comes apart
+    for picture, pieces in zip(drawn, ours, strict=True):
+        # both targets start at (0, 0, 0); letters follow the pieces in order, copies by their cells
+        copies_in_order = [copy for copies in pieces.values() for copy in sorted(copies)]
+        expected = {tuple(cell): chr(ord("a") + n) for n, copy in enumerate(copies_in_order) for cell in copy}
+        assert picture == expected
