@@ -96,27 +96,39 @@ def bench_files(paths: Iterable[str | Path]) -> list[Path]:
     return files
 
 
-def bench_one(path: Path, options: BenchOptions) -> BenchRow:
-    """One row; a file that cannot be read or built becomes a row that says why."""
+def bench_file(path: Path, options: BenchOptions) -> list[BenchRow]:
+    """A row for each problem the file holds; a file that cannot be read becomes a row saying why."""
     try:
-        return _bench_one(path, options)
+        problems = formats.problems(path, formats.ReadOptions())
     except CpsolveError as error:
-        return BenchRow(str(path), path.stem, "count", refused=str(error).replace("\n", "; "))
+        return [BenchRow(str(path), path.stem, "count", refused=str(error).replace("\n", "; "))]
+    return [bench_one(path, options, str(n) if len(problems) > 1 else None) for n in range(len(problems))]
 
 
-def _bench_one(path: Path, options: BenchOptions) -> BenchRow:
-    loaded, build = load_puzzle(path)
+def bench_one(path: Path, options: BenchOptions, problem: str | None = None) -> BenchRow:
+    """One row; a problem that cannot be built becomes a row that says why."""
+    source = str(path) if problem is None else f"{path}[{problem}]"
+    try:
+        return _bench_one(path, options, problem, source)
+    except CpsolveError as error:
+        return BenchRow(source, path.stem, "count", refused=str(error).replace("\n", "; "))
+
+
+def _bench_one(path: Path, options: BenchOptions, problem: str | None, source: str) -> BenchRow:
+    loaded, build = load_puzzle(path, problem=problem)
     spec = loaded.spec
     expected = {k: v for k, v in (spec.expected.model_dump() if spec.expected else {}).items() if v is not None}
     find_one = formats.format_for(path).find_one_unless_expected and not expected
     mode = "first" if find_one else "count"
-    row = BenchRow(str(path), spec.name, mode, expected)
+    row = BenchRow(source, spec.name, mode, expected)
     if spec.slow and not options.include_slow:
         row.skipped = "slow (run with --slow)"
         return row
     search = SearchOptions(first_only=True, time_limit=options.first_time_limit) if mode == "first" else SearchOptions()
     for engine in engines_for(build_model(loaded, build)):
-        options_for_engine = RunOptions(search=search, show=0, engine=engine.name, workers=options.workers)
+        options_for_engine = RunOptions(
+            search=search, show=0, engine=engine.name, workers=options.workers, problem=problem
+        )
         row.results.append(run(path, options_for_engine))
     return row
 
@@ -126,8 +138,8 @@ def bench(
 ) -> list[BenchRow]:
     rows = []
     for path in bench_files(paths):
-        row = bench_one(path, options)
-        rows.append(row)
-        if on_row is not None:
-            on_row(row)
+        for row in bench_file(path, options):
+            rows.append(row)
+            if on_row is not None:
+                on_row(row)
     return rows
