@@ -163,35 +163,57 @@ def _acts_freely(subgroup: Sequence[AtomSymmetry], atoms: Sequence[int]) -> bool
     return all(g.atom_map[a] != a for g in subgroup if g.atom_map != identity for a in atoms)
 
 
-def choose_breaking(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -> Breaking | None:
-    """The best first (and second) candidate atom set to break symmetry with, or None.
+@dataclass(frozen=True)
+class FirstSet:
+    """A candidate first breaking set: the atoms, the subgroup K that maps it onto itself, and
+    the atom kept of each orbit under K (the parts a broken search splits into)."""
 
-    For each first candidate, K is the subgroup of G that keeps every solution a solution (all
-    of G, or its proper elements when parts are mirrored separately) and maps the candidate onto
-    itself (a mirror maps a chiral piece onto its partner; reading a chain backwards moves its
-    first cube to the last).
+    index: int  # which of the model's candidates
+    atoms: tuple[int, ...]
+    subgroup: tuple[AtomSymmetry, ...]
+    kept: tuple[int, ...]
+
+
+def first_sets(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -> list[FirstSet]:
+    """Every candidate that some symmetry maps onto itself, fewest kept atoms first.
+
+    K is the subgroup of G that keeps every solution a solution (all of G, or its proper
+    elements when parts are mirrored separately) and maps the candidate onto itself (a mirror
+    maps a chiral piece onto its partner; reading a chain backwards moves its first cube to the
+    last). A piece with no placement at all leaves no solution to break: it is never a set.
     """
     keep_all = group.is_valid is None
     valid_keeping = [g for g in group.elements if keep_all or g.proper]
-    # A piece with no placement at all leaves no solution to break; it must not be a breaking set.
-    candidates = [candidate for candidate in candidates if candidate]
-    firsts = []
+    options = []
     for index, first in enumerate(candidates):
+        if not first:
+            continue
         subgroup = _preserving(valid_keeping, first)
         if len(subgroup) >= 2:
-            firsts.append((len(_orbits(first, subgroup)), index, subgroup))
-    if not firsts:
+            kept = tuple(_orbits(first, subgroup))
+            options.append(FirstSet(index, tuple(first), tuple(subgroup), kept))
+    return sorted(options, key=lambda option: len(option.kept))
+
+
+def choose_breaking(
+    group: SymmetryGroup, candidates: Sequence[Sequence[int]], first: FirstSet | None = None
+) -> Breaking | None:
+    """Symmetry breaking by `first` (default: each set with the fewest kept atoms, measured best
+    when nothing better is known) and the second candidate set that cuts most with it, or None."""
+    options = [first] if first is not None else first_sets(group, candidates)
+    if not options:
         return None
-    fewest = min(orbits for orbits, _, _ in firsts)
+    fewest = len(options[0].kept)
     best: Breaking | None = None
-    for _, index, subgroup in (f for f in firsts if f[0] == fewest):  # rank is decided by the first set first
-        seconds = [[], *(c for other, c in enumerate(candidates) if other != index)]
-        if _acts_freely(subgroup, candidates[index]):
+    for option in (o for o in options if len(o.kept) == fewest):  # rank is decided by the first set first
+        subgroup = list(option.subgroup)
+        seconds = [[], *(c for other, c in enumerate(candidates) if other != option.index)]
+        if _acts_freely(subgroup, option.atoms):
             seconds = [[]]  # no first atom is kept by any element: nothing left for a second set to cut
         for second in seconds:
-            option = _breaking(subgroup, candidates[index], second)
-            if best is None or option.rank < best.rank:
-                best = option
+            breaking = _breaking(subgroup, option.atoms, second)
+            if best is None or breaking.rank < best.rank:
+                best = breaking
     return best
 
 

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve import engines, formats
-from cpsolve.counting import Breaking, Classifier, Counts, Solution, choose_breaking
+from cpsolve.counting import Classifier, Counts, Solution
 from cpsolve.engines import AUTO, Engine, Enumeration, PartsEnumeration, SearchOptions, StopReason
+from cpsolve.engines.breaking import BreakingChoice
+from cpsolve.engines.parts import PARTS_PER_WORKER
 from cpsolve.errors import OutOfTimeError, Terminated
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, PuzzleModel, build_model
@@ -50,6 +52,8 @@ class RunReport:
     workers: int = 1
     extra_counts: dict[str, int] = field(default_factory=dict)  # by other rules (burrtools_unique)
     problem: str | None = None  # the problem's number in a file that holds several
+    breaking: dict[str, Any] | None = None  # the symmetry breaking used and why (BreakingChoice)
+    search: dict[str, str] = field(default_factory=dict)  # how the engine searched (cell choice)
 
     @property
     def ok(self) -> bool:
@@ -72,6 +76,8 @@ class RunReport:
             "identity_problems": self.identity_problems,
             "symmetries": self.symmetries,
             "workers": self.workers,
+            "breaking": self.breaking,
+            **self.search,
             "notes": self.notes,
             **({"problem": self.problem} if self.problem is not None else {}),
             **self.extra_counts,
@@ -96,7 +102,7 @@ class Prepared:
 
     loaded: LoadedSpec
     puzzle: PuzzleModel
-    breaking: Breaking | None
+    choice: BreakingChoice
     engine: Engine
     compiled: engines.Prepared
     loading_seconds: float  # importing the engine's libraries: not part of a run's `seconds`
@@ -124,24 +130,26 @@ def prepare(loaded: LoadedSpec, build: BuildOptions, options: RunOptions, deadli
     """
     deadline.check("reading the file")
     puzzle = build_model(loaded, build, deadline)
-    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates) if options.symmetry_breaking else None
-    deadline.check("choosing the symmetry breaking")
     engine = engines.choose(options.engine, puzzle)
     loading_started = time.perf_counter()
     engine.load()
     loading_seconds = time.perf_counter() - loading_started
-    compiled = engine.prepare(puzzle, breaking, deadline)
-    return Prepared(loaded, puzzle, breaking, engine, compiled, loading_seconds)
+    choice = engines.choose_breaking(puzzle, deadline) if options.symmetry_breaking else BreakingChoice(None)
+    deadline.check("choosing the symmetry breaking")
+    compiled = engine.prepare(puzzle, choice.breaking, deadline)
+    compiled.estimated_placements = choice.estimated_placements
+    return Prepared(loaded, puzzle, choice, engine, compiled, loading_seconds)
 
 
 def open_search(prepared: Prepared, options: RunOptions, deadline: Deadline) -> Enumeration:
     """The whole search, or its parts (in this process or several) where that was measured faster."""
     search = options.search
     engine, puzzle = prepared.engine, prepared.puzzle
-    workers = options.workers or engine.default_workers(puzzle, engines.cores())
+    workers = options.workers or prepared.compiled.default_workers(engines.cores())
     limited = search.first_only or search.max_solutions is not None
-    if prepared.breaking is not None and not limited and (workers > 1 or engine.splits_by_default(puzzle)):
-        return PartsEnumeration(prepared.compiled, prepared.compiled.part_atoms(), workers, search, deadline)
+    if prepared.compiled.breaking is not None and not limited and (workers > 1 or engine.splits_by_default(puzzle)):
+        parts = prepared.compiled.part_keys(PARTS_PER_WORKER * workers if workers > 1 else 1)
+        return PartsEnumeration(prepared.compiled, parts, workers, search, deadline)
     return prepared.compiled.enumerate(search, deadline)
 
 
@@ -173,7 +181,7 @@ def run(
         on_ready()
     enumeration = open_search(prepared, options, deadline)
     puzzle = prepared.puzzle
-    classifier = Classifier(puzzle.group, prepared.breaking)
+    classifier = Classifier(puzzle.group, prepared.compiled.breaking)
     shown: list[str] = []
     show = formats.format_for(path).show if options.show is None else options.show
     solutions = iter(enumeration)
@@ -197,6 +205,8 @@ def run(
     report = _report(prepared.loaded, puzzle, prepared.engine.name, enumeration, classifier, seconds, shown)
     if isinstance(enumeration, PartsEnumeration):
         report.workers = enumeration.workers
+    report.breaking = prepared.choice.as_json()
+    report.search = prepared.compiled.details
     return report
 
 

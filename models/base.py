@@ -157,7 +157,8 @@ class CoverProblem:
     `optional` cells may stay empty, at most `max_holes` of them (None: any number). `forced` atoms
     are in every solution (pre-placed pieces); `excluded` atoms never are (the other placements of
     a pre-placed piece). `fill_order` lists the cells in the order a search that fills cell by cell
-    should take them (the family knows the geometry).
+    should take them (the family knows the geometry); `positions` gives each cell's grid
+    coordinates (x, y, z), so that a search can tell which cells are neighbours.
     """
 
     cells: int
@@ -171,6 +172,7 @@ class CoverProblem:
     max_holes: int | None = None
     piece_group: tuple[int, ...] = ()  # empty: no groups
     group_bounds: tuple[tuple[int, int], ...] = ()
+    positions: tuple[tuple[int, int, int], ...] = ()  # empty: not on a grid
 
     @property
     def atoms(self) -> int:
@@ -201,6 +203,7 @@ class PuzzleModel(ABC):
     atom_count: int
     group: SymmetryGroup
     breaking_candidates: list[list[int]] = field(default_factory=list)
+    breaking_labels: list[str] = field(default_factory=list)  # what each candidate is, for reports
     notes: list[str] = field(default_factory=list)
     # CP-SAT workers racing for a first solution (--first); measured per family, see README
     first_solution_workers: int = 4

@@ -59,6 +59,7 @@ class ChainModel(PuzzleModel):
         self.group = self._symmetry_group(spec.symmetry)
         deadline.check("turning the target")
         self.breaking_candidates = [list(range(len(cells))), list(range(len(cells), 2 * len(cells)))]
+        self.breaking_labels = ["the first cube", "the second cube"]
         if self.palindrome:
             self.notes.append("the chain reads the same from both ends: each folding is counted once")
         self._constraints: Constraints | None = None

@@ -458,6 +458,7 @@ class PackingModel(PuzzleModel):
     def __init__(self, puzzle: PackingPuzzle, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> None:
         self.puzzle = puzzle
         self.options = options
+        self._cover: CoverProblem | None = None
         misshapen = misshapen_fixed(puzzle)
         self.placements = placements(puzzle, options.max_atoms, deadline) + misshapen
         self.atom_of = {(p.piece, p.cells, p.colours): i for i, p in enumerate(self.placements)}
@@ -480,7 +481,9 @@ class PackingModel(PuzzleModel):
         else:
             self.group = self._symmetry_group(self.fixed_atoms, deadline)
         self.search_rank = self._search_rank()
-        self.breaking_candidates = self._single_pieces(self.fixed_atoms)
+        singles = self._single_pieces(self.fixed_atoms)
+        self.breaking_candidates = [atoms for _, atoms in singles]
+        self.breaking_labels = [f"piece {puzzle.pieces[index].name}" for index, _ in singles]
         self.symbols = _symbols(puzzle.pieces)
         self._constraints: Constraints | None = None
 
@@ -703,7 +706,13 @@ class PackingModel(PuzzleModel):
 
     def cover_problem(self) -> CoverProblem:
         """The packing as exact cover: target cells (the optional ones may stay empty), placements,
-        piece and group bounds. Pieces all of whose copies are pre-placed have no other placement."""
+        piece and group bounds. Pieces all of whose copies are pre-placed have no other placement.
+        Built on the first call."""
+        if self._cover is None:
+            self._cover = self._cover_problem()
+        return self._cover
+
+    def _cover_problem(self) -> CoverProblem:
         puzzle, pieces = self.puzzle, self.puzzle.pieces
         keys = self._placement_keys
         atom_cells = np.where(keys.cells == len(self.puzzle.target), -1, keys.cells).astype(np.int64)
@@ -738,13 +747,19 @@ class PackingModel(PuzzleModel):
             if group_names
             else (),
             group_bounds=tuple(group_bounds),
+            positions=tuple(puzzle.target),
         )
 
-    def _single_pieces(self, fixed_atoms: list[int]) -> list[list[int]]:
-        """The placements of each piece used exactly once and not pre-placed, in search order."""
+    def _single_pieces(self, fixed_atoms: list[int]) -> list[tuple[int, list[int]]]:
+        """Each piece used exactly once and not pre-placed, with its placements in search order."""
         fixed_pieces = {self.placements[a].piece for a in fixed_atoms}
         return [
-            sorted((a for a, p in enumerate(self.placements) if p.piece == index), key=self.search_rank.__getitem__)
+            (
+                index,
+                sorted(
+                    (a for a, p in enumerate(self.placements) if p.piece == index), key=self.search_rank.__getitem__
+                ),
+            )
             for index, piece in enumerate(self.puzzle.pieces)
             if piece.bounds.low == piece.bounds.high == 1 and index not in fixed_pieces
         ]

@@ -264,6 +264,9 @@ class TilesModel(PuzzleModel):
             by_position[atom.position].append(number)
             if len(self.kinds[atom.kind].lines) == 1:
                 by_kind[atom.kind].append(number)
+        self.breaking_labels = [f"place {position}" for position in by_position] + [
+            f"tile {self.kinds[kind].lines[0] + 1}" for kind in by_kind
+        ]
         return [*by_position.values(), *by_kind.values()]
 
     # -- output -----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from cpsolve import engines
 from cpsolve.cli import app
 from cpsolve.counting import Breaking, Solution, choose_breaking
 from cpsolve.engines import Engine, Enumeration, PartsEnumeration, Prepared, SearchOptions, StopReason
+from cpsolve.engines.base import PartKey
 from cpsolve.engines.chain_walk import ChainWalkEngine
 from cpsolve.engines.exact_cover import ExactCoverEngine, parts_for
 from cpsolve.limits import NO_DEADLINE, Deadline
@@ -75,13 +76,26 @@ def test_exact_cover_parts_split_the_kept_first_atoms() -> None:
         assert set(breaking.forbidden) <= part.left_out
 
 
-@pytest.mark.parametrize(("name", "engine"), [("soma.yaml", "exact-cover"), ("snake_palindrome.yaml", "chain-dfs")])
-def test_parts_are_disjoint_and_make_the_whole(name: str, engine: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "engine", "wanted"),
+    [
+        ("soma.yaml", "exact-cover", 1),
+        ("soma.yaml", "exact-cover", 16),  # split further by the next cell's placements (box search)
+        ("pentominoes_6x10.yaml", "exact-cover", 32),  # the same by the lowest cell
+        ("soma.yaml", "cpsat", 16),
+        ("snake_palindrome.yaml", "chain-dfs", 16),
+    ],
+)
+def test_parts_are_disjoint_and_make_the_whole(name: str, engine: str, wanted: int) -> None:
     puzzle = built(SPECS / name)
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     prepared = engines.engine_named(engine).prepare(puzzle, breaking)
     whole = list(prepared.enumerate(SearchOptions()))
-    parts = [list(prepared.enumerate(SearchOptions(), first_atom=atom)) for atom in prepared.part_atoms()]
+    keys = prepared.part_keys(wanted)
+    assert len(keys) == len(set(keys))
+    if engine == "exact-cover" and wanted > 1:
+        assert len(keys) > len(prepared.part_keys(1))  # the kept atoms were too few: split finer
+    parts = [list(prepared.enumerate(SearchOptions(), part=key)) for key in keys]
     in_parts = [solution for part in parts for solution in part]
     assert len(in_parts) == len(set(in_parts)) == len(whole)
     assert set(in_parts) == set(whole)
@@ -160,18 +174,18 @@ class BruteForcePrepared(Prepared):
         self.problem = problem
 
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, first_atom: int | None = None
+        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
     ) -> Enumeration:
-        return BruteForceEnumeration(self, search, deadline, first_atom)
+        return BruteForceEnumeration(self, search, deadline, part)
 
 
 class BruteForceEnumeration(Enumeration):
     def __init__(
-        self, prepared: BruteForcePrepared, search: SearchOptions, deadline: Deadline, first_atom: int | None
+        self, prepared: BruteForcePrepared, search: SearchOptions, deadline: Deadline, part: PartKey | None
     ) -> None:
         super().__init__(search, deadline)
         self.prepared = prepared
-        self.first_atom = first_atom
+        self.part = part
 
     def __iter__(self) -> Generator[Solution, None, None]:
         problem, breaking = self.prepared.problem, self.prepared.breaking
@@ -193,7 +207,7 @@ class BruteForceEnumeration(Enumeration):
             return False
         if any(first in chosen and second in chosen for first, second in breaking.forbidden_pairs):
             return False
-        return self.first_atom is None or self.first_atom in chosen
+        return self.part is None or set(self.part) <= set(chosen)
 
 
 def test_a_registered_engine_runs_through_cpsolve_run(tmp_path: Path) -> None:
@@ -309,7 +323,7 @@ def test_workers_stream_solutions_before_their_part_ends(tmp_path: Path) -> None
     puzzle = built(pentomino_spec(tmp_path, "box_3x4x5", {"box": [5, 4, 3]}))
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     prepared = ExactCoverEngine().prepare(puzzle, breaking)
-    parts = PartsEnumeration(prepared, prepared.part_atoms(), 2, SearchOptions())
+    parts = PartsEnumeration(prepared, prepared.part_keys(16), 2, SearchOptions())
     solutions = iter(parts)
     first = next(solutions)
     assert parts.parts_done == 0  # a solution arrived while every part was still being searched

@@ -149,7 +149,7 @@ def test_parts_run_in_this_process_where_fork_is_not_available(monkeypatch: pyte
     puzzle = built(SPECS / "soma.yaml")
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     prepared = CpSatEngine().prepare(puzzle, breaking)
-    enumeration = PartsEnumeration(prepared, prepared.part_atoms(), 2, SearchOptions())
+    enumeration = PartsEnumeration(prepared, prepared.part_keys(2), 2, SearchOptions())
     assert enumeration.workers == 1
     assert len(list(enumeration)) == 240 and enumeration.complete
     report = checked_run(SPECS / "soma.yaml", RunOptions(show=0, engine="cpsat", workers=2))
@@ -162,8 +162,8 @@ def test_the_decision_strategy_and_the_breaking_are_added_once() -> None:
     prepared = CpSatEngine().prepare(puzzle, breaking)
     assert isinstance(prepared, CpSatPrepared)
     constraints = len(prepared.model.proto.constraints)
-    for atom in prepared.part_atoms():
-        assert sum(1 for _ in prepared.enumerate(SearchOptions(), first_atom=atom)) >= 0
+    for key in prepared.part_keys(2):
+        assert sum(1 for _ in prepared.enumerate(SearchOptions(), part=key)) >= 0
     list(prepared.enumerate(SearchOptions()))
     list(prepared.enumerate(SearchOptions(guided=False)))
     assert len(prepared.model.proto.constraints) == constraints  # parts ran on clones

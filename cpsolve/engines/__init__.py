@@ -16,8 +16,10 @@ import os
 from typing import Final
 
 from cpsolve.errors import CpsolveError
+from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
 
+from . import breaking
 from .base import Engine, Enumeration, Prepared, SearchOptions, StopReason
 from .chain_walk import ChainWalkEngine
 from .cpsat import CpSatEngine
@@ -82,6 +84,11 @@ def check_requested(requested: str) -> None:
         engine_named(requested)
 
 
+def choose_breaking(puzzle: PuzzleModel, deadline: Deadline = NO_DEADLINE) -> breaking.BreakingChoice:
+    """The symmetry breaking for a run, by estimated search size where an engine can estimate."""
+    return breaking.choose(puzzle, ENGINES, deadline)
+
+
 def cores() -> int:
     return os.cpu_count() or 1
 
@@ -97,6 +104,7 @@ __all__ = [
     "StopReason",
     "check_requested",
     "choose",
+    "choose_breaking",
     "cores",
     "engine_named",
     "engines_for",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from abc import ABC, abstractmethod
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
@@ -94,28 +94,43 @@ class Enumeration(ABC):
         return self.stopped_by is None
 
 
+PartKey = tuple[int, ...]  # a part of the search: the atoms that hold in it, the kept breaking atom first
+
+
 class Prepared(ABC):
     """A puzzle compiled for one engine with the symmetry breaking applied.
 
-    `enumerate(first_atom=r)` searches only the part in which the kept breaking atom r holds.
-    Implementations hold plain data and compiled arrays, so a forked process can use them as is.
+    `enumerate(part=(r,))` searches only the part in which the kept breaking atom r holds; an
+    engine that splits finer hands out longer keys from `part_keys`. Implementations hold plain
+    data and compiled arrays, so a forked process can use them as is.
     """
 
     def __init__(self, engine: Engine, puzzle: PuzzleModel, breaking: Breaking | None) -> None:
         self.engine = engine
         self.puzzle = puzzle
         self.breaking = breaking
+        self.estimated_placements: float | None = None  # the search's size, where it was estimated
 
     @abstractmethod
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, first_atom: int | None = None
+        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
     ) -> Enumeration: ...
 
-    def part_atoms(self) -> list[int]:
-        """The kept atoms of the first breaking set, in search order: one part each."""
+    def part_keys(self, wanted: int) -> list[PartKey]:
+        """Disjoint parts that together make the whole search: one per kept atom of the first
+        breaking set, in search order (an engine may split finer when they are fewer than `wanted`)."""
         if self.breaking is None:
             return []
-        return list(dict.fromkeys(r for r, _ in self.breaking.weight))
+        return [(r,) for r in dict.fromkeys(r for r, _ in self.breaking.weight)]
+
+    def default_workers(self, cores: int) -> int:
+        """Processes for `--workers 0`: the engine's choice for the puzzle."""
+        return self.engine.default_workers(self.puzzle, cores)
+
+    @property
+    def details(self) -> dict[str, str]:
+        """How the engine searches this puzzle, for the report (say, which cell it fills next)."""
+        return {}
 
 
 class Engine(ABC):
@@ -147,6 +162,11 @@ class Engine(ABC):
     def default_workers(self, puzzle: PuzzleModel, cores: int) -> int:
         """Processes for `--workers 0`: one unless an engine measured better with more."""
         return 1
+
+    def search_estimator(self, puzzle: PuzzleModel) -> Callable[[Sequence[int], int], float] | None:
+        """A function that estimates how many placements the search makes with given atoms forced
+        (from that many random probes), for choosing the symmetry breaking; None: cannot."""
+        return None
 
     def splits_by_default(self, puzzle: PuzzleModel) -> bool:
         """Whether to search part by part even in one process (CP-SAT measured faster so on big models)."""

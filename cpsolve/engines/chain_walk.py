@@ -25,7 +25,7 @@ from cpsolve.geometry import STEPS, Cell, bounding_box, step
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import ChainWalk, PuzzleModel
 
-from .base import Engine, Enumeration, Prepared, SearchOptions
+from .base import Engine, Enumeration, PartKey, Prepared, SearchOptions
 
 MAX_CELLS = 64  # one bit per cell of the bounding box
 STEP_BUDGET = 1_000_000  # segment placements per compiled call: about 0.1 s between checks
@@ -61,9 +61,9 @@ class ChainWalkPrepared(Prepared):
         self.walk = walk
 
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, first_atom: int | None = None
+        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
     ) -> Enumeration:
-        return ChainEnumeration(self.walk, self.breaking, search, deadline, first_atom)
+        return ChainEnumeration(self.walk, self.breaking, search, deadline, None if part is None else part[0])
 
 
 def fits(walk: ChainWalk) -> bool:

@@ -23,7 +23,7 @@ from cpsolve.counting import Breaking, Solution
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import Constraints, PuzzleModel
 
-from .base import Engine, Enumeration, Prepared, SearchOptions, StopReason
+from .base import Engine, Enumeration, PartKey, Prepared, SearchOptions, StopReason
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -132,12 +132,13 @@ class CpSatPrepared(Prepared):
         return self._unguided
 
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, first_atom: int | None = None
+        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
     ) -> Enumeration:
         model = self.model_for(search.guided)
-        if first_atom is not None:
+        if part is not None:
             model = model.clone()
-            model.add(model.get_bool_var_from_proto_index(first_atom) == 1)
+            for atom in part:
+                model.add(model.get_bool_var_from_proto_index(atom) == 1)
         return CpSatEnumeration(self, model, search, deadline)
 
 

@@ -2,8 +2,9 @@
 
 The split follows the symmetry breaking: every solution holds exactly one atom of the first
 breaking set, and only the kept atom of each orbit is allowed, so "this kept atom is the one" cuts
-the search into disjoint parts whose solutions together are the whole search's. Each process runs
-one engine with one thread (CP-SAT loses solutions with more, README).
+the search into disjoint parts whose solutions together are the whole search's; an engine may cut
+each part further (`Prepared.part_keys`) so that there are enough to keep every process busy.
+Each process runs one engine with one thread (CP-SAT loses solutions with more, README).
 
 Worker processes are forked after the puzzle was prepared and receive it as their argument (fork
 copies it; nothing is pickled and no global holds it). They take parts from a queue and send each
@@ -27,14 +28,15 @@ from typing import Any
 from cpsolve.counting import Solution
 from cpsolve.limits import NO_DEADLINE, Deadline
 
-from .base import Enumeration, Prepared, SearchOptions, StopReason
+from .base import Enumeration, PartKey, Prepared, SearchOptions, StopReason
 
+PARTS_PER_WORKER = 8  # an engine that can split finer is asked for this many parts per process
 MAX_WORKERS_PER_CORE = 4  # --workers beyond this many per core is capped (each process holds the model)
 BATCH_SECONDS = 0.05  # a worker sends what it found at least this often while it finds solutions
 BATCH_SIZE = 512
 PARENT_CHECK_SECONDS = 0.5
 
-# Messages from a worker: ("found", [solutions]), ("done", part atom, stop reason or None),
+# Messages from a worker: ("found", [solutions]), ("done", part key, stop reason or None),
 # ("failed", description of an exception).
 Message = tuple[str, Any, Any]
 
@@ -49,17 +51,17 @@ class PartsEnumeration(Enumeration):
     def __init__(
         self,
         prepared: Prepared,
-        part_atoms: list[int],
+        parts: list[PartKey],
         workers: int,
         search: SearchOptions,
         deadline: Deadline = NO_DEADLINE,
     ) -> None:
         super().__init__(search, deadline)
         self.prepared = prepared
-        self.part_atoms = part_atoms
+        self.parts = parts
         # more processes than parts do nothing; more than a few per core only share the cores
         most = MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)
-        self.workers = max(1, min(workers, len(part_atoms), most)) if fork_available() else 1
+        self.workers = max(1, min(workers, len(parts), most)) if fork_available() else 1
         self.parts_done = 0
 
     def __iter__(self) -> Generator[Solution, None, None]:
@@ -69,8 +71,8 @@ class PartsEnumeration(Enumeration):
             yield from self._in_workers()
 
     def _in_this_process(self) -> Generator[Solution, None, None]:
-        for atom in self.part_atoms:
-            part = self.prepared.enumerate(self.search, self.deadline, atom)
+        for key in self.parts:
+            part = self.prepared.enumerate(self.search, self.deadline, key)
             yield from part
             self._part_done(part.stopped_by)
             if self.stopped_by is not None:
@@ -78,7 +80,7 @@ class PartsEnumeration(Enumeration):
 
     @property
     def complete(self) -> bool:
-        return self.stopped_by is None and self.parts_done == len(self.part_atoms)
+        return self.stopped_by is None and self.parts_done == len(self.parts)
 
     def _part_done(self, stopped_by: StopReason | None) -> None:
         self.parts_done += 1
@@ -87,10 +89,10 @@ class PartsEnumeration(Enumeration):
 
     def _in_workers(self) -> Generator[Solution, None, None]:
         context = multiprocessing.get_context("fork")
-        tasks: multiprocessing.Queue[int | None] = context.Queue()
+        tasks: multiprocessing.Queue[PartKey | None] = context.Queue()
         results: multiprocessing.Queue[Message] = context.Queue()
-        for atom in self.part_atoms:
-            tasks.put(atom)
+        for key in self.parts:
+            tasks.put(key)
         for _ in range(self.workers):
             tasks.put(None)
         args = (self.prepared, self.search, self.deadline, tasks, results, os.getpid())
@@ -98,7 +100,7 @@ class PartsEnumeration(Enumeration):
         try:
             for process in processes:
                 process.start()
-            while self.parts_done < len(self.part_atoms) and self.stopped_by is None:
+            while self.parts_done < len(self.parts) and self.stopped_by is None:
                 message = self._receive(results, processes)
                 if message is None:
                     continue
@@ -134,7 +136,7 @@ def _work(
     prepared: Prepared,
     search: SearchOptions,
     deadline: Deadline,
-    tasks: multiprocessing.Queue[int | None],
+    tasks: multiprocessing.Queue[PartKey | None],
     results: multiprocessing.Queue[Message],
     parent: int,
 ) -> None:
@@ -143,8 +145,8 @@ def _work(
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     threading.Thread(target=_leave_with_parent, args=(parent,), daemon=True).start()
     try:
-        while (atom := tasks.get()) is not None:
-            part = prepared.enumerate(search, deadline, atom)
+        while (key := tasks.get()) is not None:
+            part = prepared.enumerate(search, deadline, key)
             batch: list[Solution] = []
             sent = time.monotonic()
             for solution in part:
@@ -154,7 +156,7 @@ def _work(
                     batch, sent = [], time.monotonic()
             if batch:
                 results.put(("found", batch, None))
-            results.put(("done", atom, None if part.stopped_by is None else str(part.stopped_by)))
+            results.put(("done", key, None if part.stopped_by is None else str(part.stopped_by)))
     except Exception as error:  # a bug, reported to the parent, which raises it
         results.put(("failed", f"{type(error).__name__}: {error}", None))
 

@@ -1,0 +1,269 @@
+"""The compiled search on a box of at most 128 cells (numba); imported only when numba is installed.
+
+The board is two 64-bit words: bit i is the cell at box-linear position i of the target's
+bounding box (the shortest side fastest), so a neighbour in direction d is bit i + stride[d]
+and "which open cells have an open neighbour that way" is one shift and one mask for the whole
+board. Cells outside the target are never open.
+
+Which cell to fill next (`choose`): 0 takes the lowest open cell (right in 2-D: the row being
+filled stays short); K > 0 takes, among the first K open cells with the fewest open neighbours
+(counted for all cells at once by bit-sliced addition of the shifted boards), the one with the
+fewest placements that fit. Measured on the Bedlam cube: 280 million placements with K = 1,
+68 million with K = 8 (README).
+
+Placements are listed by (cell, which of its neighbours are open, piece): only placements that
+leave the cell's closed neighbours alone are looked at, and only for pieces that are left, a
+piece set being one 64-bit word. The fitting placements of the chosen cell are kept per depth,
+so each is tried without looking again. A cell must be filled (no holes here: optional cells go
+to cover_kernel.py).
+
+One function does it all, in one piece: as a separate function (even inlined by numba) the
+choice of the cell made the whole search 1.5 times slower (Bedlam 15.6 s against 10.2 s).
+It enumerates, or with `probes` > 0 follows that many random paths down the tree and adds up
+Knuth's estimate of its size; with a step budget of 0 it only lists the root's choices. Its whole
+state lives in arrays the caller owns, so a call places at most a given number of pieces and
+returns, and the next call resumes: the caller checks the clock and Ctrl-C in between.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .cover_kernel import DE_BRUIJN, ONE, SHIFT, ZERO
+
+Array = Any
+Tables = tuple[Any, ...]  # see `search`
+State = tuple[Any, ...]
+
+NO_BEST = 1 << 30
+
+
+@njit(cache=True, inline="always")
+def _lowest(word: Any, bit_of: Array) -> int:
+    return int(bit_of[((word & (~word + ONE)) * DE_BRUIJN) >> SHIFT])
+
+
+@njit(cache=True, inline="always")
+def _shifted(low: Any, high: Any, stride: int) -> tuple[Any, Any]:
+    """The 128-bit board (low, high) moved so that bit i receives bit i + stride (|stride| < 128)."""
+    if stride >= 64:
+        return high >> np.uint64(stride - 64), ZERO
+    if stride > 0:
+        return (low >> np.uint64(stride)) | (high << np.uint64(64 - stride)), high >> np.uint64(stride)
+    if stride <= -64:
+        return ZERO, low << np.uint64(-stride - 64)
+    back = -stride
+    return low << np.uint64(back), (high << np.uint64(back)) | (low >> np.uint64(64 - back))
+
+
+def state(cells: int, longest: int, choose: int, board: Array, left: Array, pieces_left: int) -> State:
+    """Fresh search state for a part: see `search`."""
+    depth_limit = cells + 1
+    boards = np.zeros((depth_limit + 1, 2), np.uint64)
+    boards[0] = board
+    return (
+        left.copy(),
+        np.array([pieces_left], np.uint64),
+        boards,
+        np.zeros((depth_limit + 1, 2, longest), np.int64),  # fits
+        np.full(depth_limit + 1, -1, np.int64),  # fit_count
+        np.zeros(depth_limit + 1, np.int64),  # slots
+        np.zeros(depth_limit + 1, np.int64),  # positions
+        np.zeros(depth_limit + 1, np.int64),  # chosen
+        np.zeros((6, 2), np.uint64),  # toward: open cells whose neighbour that way is open
+        np.zeros(max(choose, 1), np.int64),  # candidates
+        np.zeros(2, np.float64),  # estimate: the sum and the random generator's state
+    )
+
+
+@njit(cache=True)
+def search(
+    tables: Tables,
+    work: State,
+    depth: int,
+    step_budget: int,
+    probes: int,
+    found: Array,
+    found_length: Array,
+) -> tuple[int, int, int]:
+    """Continue the search from `depth`; return (depth, solutions written to `found`, placements).
+
+    `tables`: target (two words), strides and valid (directions x 2 words) of the layout, choose,
+    mask_low and mask_high and atom_piece per placement, offsets / nonempty / entries of the
+    lists (box_search.Tables), least and most per piece, bit_of. `work` per depth d: boards[d],
+    fits[d, slots[d]] the placements that fit the cell chosen there (fit_count[d] of them, -1: not
+    chosen yet), positions[d] the next to try, chosen[d] the one made; left[p] counts piece p's
+    copies not placed and pieces_left[0] has bit p set while some are.
+
+    Returns when the tree is exhausted (depth -1), `found` is full, or after `step_budget`
+    placements. With `probes` > 0 it instead follows that many random paths from depth 0 and
+    adds Knuth's estimate of the number of placements to estimate[0] (divide by `probes`).
+    """
+    (
+        target,
+        strides,
+        valid,
+        choose,
+        mask_low,
+        mask_high,
+        atom_piece,
+        offsets,
+        nonempty,
+        entries,
+        least,
+        most,
+        bit_of,
+    ) = tables
+    (left, pieces_left, boards, fits, fit_count, slots, positions, chosen, toward, candidates, estimate) = work
+    pieces = least.shape[0]
+    directions = strides.shape[0]
+    lists = np.int64(1) << directions
+    available = pieces_left[0]
+    random = np.uint64(estimate[1]) | ONE
+    weight = 1.0
+    probes_done = 0
+    solutions = 0
+    steps = 0
+    while depth >= 0:
+        if fit_count[depth] < 0:
+            # choose the cell to fill and list the placements that fit it
+            low = boards[depth, 0]
+            high = boards[depth, 1]
+            open_low = target[0] & ~low
+            open_high = target[1] & ~high
+            best = -1
+            slot = 0
+            if open_low != ZERO or open_high != ZERO:
+                ones_low = ZERO
+                ones_high = ZERO
+                twos_low = ZERO
+                twos_high = ZERO
+                fours_low = ZERO
+                fours_high = ZERO
+                for d in range(directions):
+                    near_low, near_high = _shifted(open_low, open_high, strides[d])
+                    near_low &= valid[d, 0]
+                    near_high &= valid[d, 1]
+                    toward[d, 0] = near_low
+                    toward[d, 1] = near_high
+                    carry_low = ones_low & near_low
+                    ones_low ^= near_low
+                    fours_low |= twos_low & carry_low
+                    twos_low ^= carry_low
+                    carry_high = ones_high & near_high
+                    ones_high ^= near_high
+                    fours_high |= twos_high & carry_high
+                    twos_high ^= carry_high
+                cells = 0
+                if choose == 0:
+                    candidates[0] = _lowest(open_low, bit_of) if open_low != ZERO else 64 + _lowest(open_high, bit_of)
+                    cells = 1
+                else:
+                    for level in range(7):  # open neighbours = ones + 2 twos + 4 fours
+                        pick_low = open_low & (ones_low if level & 1 else ~ones_low)
+                        pick_low &= twos_low if level & 2 else ~twos_low
+                        pick_low &= fours_low if level & 4 else ~fours_low
+                        pick_high = open_high & (ones_high if level & 1 else ~ones_high)
+                        pick_high &= twos_high if level & 2 else ~twos_high
+                        pick_high &= fours_high if level & 4 else ~fours_high
+                        if pick_low == ZERO and pick_high == ZERO:
+                            continue
+                        while pick_low != ZERO and cells < choose:
+                            candidates[cells] = _lowest(pick_low, bit_of)
+                            cells += 1
+                            pick_low &= pick_low - ONE
+                        while pick_high != ZERO and cells < choose:
+                            candidates[cells] = 64 + _lowest(pick_high, bit_of)
+                            cells += 1
+                            pick_high &= pick_high - ONE
+                        break
+                best = NO_BEST
+                for i in range(cells):
+                    cell = candidates[i]
+                    word = cell >> 6
+                    bit = np.uint64(cell & 63)
+                    open_near = 0
+                    for d in range(directions):
+                        open_near |= int((toward[d, word] >> bit) & ONE) << d
+                    key = cell * lists + open_near
+                    row = 1 - slot if best < NO_BEST else slot
+                    fit = 0
+                    pieces_to_try = available & nonempty[key]
+                    while pieces_to_try != ZERO:
+                        group = key * pieces + _lowest(pieces_to_try, bit_of)
+                        pieces_to_try &= pieces_to_try - ONE
+                        for j in range(offsets[group], offsets[group + 1]):
+                            atom = entries[j]
+                            fits[depth, row, fit] = atom
+                            fit += ((mask_low[atom] & low) | (mask_high[atom] & high)) == ZERO
+                        if fit >= best:
+                            break
+                    if fit < best:
+                        slot = row
+                        best = fit
+                        if fit <= 1:
+                            break
+            fit_count[depth] = best
+            slots[depth] = slot
+            positions[depth] = 0
+            if best < 0:  # the board is full
+                fit_count[depth] = 0
+                if probes == 0:
+                    enough = True
+                    for piece in range(pieces):
+                        if most[piece] - left[piece] < least[piece]:
+                            enough = False
+                    if enough:
+                        found[solutions, :depth] = chosen[:depth]
+                        found_length[solutions] = depth
+                        solutions += 1
+            if probes > 0:
+                if fit_count[depth] > 0:  # one random step down
+                    weight *= fit_count[depth]
+                    estimate[0] += weight
+                    random ^= random << np.uint64(13)
+                    random ^= random >> np.uint64(7)
+                    random ^= random << np.uint64(17)
+                    positions[depth] = int(random % np.uint64(fit_count[depth]))
+                else:  # the path ends: back to the root for the next
+                    probes_done += 1
+                    while depth > 0:
+                        depth -= 1
+                        piece = atom_piece[chosen[depth]]
+                        left[piece] += 1
+                        available |= ONE << np.uint64(piece)
+                    weight = 1.0
+                    if probes_done == probes:
+                        break
+                    positions[0] = 0
+                    fit_count[0] = -1
+                    continue
+        if positions[depth] < fit_count[depth]:
+            if steps >= step_budget:
+                break
+            atom = fits[depth, slots[depth], positions[depth]]
+            positions[depth] = fit_count[depth] if probes > 0 else positions[depth] + 1
+            steps += 1
+            chosen[depth] = atom
+            piece = atom_piece[atom]
+            left[piece] -= 1
+            if left[piece] == 0:
+                available &= ~(ONE << np.uint64(piece))
+            boards[depth + 1, 0] = boards[depth, 0] | mask_low[atom]
+            boards[depth + 1, 1] = boards[depth, 1] | mask_high[atom]
+            depth += 1
+            fit_count[depth] = -1
+            continue
+        depth -= 1
+        if depth >= 0:
+            piece = atom_piece[chosen[depth]]
+            left[piece] += 1
+            available |= ONE << np.uint64(piece)
+        if solutions == found.shape[0]:
+            break
+    pieces_left[0] = available
+    estimate[1] = float(random >> np.uint64(11))
+    return depth, solutions, steps

@@ -1,0 +1,300 @@
+"""The exact-cover search on a box of at most 128 cells: the tables box_kernel.py reads.
+
+Chosen over the lowest-cell search (cover_kernel.py) for targets that extend in all three
+directions: there, filling the cell with the fewest open neighbours instead of the lowest one cut
+the Bedlam cube's search from 1,100 to 68 million placements (README). It takes packings whose
+every target cell is filled (no optional cells), with at most 64 pieces and no piece groups;
+copies, ranges and pre-placed pieces are fine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from cpsolve.counting import Solution
+from cpsolve.models import CoverProblem
+
+BOX_BITS = 128  # two 64-bit words
+MAX_PIECES = 64  # the pieces left are one 64-bit word
+MAX_ENTRIES = 4_000_000  # list entries (placement, cell, open neighbours): 32 MB
+CHOOSE_AMONG = 8  # cells with the fewest open neighbours compared by fitting placements (README)
+LOWEST = 0  # `choose` for the lowest open cell
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each target cell lies on the board: box-linear, the shortest side fastest."""
+
+    bit_of_cell: Any  # int64 per cell of the problem
+    strides: Any  # int64 per direction the box extends in: +1, -1, +width, -width, ...
+    valid: Any  # uint64 (directions, 2): target cells whose neighbour that way is a target cell
+    target: Any  # uint64 (2,)
+    three_d: bool
+
+    @staticmethod
+    def of(positions: Sequence[tuple[int, int, int]]) -> Layout | None:
+        """The layout, or None when the bounding box holds more than 128 cells."""
+        points = np.asarray(positions, np.int64).reshape(-1, 3)
+        low = points.min(axis=0)
+        size = points.max(axis=0) - low + 1
+        if int(np.prod(size)) > BOX_BITS:
+            return None
+        fastest_first = sorted(range(3), key=lambda axis: (int(size[axis]), axis))
+        axis_stride = np.zeros(3, np.int64)
+        step = 1
+        for axis in fastest_first:
+            axis_stride[axis] = step
+            step *= int(size[axis])
+        bits = (points - low) @ axis_stride
+        where = {tuple(p): b for p, b in zip(points.tolist(), bits.tolist(), strict=True)}
+        strides, valid = [], []
+        for axis in fastest_first:
+            if size[axis] == 1:
+                continue
+            for sign in (1, -1):
+                offset = np.zeros(3, np.int64)
+                offset[axis] = sign
+                has = [b for p, b in where.items() if tuple(np.add(p, offset).tolist()) in where]
+                strides.append(sign * int(axis_stride[axis]))
+                valid.append(_words(has))
+        return Layout(
+            bits,
+            np.array(strides, np.int64),
+            np.array(valid, np.uint64).reshape(-1, 2),
+            _words(bits.tolist()),
+            three_d=bool((size > 1).all()),
+        )
+
+
+def _words(bits: Sequence[int]) -> Any:
+    board = np.zeros(2, np.uint64)
+    for bit in bits:
+        board[bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+    return board
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The placement lists of one part: `entries[offsets[g]:offsets[g + 1]]` for group g =
+    (cell * lists + open neighbours) * pieces + piece; `nonempty[key]` has the pieces with some."""
+
+    offsets: Any
+    nonempty: Any
+    entries: Any
+    longest: int
+
+
+@dataclass(frozen=True)
+class BoxSearch:
+    problem: CoverProblem
+    layout: Layout
+    choose: int
+    mask_low: Any
+    mask_high: Any
+    keys: Any  # sorted group of each list entry
+    entry_atoms: Any  # the placement of each list entry
+    least: Any
+    most: Any
+
+    @staticmethod
+    def of(problem: CoverProblem, choose: int) -> BoxSearch | None:
+        """The tables for the search (`choose`: LOWEST or CHOOSE_AMONG), or None when the problem
+        is not one this search takes or its lists would be too large."""
+        pieces = len(problem.piece_bounds)
+        if problem.optional or problem.piece_group or pieces > MAX_PIECES or not problem.positions:
+            return None
+        layout = Layout.of(problem.positions)
+        if layout is None:
+            return None
+        padded = problem.atom_cells
+        bits = np.where(padded >= 0, layout.bit_of_cell[np.maximum(padded, 0)], -1)
+        masks = np.zeros((problem.atoms, 2), np.uint64)
+        for column in range(bits.shape[1]):
+            rows = np.nonzero(bits[:, column] >= 0)[0]
+            column_bits = bits[rows, column]
+            np.bitwise_or.at(masks, (rows, column_bits >> 6), np.uint64(1) << (column_bits & 63).astype(np.uint64))
+        atoms, cells = _pairs(bits, choose)
+        near, reach = _neighbourhood(layout, masks, atoms, cells)
+        lists = 1 << len(layout.strides)
+        if int(np.sum(np.left_shift(1, _popcount(reach) - _popcount(near)))) > MAX_ENTRIES:
+            return None
+        keys, entry_atoms = [], []
+        for open_near in range(lists):
+            chosen = ((near & ~open_near) == 0) & ((open_near & ~reach) == 0)
+            keys.append((cells[chosen] * lists + open_near) * pieces + problem.atom_piece[atoms[chosen]])
+            entry_atoms.append(atoms[chosen])
+        all_keys, all_atoms = np.concatenate(keys), np.concatenate(entry_atoms)
+        order = np.lexsort((all_atoms, all_keys))
+        return BoxSearch(
+            problem,
+            layout,
+            choose,
+            np.ascontiguousarray(masks[:, 0]),
+            np.ascontiguousarray(masks[:, 1]),
+            all_keys[order],
+            all_atoms[order],
+            np.array([low for low, _ in problem.piece_bounds], np.int64),
+            np.array([high for _, high in problem.piece_bounds], np.int64),
+        )
+
+    @property
+    def pieces(self) -> int:
+        return len(self.problem.piece_bounds)
+
+    @cached_property
+    def whole_tables(self) -> Tables:
+        """The lists without the placements no part uses (those of pre-placed pieces)."""
+        return self.tables(self.problem.excluded)
+
+    def tables(self, left_out: frozenset[int] | set[int]) -> Tables:
+        """The lists without the placements a part leaves out."""
+        keys, atoms = self.keys, self.entry_atoms
+        if left_out:
+            keep = np.ones(self.problem.atoms, bool)
+            keep[list(left_out)] = False
+            chosen = keep[atoms]
+            keys, atoms = keys[chosen], atoms[chosen]
+        groups = BOX_BITS * (1 << len(self.layout.strides)) * self.pieces
+        sizes = np.bincount(keys, minlength=groups)
+        offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        by_list = sizes.reshape(-1, self.pieces)
+        piece_bits = np.left_shift(np.uint64(1), np.arange(self.pieces, dtype=np.uint64))
+        nonempty = np.bitwise_or.reduce(np.where(by_list > 0, piece_bits, np.uint64(0)), axis=1)
+        longest = int(by_list.sum(axis=1).max(initial=0))
+        return Tables(offsets.astype(np.int32), nonempty.astype(np.uint64), atoms.astype(np.int32), max(longest, 1))
+
+    def start(self, forced: Sequence[int]) -> tuple[Any, Any] | None:
+        """The board and the copies left once the forced placements are made; None if they clash."""
+        board = np.zeros(2, np.uint64)
+        left = self.most.copy()
+        for atom in forced:
+            mask = np.array([self.mask_low[atom], self.mask_high[atom]], np.uint64)
+            if (mask & board).any():
+                return None
+            board |= mask
+            left[self.problem.atom_piece[atom]] -= 1
+        if (left < 0).any():
+            return None
+        return board, left
+
+    def kernel_tables(self, tables: Tables) -> tuple[Any, ...]:
+        """What box_kernel.search reads, in its order."""
+        from .cover_kernel import BIT_OF
+
+        layout = self.layout
+        return (
+            layout.target,
+            layout.strides,
+            layout.valid,
+            self.choose,
+            self.mask_low,
+            self.mask_high,
+            self.problem.atom_piece,
+            tables.offsets,
+            tables.nonempty,
+            tables.entries,
+            self.least,
+            self.most,
+            BIT_OF,
+        )
+
+    def _state(self, tables: Tables, board: Any, left: Any) -> tuple[Any, ...]:
+        from .box_kernel import state
+
+        return state(self.problem.cells, tables.longest, self.choose, board, left, _piece_set(left))
+
+    def run(
+        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
+    ) -> Iterator[tuple[list[Solution], int]]:
+        """The part's solutions in slices of at most `budget` placements: (solutions, placements)."""
+        from .box_kernel import search
+
+        started = self.start(forced)
+        if started is None:
+            return
+        tables = self.tables(left_out)
+        arguments = self.kernel_tables(tables)
+        work = self._state(tables, *started)
+        found = np.zeros((capacity, self.problem.cells + 1), np.int64)
+        found_length = np.zeros(capacity, np.int64)
+        fixed = list(forced)
+        depth = 0
+        while depth >= 0:
+            depth, written, steps = search(arguments, work, depth, budget, 0, found, found_length)
+            rows = found[:written].tolist()
+            lengths = found_length[:written].tolist()
+            yield [tuple(sorted(fixed + row[:length])) for row, length in zip(rows, lengths, strict=True)], steps
+
+    def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
+        """The placements that fit the cell the search fills first once `forced` are made: every
+        solution of the part holds exactly one of them. None when the board is already full."""
+        from .box_kernel import search
+
+        started = self.start(forced)
+        if started is None:
+            return []
+        board, left = started
+        if ((self.layout.target & ~board) == 0).all():
+            return None
+        tables = self.tables(left_out)
+        work = self._state(tables, board, left)
+        found = np.zeros((1, self.problem.cells + 1), np.int64)
+        search(self.kernel_tables(tables), work, 0, 0, 0, found, np.zeros(1, np.int64))
+        fits, fit_count, slots = work[3], work[4], work[5]
+        return [int(a) for a in fits[0, slots[0], : max(int(fit_count[0]), 0)]]
+
+    def estimate(self, forced: Sequence[int], probes: int, seed: int = 1) -> float:
+        """Placements the search would make after `forced` (Knuth's random paths; see box_kernel)."""
+        from .box_kernel import search
+
+        started = self.start(forced)
+        if started is None or probes <= 0:
+            return 0.0
+        tables = self.whole_tables
+        work = self._state(tables, *started)
+        estimate = work[-1]
+        estimate[1] = seed
+        found = np.zeros((1, self.problem.cells + 1), np.int64)
+        search(self.kernel_tables(tables), work, 0, 2**62, probes, found, np.zeros(1, np.int64))
+        return float(estimate[0]) / probes
+
+
+def _piece_set(left: Any) -> int:
+    return sum(1 << piece for piece, copies in enumerate(left.tolist()) if copies > 0)
+
+
+def _pairs(bits: Any, choose: int) -> tuple[Any, Any]:
+    """(placement, cell) for every cell a placement covers, or only its lowest for LOWEST."""
+    if choose == LOWEST:
+        lowest = np.where(bits >= 0, bits, BOX_BITS).min(axis=1)
+        return np.arange(bits.shape[0], dtype=np.int64), lowest
+    atoms, columns = np.nonzero(bits >= 0)
+    return atoms.astype(np.int64), bits[atoms, columns]
+
+
+def _neighbourhood(layout: Layout, masks: Any, atoms: Any, cells: Any) -> tuple[Any, Any]:
+    """For each pair, the directions in which the placement covers the cell's neighbour too, and
+    the directions in which the cell has a neighbour in the target at all (bit d: direction d)."""
+    near = np.zeros(len(cells), np.int64)
+    reach = np.zeros(len(cells), np.int64)
+    word, bit = cells >> 6, (cells & 63).astype(np.uint64)
+    for direction, stride in enumerate(layout.strides.tolist()):
+        has = (layout.valid[direction][word] >> bit) & np.uint64(1)
+        neighbour = np.clip(cells + stride, 0, BOX_BITS - 1)
+        covered = (masks[atoms, neighbour >> 6] >> (neighbour & 63).astype(np.uint64)) & np.uint64(1)
+        reach |= has.astype(np.int64) << direction
+        near |= (has & covered).astype(np.int64) << direction
+    return near, reach
+
+
+_SET_SIZE = np.array([bin(directions).count("1") for directions in range(64)], np.int64)
+
+
+def _popcount(direction_sets: Any) -> Any:
+    """How many directions each set (at most six bits) holds."""
+    return _SET_SIZE[direction_sets]

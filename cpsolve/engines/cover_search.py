@@ -1,0 +1,183 @@
+"""The lowest-cell exact-cover search: the tables cover_kernel.py reads.
+
+It takes every cover problem (any number of cells, optional cells and holes, copies, ranges,
+groups): cells are bits in the family's fill order and the search fills the lowest open one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cpsolve.counting import Solution
+from cpsolve.models import CoverProblem
+
+
+def _bits(ranks: Any, words: int) -> Any:
+    """The given cell ranks as one bit board of `words` 64-bit words."""
+    board = np.zeros(words, np.uint64)
+    for rank in np.asarray(ranks, np.int64).tolist():
+        board[rank // 64] |= np.uint64(1) << np.uint64(rank % 64)
+    return board
+
+
+@dataclass(frozen=True)
+class CoverSearch:
+    """The cover problem as the compiled search reads it: cells as bits in fill order."""
+
+    problem: CoverProblem
+    masks: Any  # uint64, atoms x words
+    atom_min_rank: Any  # the lowest fill rank among each atom's cells
+    target: Any  # uint64 words: every cell of the target
+    optional: Any  # uint64 words: the cells that may stay empty
+    least: Any
+    most: Any
+    group_of: Any  # group of each piece, -1 for none
+    group_most: Any
+    group_spare: Any  # most minus least of each group
+    max_holes: int
+
+    @staticmethod
+    def of(problem: CoverProblem) -> CoverSearch:
+        words = max(1, (problem.cells + 63) // 64)
+        rank = np.empty(problem.cells, np.int64)
+        rank[list(problem.fill_order)] = np.arange(problem.cells)
+        padded = problem.atom_cells
+        ranks = np.where(padded >= 0, rank[np.maximum(padded, 0)], -1)
+        masks = np.zeros((problem.atoms, words), np.uint64)
+        for column in range(ranks.shape[1]):
+            present = ranks[:, column] >= 0
+            bits = ranks[present, column]
+            np.bitwise_or.at(
+                masks, (np.nonzero(present)[0], bits // 64), np.left_shift(np.uint64(1), (bits % 64).astype(np.uint64))
+            )
+        atom_min_rank = np.where(ranks >= 0, ranks, problem.cells).min(axis=1)
+        least = np.array([low for low, _ in problem.piece_bounds], np.int64)
+        most = np.array([high for _, high in problem.piece_bounds], np.int64)
+        group_of = np.array(problem.piece_group or [-1] * len(least), np.int64)
+        group_most = np.array([high for _, high in problem.group_bounds], np.int64)
+        group_spare = np.array([high - low for low, high in problem.group_bounds], np.int64)
+        return CoverSearch(
+            problem,
+            masks,
+            atom_min_rank,
+            _bits(range(problem.cells), words),
+            _bits(rank[sorted(problem.optional)], words),
+            least,
+            most,
+            group_of,
+            group_most,
+            group_spare,
+            len(problem.optional) if problem.max_holes is None else problem.max_holes,
+        )
+
+    def start(self, forced: Sequence[int]) -> tuple[Any, Any, Any] | None:
+        """Board, copies left and group allowance left once the forced placements are made; None
+        when they clash or use more than there is."""
+        board = np.zeros(self.masks.shape[1], np.uint64)
+        left = self.most.copy()
+        group_left = self.group_most.copy()
+        for atom in forced:
+            if (self.masks[atom] & board).any():
+                return None
+            board |= self.masks[atom]
+            piece = self.problem.atom_piece[atom]
+            left[piece] -= 1
+            if self.group_of[piece] >= 0:
+                group_left[self.group_of[piece]] -= 1
+        if (left < 0).any() or (group_left < 0).any():
+            return None
+        return board, left, group_left
+
+    def run(
+        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
+    ) -> Iterator[tuple[list[Solution], int]]:
+        """The part's solutions in slices of at most `budget` placements: (solutions, placements)."""
+        from .cover_kernel import BIT_OF, search
+
+        started = self.start(forced)
+        if started is None:
+            return
+        board, left, group_left = started
+        problem = self.problem
+        starts, candidates = self._candidates(left_out | set(forced))
+        placeable = np.bincount(problem.atom_piece[candidates], minlength=len(left)) > 0
+        if ((left > self.most - self.least) & ~placeable).any():
+            return  # a piece that must still be placed has no placement left: no solution here
+        depth_limit = problem.cells + 1  # each level fills a cell or leaves one empty
+        boards = np.zeros((depth_limit + 1, board.shape[0]), np.uint64)
+        boards[0] = board
+        cells = np.full(depth_limit + 1, -1, np.int64)
+        positions = np.zeros(depth_limit + 1, np.int64)
+        chosen = np.full(depth_limit + 1, -1, np.int64)
+        holes = np.zeros(1, np.int64)
+        found = np.zeros((capacity, depth_limit), np.int64)
+        found_length = np.zeros(capacity, np.int64)
+        fixed = list(forced)
+        depth = 0
+        while depth >= 0:
+            depth, written, steps = search(
+                self.masks,
+                problem.atom_piece,
+                starts,
+                candidates,
+                self.target,
+                self.optional,
+                self.least,
+                self.most,
+                self.group_of,
+                self.group_spare,
+                self.max_holes,
+                BIT_OF,
+                left,
+                group_left,
+                holes,
+                boards,
+                cells,
+                positions,
+                chosen,
+                depth,
+                budget,
+                found,
+                found_length,
+            )
+            rows = found[:written].tolist()
+            lengths = found_length[:written].tolist()
+            yield [tuple(sorted(fixed + row[:length])) for row, length in zip(rows, lengths, strict=True)], steps
+
+    def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
+        """The placements that fit the lowest open cell once `forced` are made, when that cell must
+        be filled (every solution of the part then holds exactly one of them); None when the board
+        is full or the cell may stay empty."""
+        from .cover_kernel import BIT_OF, lowest_undecided
+
+        started = self.start(forced)
+        if started is None:
+            return []
+        board, left, group_left = started
+        cell = lowest_undecided(board, self.target, BIT_OF)
+        if cell < 0 or (self.optional[cell // 64] >> np.uint64(cell % 64)) & np.uint64(1):
+            return None
+        starts, candidates = self._candidates(left_out | set(forced))
+        choices = []
+        for atom in candidates[starts[cell] : starts[cell + 1]].tolist():
+            piece = self.problem.atom_piece[atom]
+            group = self.group_of[piece]
+            if (self.masks[atom] & board).any() or left[piece] == 0 or (group >= 0 and group_left[group] == 0):
+                continue
+            choices.append(atom)
+        return choices
+
+    def _candidates(self, left_out: frozenset[int] | set[int]) -> tuple[Any, Any]:
+        """For each cell (by fill rank), the atoms whose lowest cell it is, as one flat array."""
+        usable = np.ones(self.problem.atoms, bool)
+        if left_out:
+            usable[list(left_out)] = False
+        atoms = np.nonzero(usable)[0]
+        atoms = atoms[np.argsort(self.atom_min_rank[atoms], kind="stable")]
+        counts = np.bincount(self.atom_min_rank[atoms], minlength=self.problem.cells + 1)
+        starts = np.concatenate(([0], np.cumsum(counts)))
+        return starts.astype(np.int64), atoms.astype(np.int64)
