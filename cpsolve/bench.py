@@ -4,6 +4,9 @@ A spec with `expected` counts (or a foreign file, whose program's counts are unk
 counted in full; a spec without them is a find-one benchmark (`--first` under a time limit), as
 are the large planted boards. Each engine runs the same file through `cpsolve.run.run`, so
 the seconds are the same measure `cpsolve run --json` reports: spec loaded to counts ready.
+With `peers`, the peer programs that can take a puzzle run it too (cpsolve/peers.py); yass's
+counts must agree with cpsolve's, as must burrTxt's on a BurrTools file (its own rule of
+uniqueness, `burrtools_unique`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cpsolve import formats
+from cpsolve import formats, peers
 from cpsolve.engines import SearchOptions, engines_for
 from cpsolve.errors import CpsolveError
 from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS
@@ -26,6 +29,10 @@ class BenchOptions:
     first_time_limit: float = DEFAULT_FIND_ONE_SECONDS
     include_slow: bool = False
     workers: int = 0  # as `cpsolve run`: 0 = every core for big CP-SAT models, else one process
+    engine: str | None = None  # only this engine (default: every engine that takes the puzzle)
+    peers: bool = False  # run the peer programs too
+    peer_time_limit: float = 900.0
+    on_ready: Callable[[], None] | None = None  # each run's hook once its model is built (gc.freeze)
 
 
 @dataclass
@@ -39,6 +46,7 @@ class BenchRow:
     results: list[RunReport] = field(default_factory=list)  # one per engine, the reference first
     skipped: str | None = None
     refused: str | None = None  # why the file could not be read or built (bad input)
+    peers: list[peers.PeerResult] = field(default_factory=list)
 
     @property
     def reference(self) -> RunReport | None:
@@ -48,6 +56,12 @@ class BenchRow:
     def other(self) -> RunReport | None:
         """The first engine beside the reference that took the puzzle."""
         return self.results[1] if len(self.results) > 1 else None
+
+    @property
+    def fastest(self) -> RunReport | None:
+        """The fastest complete run of any engine."""
+        complete = [r for r in self.results if r.complete]
+        return min(complete, key=lambda r: r.seconds) if complete else None
 
     @property
     def problems(self) -> list[str]:
@@ -62,6 +76,22 @@ class BenchRow:
             found.extend(f"{result.engine}: {p}" for p in result.identity_problems)
         if self.mode == "count":
             found.extend(f"{r.engine}: stopped by {r.stopped_by}" for r in self.results if not r.complete)
+        found.extend(self._peer_disagreements())
+        return found
+
+    def _peer_disagreements(self) -> list[str]:
+        ours = self.fastest
+        if ours is None or self.mode != "count":
+            return []
+        found = []
+        for peer in self.peers:
+            if peer.seconds is None or peer.count is None:
+                continue
+            if peer.program == peers.YASS and (peer.count, peer.raw) != (ours.counts.unique, ours.counts.raw):
+                found.append(f"yass counts unique {peer.count}, raw {peer.raw}")
+            burrtools_unique = ours.extra_counts.get("burrtools_unique")  # only for BurrTools files
+            if peer.program == peers.BURRTOOLS and burrtools_unique not in (None, peer.count):
+                found.append(f"burrTxt counts {peer.count} assemblies, cpsolve {burrtools_unique}")
         return found
 
     def as_json(self) -> dict[str, Any]:
@@ -75,6 +105,7 @@ class BenchRow:
             "agree": not self.problems,
             "problems": self.problems,
             "results": {r.engine: r.as_json() for r in self.results},
+            "peers": [p.as_json() for p in self.peers],
         }
 
 
@@ -125,11 +156,16 @@ def _bench_one(path: Path, options: BenchOptions, problem: str | None, source: s
         row.skipped = "slow (run with --slow)"
         return row
     search = SearchOptions(first_only=True, time_limit=options.first_time_limit) if mode == "first" else SearchOptions()
-    for engine in engines_for(build_model(loaded, build)):
+    model = build_model(loaded, build)
+    for engine in engines_for(model):
+        if options.engine is not None and engine.name != options.engine:
+            continue
         options_for_engine = RunOptions(
             search=search, show=0, engine=engine.name, workers=options.workers, problem=problem
         )
-        row.results.append(run(path, options_for_engine))
+        row.results.append(run(path, options_for_engine, on_ready=options.on_ready))
+    if options.peers and mode == "count":
+        row.peers = peers.run_peers(path, model, problem, options.peer_time_limit)
     return row
 
 

@@ -255,6 +255,7 @@ def engines_command() -> None:
 
 @app.command("bench")
 def bench_command(
+    context: typer.Context,
     paths: Annotated[
         list[Path] | None, typer.Argument(help="specs or directories of specs [default: puzzle_specs/]")
     ] = None,
@@ -264,11 +265,22 @@ def bench_command(
         float, typer.Option("--time-limit", min=0.0, help="seconds for each find-one (--first) benchmark")
     ] = DEFAULT_FIND_ONE_SECONDS,
     workers: Annotated[int, typer.Option("--workers", min=0, help="as for run")] = 0,
+    engine: Annotated[
+        str | None, typer.Option("--engine", help="only this engine (default: every engine that takes a puzzle)")
+    ] = None,
+    with_peers: Annotated[
+        bool,
+        typer.Option(
+            "--peers", help="also run BurrTools' burrTxt and yass where built (../shared/peers/build.sh) and can"
+        ),
+    ] = False,
 ) -> None:
     """Run each puzzle with every engine that can take it; compare counts and times.
 
-    Exit code 1 when any count differs between engines or from `expected`, or a check fails;
-    2 when a file was refused (it is reported on its row, and the other files still run).
+    With --peers, the peer programs run each puzzle they can express too, with their time and
+    how many times faster cpsolve's fastest engine was; totals per peer at the end.
+    Exit code 1 when any count differs between engines, from `expected` or from yass, or a check
+    fails; 2 when a file was refused (it is reported on its row, and the other files still run).
     """
     from cpsolve import engines
     from cpsolve.bench import BenchOptions, bench
@@ -276,12 +288,24 @@ def bench_command(
     from cpsolve.output import BenchPrinter
 
     targets = paths or [Path("puzzle_specs")]
-    options = BenchOptions(first_time_limit=time_limit, include_slow=slow, workers=workers)
-    printer = None if as_json else BenchPrinter()
+    if engine is not None:
+        engines.check_requested(engine)
+    options = BenchOptions(
+        first_time_limit=time_limit,
+        include_slow=slow,
+        workers=workers,
+        engine=None if engine in (None, engines.AUTO) else engine,
+        peers=with_peers,
+    )
+    printer = None if as_json else BenchPrinter(with_peers)
+    whole_process = isinstance(context.obj, dict) and bool(context.obj.get(WHOLE_PROCESS))
     try:
-        for engine in engines.ENGINES:
-            if engine.installed():
-                engine.load()  # so that no engine's first row pays for importing its libraries
+        for each in engines.ENGINES:
+            if each.installed():
+                each.load()  # so that no engine's first row pays for importing its libraries
+        if whole_process:  # as for run: what is loaded stays; the rows so far too
+            gc.freeze()
+            options = dataclasses.replace(options, on_ready=gc.freeze)
         rows = bench(targets, options, on_row=printer)
     except CpsolveError as error:
         raise fail(error) from None

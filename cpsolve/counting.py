@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,16 @@ class SymmetryGroup:
     @property
     def order(self) -> int:
         return len(self.elements)
+
+    @cached_property
+    def maps(self) -> Any:
+        """The elements as one int64 array, a row per element: the image of each atom."""
+        return np.array([g.atom_map for g in self.elements], np.int64).reshape(len(self.elements), -1)
+
+    @cached_property
+    def proper(self) -> Any:
+        """Which elements are proper (rotations), as a boolean array."""
+        return np.array([g.proper for g in self.elements], bool)
 
 
 @dataclass
@@ -120,57 +131,76 @@ class Breaking:
         return sum(share_first * (share_second if b != -1 else 1.0) for _, b in self.weight)
 
 
-def _orbits(atoms: Sequence[int], subgroup: Sequence[AtomSymmetry]) -> dict[int, set[int]]:
-    """Each orbit of the atoms under the subgroup, keyed by the first of its atoms in `atoms`.
+Maps = Any  # int64 array, one row per symmetry: the image of each atom
+
+
+def _orbit_firsts(members: Any, subgroup: Maps) -> Any:
+    """For each of the atoms (which the subgroup maps onto themselves), the position in `members`
+    of the first atom of its orbit."""
+    position = np.full(subgroup.shape[1], len(members), np.int64)
+    position[members] = np.arange(len(members))
+    return position[subgroup[:, members]].min(axis=0)
+
+
+def _orbits(atoms: Sequence[int], subgroup: Maps) -> dict[int, set[int]]:
+    """Each orbit of the atoms under the subgroup (which maps them onto themselves), keyed by
+    the first of its atoms in `atoms`.
 
     Candidates list their atoms in the order the guided search meets them, so the atom kept of
     each orbit is the one met first: the restriction then prunes at the top of the search tree
     (on the Soma cube, 7 times faster than keeping the lowest-numbered atom).
     """
+    members = np.asarray(atoms, np.int64)
+    firsts = _orbit_firsts(members, subgroup)
     orbits: dict[int, set[int]] = {}
-    placed: set[int] = set()
-    for atom in atoms:
-        if atom not in placed:
-            orbits[atom] = {g.atom_map[atom] for g in subgroup}
-            placed |= orbits[atom]
+    for first in np.unique(firsts).tolist():
+        orbits[int(members[first])] = set(members[firsts == first].tolist())
     return orbits
 
 
-def _preserving(elements: Sequence[AtomSymmetry], atoms: Sequence[int]) -> list[AtomSymmetry]:
-    members = set(atoms)
-    return [g for g in elements if all(g.atom_map[a] in members for a in atoms)]
+def _preserving(subgroup: Maps, atoms: Sequence[int]) -> Maps:
+    """The rows of the subgroup that map the atoms onto themselves."""
+    member = np.zeros(subgroup.shape[1], bool)
+    member[list(atoms)] = True
+    return subgroup[member[subgroup[:, list(atoms)]].all(axis=1)]
 
 
-def _breaking(subgroup: Sequence[AtomSymmetry], first: Sequence[int], second: Sequence[int]) -> Breaking:
+def _breaking(subgroup: Maps, first: Sequence[int], second: Sequence[int]) -> Breaking:
     forbidden: list[int] = []
     pairs: list[tuple[int, int]] = []
     weight: dict[tuple[int, int], int] = {}
+    seconds = np.asarray(second, np.int64)
     for rep, orbit in _orbits(first, subgroup).items():
         forbidden.extend(sorted(orbit - {rep}))
-        stabiliser = [g for g in subgroup if g.atom_map[rep] == rep]
+        stabiliser = subgroup[subgroup[:, rep] == rep]
         if not second or len(_preserving(stabiliser, second)) != len(stabiliser):
             weight[(rep, -1)] = len(orbit)
             continue
-        for second_rep, second_orbit in _orbits(second, stabiliser).items():
-            pairs.extend((rep, b) for b in sorted(second_orbit - {second_rep}))
-            both = sum(1 for g in stabiliser if g.atom_map[second_rep] == second_rep)
-            weight[(rep, second_rep)] = len(subgroup) // both
+        firsts = _orbit_firsts(seconds, stabiliser)
+        fixing = (stabiliser[:, seconds] == seconds).sum(axis=0)  # elements that keep each atom
+        for position in np.unique(firsts).tolist():
+            weight[(rep, int(seconds[position]))] = len(subgroup) // int(fixing[position])
+        others = np.sort(seconds[firsts != np.arange(len(seconds))])
+        pairs.extend((rep, b) for b in others.tolist())
     return Breaking(frozenset(first), frozenset(second), tuple(forbidden), tuple(pairs), weight)
 
 
-def _acts_freely(subgroup: Sequence[AtomSymmetry], atoms: Sequence[int]) -> bool:
-    identity = tuple(range(len(subgroup[0].atom_map)))
-    return all(g.atom_map[a] != a for g in subgroup if g.atom_map != identity for a in atoms)
+def _acts_freely(subgroup: Maps, atoms: Sequence[int]) -> bool:
+    """No element but the identity keeps any of the atoms in place."""
+    identity = np.arange(subgroup.shape[1])
+    others = subgroup[(subgroup != identity).any(axis=1)]
+    return not (others[:, list(atoms)] == np.asarray(atoms)).any()
 
 
 @dataclass(frozen=True)
 class FirstSet:
-    """A candidate first breaking set: the atoms, the subgroup K that maps it onto itself, and
-    the atom kept of each orbit under K (the parts a broken search splits into)."""
+    """A candidate first breaking set: the atoms, the subgroup K that maps it onto itself (as
+    atom maps, one row per element), and the atom kept of each orbit under K (the parts a
+    broken search splits into)."""
 
     index: int  # which of the model's candidates
     atoms: tuple[int, ...]
-    subgroup: tuple[AtomSymmetry, ...]
+    subgroup: Maps
     kept: tuple[int, ...]
 
 
@@ -182,8 +212,7 @@ def first_sets(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -> lis
     maps a chiral piece onto its partner; reading a chain backwards moves its first cube to the
     last). A piece with no placement at all leaves no solution to break: it is never a set.
     """
-    keep_all = group.is_valid is None
-    valid_keeping = [g for g in group.elements if keep_all or g.proper]
+    valid_keeping = group.maps if group.is_valid is None else group.maps[group.proper]
     options = []
     for index, first in enumerate(candidates):
         if not first:
@@ -191,30 +220,47 @@ def first_sets(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -> lis
         subgroup = _preserving(valid_keeping, first)
         if len(subgroup) >= 2:
             kept = tuple(_orbits(first, subgroup))
-            options.append(FirstSet(index, tuple(first), tuple(subgroup), kept))
+            options.append(FirstSet(index, tuple(first), subgroup, kept))
     return sorted(options, key=lambda option: len(option.kept))
 
 
 def choose_breaking(
-    group: SymmetryGroup, candidates: Sequence[Sequence[int]], first: FirstSet | None = None
+    group: SymmetryGroup, candidates: Sequence[Sequence[int]], firsts: Sequence[FirstSet] | None = None
 ) -> Breaking | None:
-    """Symmetry breaking by `first` (default: each set with the fewest kept atoms, measured best
-    when nothing better is known) and the second candidate set that cuts most with it, or None."""
-    options = [first] if first is not None else first_sets(group, candidates)
+    """Symmetry breaking by the first set among `firsts` (default: `first_sets`) with the fewest
+    kept atoms, measured best when nothing better is known, and the second candidate set that
+    cuts most with it; None when no set can break."""
+    options = list(firsts) if firsts is not None else first_sets(group, candidates)
     if not options:
         return None
-    fewest = len(options[0].kept)
-    best: Breaking | None = None
+    fewest = min(len(option.kept) for option in options)
+    best: tuple[float, FirstSet, Sequence[int]] | None = None
     for option in (o for o in options if len(o.kept) == fewest):  # rank is decided by the first set first
-        subgroup = list(option.subgroup)
-        seconds = [[], *(c for other, c in enumerate(candidates) if other != option.index)]
-        if _acts_freely(subgroup, option.atoms):
+        seconds: list[Sequence[int]] = [[], *(c for other, c in enumerate(candidates) if other != option.index)]
+        if _acts_freely(option.subgroup, option.atoms):
             seconds = [[]]  # no first atom is kept by any element: nothing left for a second set to cut
         for second in seconds:
-            breaking = _breaking(subgroup, option.atoms, second)
-            if best is None or breaking.rank < best.rank:
-                best = breaking
-    return best
+            share = _retained(option, second)
+            if best is None or share < best[0] - 1e-12:  # a tie keeps the earlier, simpler choice
+                best = (share, option, second)
+    assert best is not None
+    _, option, second = best
+    return _breaking(option.subgroup, option.atoms, second)
+
+
+def _retained(option: FirstSet, second: Sequence[int]) -> float:
+    """`Breaking.retained` of breaking by `option` and `second`, without building the breaking:
+    for each kept first atom, the share of the second set's orbits under its stabiliser."""
+    subgroup = option.subgroup
+    seconds = np.asarray(second, np.int64)
+    share = 0.0
+    for rep in option.kept:
+        stabiliser = subgroup[subgroup[:, rep] == rep]
+        if not second or len(_preserving(stabiliser, second)) != len(stabiliser):
+            share += 1.0
+            continue
+        share += len(np.unique(_orbit_firsts(seconds, stabiliser))) / len(seconds)
+    return share / len(option.atoms)
 
 
 @dataclass
@@ -231,7 +277,6 @@ class Classifier:
     _class_of: dict[Solution, int] = field(default_factory=dict)
     raw_seen: int = 0
     weight_seen: int = 0
-    _maps: Any = None
 
     def add(self, solution: Solution) -> SolutionClass | None:
         """Record one enumerated solution; return its class if it is the first of it."""
@@ -252,9 +297,7 @@ class Classifier:
 
     def _images(self, solution: Solution) -> list[Solution]:
         """The solution's image under each element, all at once with one array (one row per element)."""
-        if self._maps is None:
-            self._maps = np.array([g.atom_map for g in self.group.elements], dtype=np.int64)
-        images = np.sort(self._maps[:, list(solution)], axis=1)
+        images = np.sort(self.group.maps[:, list(solution)], axis=1)
         return [tuple(row) for row in images.tolist()]
 
     def _register(self, solution: Solution) -> SolutionClass:

@@ -12,6 +12,9 @@ import functools
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations, product
+from typing import Any
+
+import numpy as np
 
 Cell = tuple[int, int, int]
 Shape = tuple[Cell, ...]
@@ -32,6 +35,14 @@ class Isometry:
     def apply(self, cell: Cell) -> Cell:
         a, s = self.axes, self.signs
         return (s[0] * cell[a[0]], s[1] * cell[a[1]], s[2] * cell[a[2]])
+
+    @property
+    def matrix(self) -> list[list[int]]:
+        """The map as a 3x3 matrix M, image = M x."""
+        rows = [[0, 0, 0], [0, 0, 0], [0, 0, 0]]
+        for row, (axis, sign) in enumerate(zip(self.axes, self.signs, strict=True)):
+            rows[row][axis] = sign
+        return rows
 
 
 def permutation_sign(axes: Sequence[int]) -> int:
@@ -202,28 +213,34 @@ def foam_rows(ring: str) -> list[str]:
     return ["".join(row) for row in grid]
 
 
-def self_symmetries(
-    cells: Iterable[Cell], group: Sequence[Isometry], labels: Mapping[Cell, Hashable] | None = None
-) -> list[tuple[Isometry, Cell]]:
-    """The maps `iso` then `+ shift` that carry a cell set onto itself (and each cell onto a cell
-    with the same label, where labels are given: optional cells, colours).
+def self_maps(
+    cells: Sequence[Cell], group: Sequence[Isometry], labels: Mapping[Cell, Hashable] | None = None
+) -> tuple[Any, list[Isometry]]:
+    """The maps `iso` then a shift that carry a cell set onto itself (and each cell onto a cell
+    with the same label, where labels are given: optional cells, colours): for each, the index in
+    `cells` of every cell's image (one row per map, in the group's order), and the isometries.
 
     A symmetry of a finite set fixes its bounding box, so the shift is found by aligning minima.
+    All of the group at once, in arrays (the yass corpus asks for thousands of these).
     """
-    cells = list(cells)
-    target = set(cells)
-    low = tuple(min(c[i] for c in cells) for i in range(3))
-    found = []
-    for iso in group:
-        image = transform(cells, iso)
-        image_low = tuple(min(c[i] for c in image) for i in range(3))
-        shift = (low[0] - image_low[0], low[1] - image_low[1], low[2] - image_low[2])
-        moved = [(c[0] + shift[0], c[1] + shift[1], c[2] + shift[2]) for c in image]
-        if all(c in target for c in moved) and (
-            labels is None or all(labels[m] == labels[c] for c, m in zip(cells, moved, strict=True))
-        ):
-            found.append((iso, shift))
-    return found
+    points = np.array(cells, np.int64).reshape(-1, 3)
+    matrices = np.array([iso.matrix for iso in group], np.int64).reshape(-1, 3, 3)
+    images = np.einsum("gij,nj->gni", matrices, points)
+    moved = images - images.min(axis=1, keepdims=True)  # aligned with the cells' minimum
+    low = points.min(axis=0)
+    size = points.max(axis=0) - low + 1
+    where = np.full(tuple(size.tolist()), -1, np.int64)
+    where[tuple((points - low).T)] = np.arange(len(points))
+    inside = (moved < size).all(axis=2)
+    clipped = np.minimum(moved, size - 1)
+    targets = np.where(inside, where[clipped[..., 0], clipped[..., 1], clipped[..., 2]], -1)
+    keeps = (targets >= 0).all(axis=1)
+    if labels is not None:
+        codes: dict[Hashable, int] = {}
+        label = np.array([codes.setdefault(labels[c], len(codes)) for c in cells], np.int64)
+        keeps &= (label[np.maximum(targets, 0)] == label).all(axis=1)
+    kept = [iso for iso, keep in zip(group, np.asarray(keeps, bool).tolist(), strict=True) if keep]
+    return targets[keeps], kept
 
 
 def connected_components(cells: Iterable[Cell]) -> list[list[Cell]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -151,17 +151,20 @@ class BenchPrinter:
     """Prints each bench row as it finishes (runs can take minutes), then the problems.
 
     Each row shows the reference engine's time and, where another engine can take the puzzle,
-    that engine's time and how many times faster it was.
+    that engine's time and how many times faster it was; with peers, the peer that ran it, its
+    time, and how many times faster cpsolve's fastest engine was.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, with_peers: bool = False) -> None:
         self.rows: list[BenchRow] = []
+        self.with_peers = with_peers
 
     def header(self) -> None:
         reference = f"{engines.reference().name} s"
+        peer = f" {'peer':>7} {'peer s':>8} {'vs peer':>7}" if self.with_peers else ""
         typer.echo(
             f"{'puzzle':44} {'mode':5} {'raw/rotations/unique':>22} {'agree':>6}"
-            f" {reference:>9} {'other engine':>12} {'s':>7} {'ratio':>6}"
+            f" {reference:>9} {'other engine':>17} {'s':>7} {'ratio':>6}{peer}"
         )
 
     def __call__(self, row: BenchRow) -> None:
@@ -187,9 +190,24 @@ class BenchPrinter:
         agree = "yes" if not row.problems else "NO"
         engine = "-" if other is None else other.engine
         typer.echo(
-            f"{name:44} {row.mode:5} {shown:>22} {agree:>6} {self._time(reference):>9} {engine:>12}"
-            f" {self._time(other):>7} {ratio:>6}"
+            f"{name:44} {row.mode:5} {shown:>22} {agree:>6} {self._time(reference):>9} {engine:>17}"
+            f" {self._time(other):>7} {ratio:>6}{self._peers(row)}"
         )
+
+    def _peers(self, row: BenchRow) -> str:
+        if not self.with_peers:
+            return ""
+        if not row.peers:
+            return f" {'-':>7} {'-':>8} {'':>7}"
+        cells = []
+        fastest = row.fastest
+        for peer in row.peers:
+            if peer.seconds is None:
+                cells.append(f" {peer.program:>7} {'-':>8} {'':>7}  ({peer.note})")
+            else:
+                versus = f"{peer.seconds / fastest.seconds:.1f}x" if fastest and fastest.seconds > 0 else ""
+                cells.append(f" {peer.program:>7} {peer.seconds:>8.2f} {versus:>7}")
+        return "".join(cells)
 
     @staticmethod
     def _time(report: RunReport | None) -> str:
@@ -198,7 +216,29 @@ class BenchPrinter:
         return f"{report.seconds:.2f}" + ("" if report.complete or report.counts.raw else "+")
 
     def finish(self) -> None:
+        if self.with_peers:
+            for line in peer_totals(self.rows):
+                typer.echo(line)
         problems = [(row, p) for row in self.rows for p in row.problems]
         for row, problem in problems:
             typer.echo(f"PROBLEM {row.source}: {problem}")
         typer.echo("all counts agree" if not problems else f"{len(problems)} problem(s)")
+
+
+def peer_totals(rows: Sequence[BenchRow]) -> list[str]:
+    """One line per peer: its total time and cpsolve's over the puzzles both counted in full."""
+    totals: dict[str, list[float]] = {}
+    for row in rows:
+        fastest = row.fastest
+        for peer in row.peers:
+            if peer.seconds is not None and fastest is not None:
+                spent = totals.setdefault(peer.program, [0, 0.0, 0.0])
+                spent[0] += 1
+                spent[1] += peer.seconds
+                spent[2] += fastest.seconds
+    return [
+        f"{program}: {int(count)} puzzles in {theirs:.2f} s; cpsolve {ours:.2f} s, {theirs / ours:.1f}x faster"
+        if ours > 0
+        else f"{program}: {int(count)} puzzles in {theirs:.2f} s"
+        for program, (count, theirs, ours) in totals.items()
+    ]

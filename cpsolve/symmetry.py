@@ -25,7 +25,7 @@ from cpsolve.geometry import (
     coloured_mirror,
     connected_components,
     mirror_shape,
-    self_symmetries,
+    self_maps,
 )
 from cpsolve.limits import MAX_SYMMETRIES
 
@@ -140,10 +140,10 @@ def target_symmetry_arrays(
     parts = connected_components(target) if separately else [list(target)]
     per_part = []
     for part in parts:
-        found = self_symmetries(part, group, labels)
-        part_images = np.array([[index[_moved(iso.apply(c), shift)] for c in part] for iso, shift in found])
-        part_proper = np.array([iso.proper for iso, _ in found])
-        per_part.append(([index[c] for c in part], part_images, part_proper))
+        maps, isometries = self_maps(part, group, labels)
+        part_index = np.array([index[c] for c in part], np.int64)
+        part_proper = np.array([iso.proper for iso in isometries], bool)
+        per_part.append((part_index.tolist(), part_index[maps], part_proper))
     count = prod(len(p[2]) for p in per_part)
     if count > MAX_SYMMETRIES:
         raise ModelTooBigError(
@@ -180,7 +180,3 @@ def target_symmetries(
             arrays.images.tolist(), arrays.mirrored.tolist(), arrays.proper.tolist(), strict=True
         )
     ]
-
-
-def _moved(cell: Cell, shift: Cell) -> Cell:
-    return (cell[0] + shift[0], cell[1] + shift[1], cell[2] + shift[2])

@@ -307,14 +307,43 @@ def fitting_shifts(shape: Shape, grid: Any, low: Cell) -> list[tuple[Cell, ...]]
     return found
 
 
+def _all_fitting_shifts(shapes: Sequence[Shape], grid: Any, low: Cell) -> list[list[tuple[Cell, ...]]]:
+    """`fitting_shifts` for each of a piece's orientations; all at once where the arrays stay
+    small (the yass corpus builds thousands of these: one array operation instead of one per
+    orientation), each on its own otherwise."""
+    if not shapes:
+        return []
+    total = len(shapes) * grid.size * len(shapes[0])
+    if total > SHIFT_BLOCK or len({len(shape) for shape in shapes}) != 1:
+        return [fitting_shifts(shape, grid, low) for shape in shapes]
+    cells = np.array(shapes, dtype=np.int64)  # orientations x cells x 3
+    reach = cells.max(axis=(0, 1))
+    padded = np.zeros(tuple(np.array(grid.shape) + reach), dtype=bool)
+    padded[: grid.shape[0], : grid.shape[1], : grid.shape[2]] = grid
+    shifts = _shifts(*grid.shape)
+    moved = cells[:, None, :, :] + shifts[None, :, None, :]
+    fits = padded[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=2)
+    lying, where = np.nonzero(fits)  # by orientation, then in shift order (z slowest, x fastest)
+    placed = (moved[lying, where] + np.array(low)).tolist()
+    found: list[list[tuple[Cell, ...]]] = [[] for _ in shapes]
+    for orientation, cells_of in zip(lying.tolist(), placed, strict=True):
+        found[orientation].append(tuple(map(tuple, cells_of)))
+    return found
+
+
 def candidate_count(pieces: Sequence[Piece], box_size: Cell) -> int:
     """How many shifts placement generation will test: checked against the limit first."""
     total = 0
     for piece in pieces:
-        for shape in orientations(piece.cells):
-            size = bounding_box(shape)
+        for size in _orientation_sizes(piece.cells):
             total += prod(max(0, box_size[i] - size[i] + 1) for i in range(3))
     return total
+
+
+@functools.lru_cache(maxsize=1024)
+def _orientation_sizes(cells: Shape) -> tuple[Cell, ...]:
+    """The bounding box of each orientation of a shape (cached: a corpus asks for the same pieces)."""
+    return tuple(bounding_box(shape) for shape in orientations(cells))
 
 
 def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DEADLINE) -> list[Placement]:
@@ -333,14 +362,16 @@ def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DE
         )
     grid, low = occupancy(target)
     found: list[Placement] = []
+    coloured = puzzle.coloured
     for index, piece in enumerate(puzzle.pieces):
-        for shape, colours in piece_orientations(piece):
-            shifted = fitting_shifts(shape, grid, low)
+        lying = piece_orientations(piece)
+        shifts = _all_fitting_shifts([shape for shape, _ in lying], grid, low)
+        for (_, colours), shifted in zip(lying, shifts, strict=True):
             if colours is None:
                 found.extend(Placement(index, cells) for cells in shifted)
             else:
                 found.extend(Placement(index, cells, colours) for cells in shifted)
-            if puzzle.coloured:
+            if coloured:
                 found = [p for p in found if p.piece != index or _colours_fit(puzzle, p)]
             if len(found) > max_atoms:
                 raise ModelTooBigError(
@@ -753,21 +784,20 @@ class PackingModel(PuzzleModel):
     def _single_pieces(self, fixed_atoms: list[int]) -> list[tuple[int, list[int]]]:
         """Each piece used exactly once and not pre-placed, with its placements in search order."""
         fixed_pieces = {self.placements[a].piece for a in fixed_atoms}
+        by_rank = sorted(range(self.atom_count), key=self.search_rank.__getitem__)
+        of_piece: dict[int, list[int]] = {}
+        for atom in by_rank:
+            of_piece.setdefault(self.placements[atom].piece, []).append(atom)
         return [
-            (
-                index,
-                sorted(
-                    (a for a, p in enumerate(self.placements) if p.piece == index), key=self.search_rank.__getitem__
-                ),
-            )
+            (index, of_piece.get(index, []))
             for index, piece in enumerate(self.puzzle.pieces)
             if piece.bounds.low == piece.bounds.high == 1 and index not in fixed_pieces
         ]
 
     def _search_rank(self) -> list[tuple[int, int]]:
         """Placements by their first target cell: branching then fills the target in order."""
-        rank = {c: i for i, c in enumerate(self.puzzle.target)}
-        return [(min(rank[c] for c in p.cells), atom) for atom, p in enumerate(self.placements)]
+        first_cell = self._placement_keys.cells[:, 0].tolist()  # each row's cells are sorted
+        return [(cell, atom) for atom, cell in enumerate(first_cell)]
 
     def pieces_of(self, solution: Solution) -> dict[str, list[list[list[int]]]]:
         out: dict[str, list[list[list[int]]]] = {p.name: [] for p in self.puzzle.pieces}

@@ -59,26 +59,6 @@ def _shifted(low: Any, high: Any, stride: int) -> tuple[Any, Any]:
     return low << np.uint64(back), (high << np.uint64(back)) | (low >> np.uint64(64 - back))
 
 
-def state(cells: int, longest: int, choose: int, board: Array, left: Array, pieces_left: int) -> State:
-    """Fresh search state for a part: see `search`."""
-    depth_limit = cells + 1
-    boards = np.zeros((depth_limit + 1, 2), np.uint64)
-    boards[0] = board
-    return (
-        left.copy(),
-        np.array([pieces_left], np.uint64),
-        boards,
-        np.zeros((depth_limit + 1, 2, longest), np.int64),  # fits
-        np.full(depth_limit + 1, -1, np.int64),  # fit_count
-        np.zeros(depth_limit + 1, np.int64),  # slots
-        np.zeros(depth_limit + 1, np.int64),  # positions
-        np.zeros(depth_limit + 1, np.int64),  # chosen
-        np.zeros((6, 2), np.uint64),  # toward: open cells whose neighbour that way is open
-        np.zeros(max(choose, 1), np.int64),  # candidates
-        np.zeros(2, np.float64),  # estimate: the sum and the random generator's state
-    )
-
-
 @njit(cache=True)
 def search(
     tables: Tables,
@@ -100,7 +80,8 @@ def search(
 
     Returns when the tree is exhausted (depth -1), `found` is full, or after `step_budget`
     placements. With `probes` > 0 it instead follows that many random paths from depth 0 and
-    adds Knuth's estimate of the number of placements to estimate[0] (divide by `probes`).
+    adds Knuth's estimate of the number of placements to estimate[0] (divide by `probes`); the
+    caller may set the root's list (fits[0, 0], fit_count[0]) to choose the first step from.
     """
     (
         target,
@@ -220,27 +201,25 @@ def search(
                         found[solutions, :depth] = chosen[:depth]
                         found_length[solutions] = depth
                         solutions += 1
-            if probes > 0:
-                if fit_count[depth] > 0:  # one random step down
-                    weight *= fit_count[depth]
-                    estimate[0] += weight
-                    random ^= random << np.uint64(13)
-                    random ^= random >> np.uint64(7)
-                    random ^= random << np.uint64(17)
-                    positions[depth] = int(random % np.uint64(fit_count[depth]))
-                else:  # the path ends: back to the root for the next
-                    probes_done += 1
-                    while depth > 0:
-                        depth -= 1
-                        piece = atom_piece[chosen[depth]]
-                        left[piece] += 1
-                        available |= ONE << np.uint64(piece)
-                    weight = 1.0
-                    if probes_done == probes:
-                        break
-                    positions[0] = 0
-                    fit_count[0] = -1
-                    continue
+        if probes > 0:
+            if fit_count[depth] > 0:  # one random step down
+                weight *= fit_count[depth]
+                estimate[0] += weight
+                random ^= random << np.uint64(13)
+                random ^= random >> np.uint64(7)
+                random ^= random << np.uint64(17)
+                positions[depth] = int(random % np.uint64(fit_count[depth]))
+            else:  # the path ends: back to the root (whose list is kept) for the next
+                probes_done += 1
+                while depth > 0:
+                    depth -= 1
+                    piece = atom_piece[chosen[depth]]
+                    left[piece] += 1
+                    available |= ONE << np.uint64(piece)
+                weight = 1.0
+                if probes_done == probes:
+                    break
+                continue
         if positions[depth] < fit_count[depth]:
             if steps >= step_budget:
                 break

@@ -51,30 +51,32 @@ class Layout:
             axis_stride[axis] = step
             step *= int(size[axis])
         bits = (points - low) @ axis_stride
-        where = {tuple(p): b for p, b in zip(points.tolist(), bits.tolist(), strict=True)}
+        in_target = np.zeros(BOX_BITS + 1, bool)
+        in_target[bits] = True
         strides, valid = [], []
         for axis in fastest_first:
             if size[axis] == 1:
                 continue
+            coordinate = points[:, axis] - low[axis]
             for sign in (1, -1):
-                offset = np.zeros(3, np.int64)
-                offset[axis] = sign
-                has = [b for p, b in where.items() if tuple(np.add(p, offset).tolist()) in where]
+                inside = (coordinate + sign >= 0) & (coordinate + sign < size[axis])
+                neighbour = np.where(inside, bits + sign * axis_stride[axis], BOX_BITS)
                 strides.append(sign * int(axis_stride[axis]))
-                valid.append(_words(has))
+                valid.append(_words(bits[in_target[neighbour]]))
         return Layout(
             bits,
             np.array(strides, np.int64),
             np.array(valid, np.uint64).reshape(-1, 2),
-            _words(bits.tolist()),
+            _words(bits),
             three_d=bool((size > 1).all()),
         )
 
 
-def _words(bits: Sequence[int]) -> Any:
+def _words(bits: Any) -> Any:
+    """The given bit positions (below 128) as a board of two 64-bit words."""
     board = np.zeros(2, np.uint64)
-    for bit in bits:
-        board[bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+    bits = np.asarray(bits, np.int64)
+    np.bitwise_or.at(board, bits >> 6, np.left_shift(np.uint64(1), (bits & 63).astype(np.uint64)))
     return board
 
 
@@ -123,13 +125,16 @@ class BoxSearch:
         lists = 1 << len(layout.strides)
         if int(np.sum(np.left_shift(1, _popcount(reach) - _popcount(near)))) > MAX_ENTRIES:
             return None
-        keys, entry_atoms = [], []
-        for open_near in range(lists):
-            chosen = ((near & ~open_near) == 0) & ((open_near & ~reach) == 0)
-            keys.append((cells[chosen] * lists + open_near) * pieces + problem.atom_piece[atoms[chosen]])
-            entry_atoms.append(atoms[chosen])
-        all_keys, all_atoms = np.concatenate(keys), np.concatenate(entry_atoms)
-        order = np.lexsort((all_atoms, all_keys))
+        # a placement is listed for every set of open neighbours that holds the neighbours it covers:
+        # the covered ones plus any subset of the other neighbours
+        free = reach & ~near
+        counts = np.left_shift(1, _popcount(free))
+        pair = np.repeat(np.arange(len(cells)), counts)
+        within = np.arange(len(pair)) - np.repeat(np.cumsum(counts) - counts, counts)
+        open_near = near[pair] | _SUBSETS[_SUBSETS_START[free[pair]] + within]
+        all_atoms = atoms[pair]
+        all_keys = (cells[pair] * lists + open_near) * pieces + problem.atom_piece[all_atoms]
+        order = np.argsort(all_keys)
         return BoxSearch(
             problem,
             layout,
@@ -147,26 +152,58 @@ class BoxSearch:
         return len(self.problem.piece_bounds)
 
     @cached_property
-    def whole_tables(self) -> Tables:
-        """The lists without the placements no part uses (those of pre-placed pieces)."""
-        return self.tables(self.problem.excluded)
-
-    def tables(self, left_out: frozenset[int] | set[int]) -> Tables:
-        """The lists without the placements a part leaves out."""
+    def tables(self) -> Tables:
+        """The placement lists, built once: a part leaves placements out by their masks instead
+        (`masks_without`), as rebuilding the lists for each of a small puzzle's parts took longer
+        than its search (the yass corpus: 0.8 s of lists against 0.06 s of search)."""
         keys, atoms = self.keys, self.entry_atoms
-        if left_out:
+        if self.problem.excluded:
             keep = np.ones(self.problem.atoms, bool)
-            keep[list(left_out)] = False
+            keep[list(self.problem.excluded)] = False
             chosen = keep[atoms]
             keys, atoms = keys[chosen], atoms[chosen]
-        groups = BOX_BITS * (1 << len(self.layout.strides)) * self.pieces
-        sizes = np.bincount(keys, minlength=groups)
-        offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        by_list = sizes.reshape(-1, self.pieces)
-        piece_bits = np.left_shift(np.uint64(1), np.arange(self.pieces, dtype=np.uint64))
-        nonempty = np.bitwise_or.reduce(np.where(by_list > 0, piece_bits, np.uint64(0)), axis=1)
-        longest = int(by_list.sum(axis=1).max(initial=0))
-        return Tables(offsets.astype(np.int32), nonempty.astype(np.uint64), atoms.astype(np.int32), max(longest, 1))
+        lists = BOX_BITS * (1 << len(self.layout.strides))
+        sizes = np.bincount(keys, minlength=lists * self.pieces)
+        offsets = np.concatenate(([0], np.cumsum(sizes)))
+        used = np.nonzero(sizes)[0]
+        nonempty = np.zeros(lists, np.uint64)
+        bits = np.left_shift(np.uint64(1), (used % self.pieces).astype(np.uint64))
+        np.bitwise_or.at(nonempty, used // self.pieces, bits)
+        longest = int(np.bincount(keys // self.pieces, minlength=lists).max(initial=1))
+        return Tables(offsets.astype(np.int32), nonempty, atoms.astype(np.int32), max(longest, 1))
+
+    def masks_without(self, left_out: frozenset[int] | set[int]) -> tuple[Any, Any]:
+        """The placements' masks with those left out covering the whole box: on a board that
+        holds anything (a part always has its kept atom placed) they never fit."""
+        banned = list(set(left_out) - self.problem.excluded)  # those are not in the lists at all
+        if not banned:
+            return self.mask_low, self.mask_high
+        low, high = self.mask_low.copy(), self.mask_high.copy()
+        low[banned] = ~np.uint64(0)
+        high[banned] = ~np.uint64(0)
+        return low, high
+
+    def kernel_tables(self, left_out: frozenset[int] | set[int] = frozenset()) -> tuple[Any, ...]:
+        """What box_kernel.search reads, in its order."""
+        from .cover_kernel import BIT_OF
+
+        layout, tables = self.layout, self.tables
+        mask_low, mask_high = self.masks_without(left_out)
+        return (
+            layout.target,
+            layout.strides,
+            layout.valid,
+            self.choose,
+            mask_low,
+            mask_high,
+            self.problem.atom_piece,
+            tables.offsets,
+            tables.nonempty,
+            tables.entries,
+            self.least,
+            self.most,
+            BIT_OF,
+        )
 
     def start(self, forced: Sequence[int]) -> tuple[Any, Any] | None:
         """The board and the copies left once the forced placements are made; None if they clash."""
@@ -182,31 +219,8 @@ class BoxSearch:
             return None
         return board, left
 
-    def kernel_tables(self, tables: Tables) -> tuple[Any, ...]:
-        """What box_kernel.search reads, in its order."""
-        from .cover_kernel import BIT_OF
-
-        layout = self.layout
-        return (
-            layout.target,
-            layout.strides,
-            layout.valid,
-            self.choose,
-            self.mask_low,
-            self.mask_high,
-            self.problem.atom_piece,
-            tables.offsets,
-            tables.nonempty,
-            tables.entries,
-            self.least,
-            self.most,
-            BIT_OF,
-        )
-
-    def _state(self, tables: Tables, board: Any, left: Any) -> tuple[Any, ...]:
-        from .box_kernel import state
-
-        return state(self.problem.cells, tables.longest, self.choose, board, left, _piece_set(left))
+    def _state(self, board: Any, left: Any, longest: int = 0) -> tuple[Any, ...]:
+        return state(self.problem.cells, max(self.tables.longest, longest), self.choose, board, left, _piece_set(left))
 
     def run(
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
@@ -217,9 +231,10 @@ class BoxSearch:
         started = self.start(forced)
         if started is None:
             return
-        tables = self.tables(left_out)
-        arguments = self.kernel_tables(tables)
-        work = self._state(tables, *started)
+        if set(left_out) - self.problem.excluded and not started[0].any():
+            raise ValueError("a part that leaves placements out must place some first")
+        arguments = self.kernel_tables(left_out)
+        work = self._state(*started)
         found = np.zeros((capacity, self.problem.cells + 1), np.int64)
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
@@ -239,29 +254,60 @@ class BoxSearch:
         if started is None:
             return []
         board, left = started
-        if ((self.layout.target & ~board) == 0).all():
+        if ((self.layout.target & ~board) == 0).all() or not board.any():
             return None
-        tables = self.tables(left_out)
-        work = self._state(tables, board, left)
+        work = self._state(board, left)
         found = np.zeros((1, self.problem.cells + 1), np.int64)
-        search(self.kernel_tables(tables), work, 0, 0, 0, found, np.zeros(1, np.int64))
+        search(self.kernel_tables(left_out), work, 0, 0, 0, found, np.zeros(1, np.int64))
         fits, fit_count, slots = work[3], work[4], work[5]
         return [int(a) for a in fits[0, slots[0], : max(int(fit_count[0]), 0)]]
 
-    def estimate(self, forced: Sequence[int], probes: int, seed: int = 1) -> float:
-        """Placements the search would make after `forced` (Knuth's random paths; see box_kernel)."""
+    def estimate(self, roots: Sequence[int], probes: int, seed: int = 1) -> float:
+        """Placements of the search that first places one of `roots` (say, each kept placement of
+        the breaking piece, a part each), from `probes` random paths (Knuth; see box_kernel)."""
         from .box_kernel import search
 
-        started = self.start(forced)
+        started = self.start(self.problem.forced)
         if started is None or probes <= 0:
             return 0.0
-        tables = self.whole_tables
-        work = self._state(tables, *started)
-        estimate = work[-1]
+        board, left = started
+        pieces = self.problem.atom_piece
+        fitting = [
+            atom
+            for atom in roots
+            if left[pieces[atom]] > 0 and not (board & [self.mask_low[atom], self.mask_high[atom]]).any()
+        ]
+        if not fitting:
+            return 0.0
+        work = self._state(board, left, len(fitting))
+        fits, fit_count, estimate = work[3], work[4], work[-1]
+        fits[0, 0, : len(fitting)] = fitting
+        fit_count[0] = len(fitting)
         estimate[1] = seed
         found = np.zeros((1, self.problem.cells + 1), np.int64)
-        search(self.kernel_tables(tables), work, 0, 2**62, probes, found, np.zeros(1, np.int64))
+        search(self.kernel_tables(), work, 0, 2**62, probes, found, np.zeros(1, np.int64))
         return float(estimate[0]) / probes
+
+
+def state(cells: int, longest: int, choose: int, board: Any, left: Any, pieces_left: int) -> tuple[Any, ...]:
+    """Fresh state for box_kernel.search (see there): per depth the boards, the lists of fitting
+    placements and where the search is in them; the copies left; scratch space."""
+    depth_limit = cells + 1
+    boards = np.zeros((depth_limit + 1, 2), np.uint64)
+    boards[0] = board
+    return (
+        left.copy(),
+        np.array([pieces_left], np.uint64),
+        boards,
+        np.zeros((depth_limit + 1, 2, longest), np.int64),  # fits
+        np.full(depth_limit + 1, -1, np.int64),  # fit_count
+        np.zeros(depth_limit + 1, np.int64),  # slots
+        np.zeros(depth_limit + 1, np.int64),  # positions
+        np.zeros(depth_limit + 1, np.int64),  # chosen
+        np.zeros((6, 2), np.uint64),  # toward: open cells whose neighbour that way is open
+        np.zeros(max(choose, 1), np.int64),  # candidates
+        np.zeros(2, np.float64),  # estimate: the sum and the random generator's state
+    )
 
 
 def _piece_set(left: Any) -> int:
@@ -293,6 +339,9 @@ def _neighbourhood(layout: Layout, masks: Any, atoms: Any, cells: Any) -> tuple[
 
 
 _SET_SIZE = np.array([bin(directions).count("1") for directions in range(64)], np.int64)
+# every subset of each set of (at most six) directions, the subsets of set f at _SUBSETS_START[f]
+_SUBSETS = np.array([sub for whole in range(64) for sub in range(64) if sub & ~whole == 0], np.int64)
+_SUBSETS_START = np.concatenate(([0], np.cumsum(np.left_shift(1, _SET_SIZE))[:-1]))
 
 
 def _popcount(direction_sets: Any) -> Any:

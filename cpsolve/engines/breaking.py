@@ -24,7 +24,11 @@ from cpsolve.models import PuzzleModel
 
 from .base import Engine
 
-PROBES = 256  # random paths per candidate set (at least 4 per kept atom)
+SIZE_PROBES = 64  # random paths to tell whether the search is big enough to choose for
+FIRST_PROBES = 256  # random paths for a first look at each candidate set
+FINAL_PROBES = 4096  # for the few best of them and the default (fewest kept atoms)
+FINALISTS = 3
+MARGIN = 0.7  # leave the default only for a set estimated this much smaller: the estimates are noisy
 SMALL_SEARCH = 200_000  # estimated placements below which the choice is not worth making (~20 ms)
 
 Estimator = Callable[[Sequence[int], int], float]  # (forced atoms, probes) -> placements
@@ -76,25 +80,35 @@ def choose(puzzle: PuzzleModel, engines: Sequence[Engine], deadline: Deadline = 
     estimator = estimator_for(puzzle, engines)
     first, estimate, chosen_by = options[0], None, ChosenBy.FEWEST_KEPT
     if estimator is not None:
-        estimate = _estimate(estimator, first)
-        if estimate >= SMALL_SEARCH:
-            for option in options[1:]:
-                deadline.check("estimating the search")
-                size = _estimate(estimator, option)
-                if size < estimate:
-                    first, estimate = option, size
+        estimate = estimator(first.kept, SIZE_PROBES)
+        if estimate >= SMALL_SEARCH and len(options) > 1:
+            first, estimate = _smallest(estimator, options, deadline)
             chosen_by = ChosenBy.ESTIMATE
     if chosen_by is ChosenBy.FEWEST_KEPT:  # among sets as few, the one whose second set cuts most
-        breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+        breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates, options)
         first = next(o for o in options if breaking is not None and frozenset(o.atoms) == breaking.first)
     else:
-        breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates, first)
+        breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates, [first])
     labels = puzzle.breaking_labels
     label = labels[first.index] if first.index < len(labels) else f"candidate {first.index}"
     return BreakingChoice(breaking, label, len(first.kept), estimate, chosen_by)
 
 
-def _estimate(estimator: Estimator, option: FirstSet) -> float:
-    """Placements of the whole search broken by `option`: the sum over its parts."""
-    probes = max(4, PROBES // len(option.kept))
-    return sum(estimator((atom,), probes) for atom in option.kept)
+def _smallest(estimator: Estimator, options: list[FirstSet], deadline: Deadline) -> tuple[FirstSet, float]:
+    """The set with the smallest estimated search, and its estimate: a first look at every set,
+    a closer one at the few best and the default, which is left only for a clearly smaller one."""
+    default = options[0]
+    first_look = []
+    for option in options:
+        deadline.check("estimating the search")
+        first_look.append((estimator(option.kept, FIRST_PROBES), option.index, option))
+    finalists = [option for _, _, option in sorted(first_look)[:FINALISTS]]
+    closer = {default.index: estimator(default.kept, FINAL_PROBES)}
+    for option in finalists:
+        deadline.check("estimating the search")
+        if option.index not in closer:
+            closer[option.index] = estimator(option.kept, FINAL_PROBES)
+    best = min(finalists, key=lambda option: closer[option.index])
+    if closer[best.index] < MARGIN * closer[default.index]:
+        return best, closer[best.index]
+    return default, closer[default.index]

@@ -40,9 +40,13 @@ class ExactCoverEngine(Engine):
     required_module = "numba"
     extra = "exact-cover"
 
+    loaded = False
+
     def load(self) -> None:
-        """Import numba and load both compiled searches (about 1 s; the very first use after
-        installing compiles them into numba's cache instead, several seconds, once)."""
+        """Import numba and load both compiled searches, once per process (about 1 s; the very
+        first use after installing compiles them into numba's cache instead, several seconds)."""
+        if ExactCoverEngine.loaded:
+            return
         line = CoverProblem(
             cells=1,
             fill_order=(0,),
@@ -64,7 +68,8 @@ class ExactCoverEngine(Engine):
             list(CoverEnumeration(search, [Part((), frozenset())], SearchOptions(), NO_DEADLINE))
         box = BoxSearch.of(block, CHOOSE_AMONG)
         assert box is not None
-        box.estimate((), probes=1)
+        box.estimate((0,), probes=1)
+        ExactCoverEngine.loaded = True
 
     def takes(self, puzzle: PuzzleModel) -> bool:
         return puzzle.cover_problem() is not None
@@ -72,13 +77,14 @@ class ExactCoverEngine(Engine):
     def search_estimator(self, puzzle: PuzzleModel) -> Callable[[Sequence[int], int], float] | None:
         """Knuth's estimate on the box search (in 2-D with the lowest cell, as the search runs)."""
         problem = puzzle.cover_problem()
-        layout = Layout.of(problem.positions) if problem is not None and problem.positions else None
-        if problem is None or layout is None:
+        if problem is None:
             return None
-        box = BoxSearch.of(problem, CHOOSE_AMONG if layout.three_d else LOWEST)
-        if box is None:
-            return None
-        return box.estimate
+        search = search_for(problem)
+        if isinstance(search, BoxSearch):
+            return search.estimate
+        layout = Layout.of(problem.positions) if problem.positions else None
+        box = BoxSearch.of(problem, LOWEST) if layout is not None else None
+        return None if box is None else box.estimate
 
     def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
         problem = puzzle.cover_problem()
@@ -123,13 +129,19 @@ class CellChoice(StrEnum):
 def search_for(problem: CoverProblem) -> CoverSearch | BoxSearch:
     """The box search where the target extends in all three directions and it takes the problem,
     else the lowest-cell search. In 2-D the lowest cell of a short-side-first order was measured
-    faster (pentominoes 6x10: 0.23 s against 0.28 s for the box search, README)."""
+    faster (pentominoes 6x10: 0.23 s against 0.28 s for the box search, README). The last
+    problem's search is kept: choosing the breaking and preparing the run both ask for it."""
+    last = _last_search
+    if last is not None and last[0] is problem:
+        return last[1]
     layout = Layout.of(problem.positions) if problem.positions else None
-    if layout is not None and layout.three_d:
-        box = BoxSearch.of(problem, CHOOSE_AMONG)
-        if box is not None:
-            return box
-    return CoverSearch.of(problem)
+    box = BoxSearch.of(problem, CHOOSE_AMONG) if layout is not None and layout.three_d else None
+    search = box if box is not None else CoverSearch.of(problem)
+    globals()["_last_search"] = (problem, search)
+    return search
+
+
+_last_search: tuple[CoverProblem, CoverSearch | BoxSearch] | None = None
 
 
 def cell_choice(search: CoverSearch | BoxSearch) -> CellChoice:

@@ -441,10 +441,12 @@ def _voxel_element(cells: Sequence[Cell], marks: dict[Cell, str], colours: dict[
     return f"    <voxel {attributes}>{_cube_string(size, marks, colours)}</voxel>"
 
 
-def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = ()) -> str:
+def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_symmetry: bool = False) -> str:
     """A BurrTools file of one problem for a resolved packing (models.packing.PackingPuzzle); each
-    assembly a sequence of its placements (piece number, cells, colours)."""
-    why = _not_writable(puzzle)
+    assembly a sequence of its placements (piece number, cells, colours). `any_symmetry` writes a
+    puzzle whose `symmetry` BurrTools cannot keep (BurrTools then reduces by its own rule), so
+    that BurrTools can be timed on the same search (`cpsolve bench --peers`)."""
+    why = _not_writable(puzzle, any_symmetry)
     if why:
         raise CpsolveError(f"{puzzle.name}: cannot be written as a BurrTools file: {why}")
     colour_names = sorted({c for p in puzzle.pieces for c in p.colours if c} | set(puzzle.target_colours.values()))
@@ -511,14 +513,14 @@ def _most(piece: Any, target_cells: int) -> int:
     return int(min(piece.bounds.high, target_cells // len(piece.cells)))
 
 
-def _not_writable(puzzle: Any) -> str:
+def _not_writable(puzzle: Any, any_symmetry: bool = False) -> str:
     if puzzle.fixed:
         return "pre-placed pieces (target.fixed) have no BurrTools counterpart"
     if puzzle.groups:
         return "groups bound how many pieces of several shapes are used; BurrTools has no such rule"
     if puzzle.separately:
         return "parts: separately (each part turned on its own) has no BurrTools counterpart"
-    if puzzle.symmetry != "all":
+    if puzzle.symmetry != "all" and not any_symmetry:
         return f"symmetry: {puzzle.symmetry}; BurrTools always removes rotations and mirror images itself"
     return ""
 

@@ -8,9 +8,10 @@ refuses are refused here too, with the reason in words.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from cpsolve.errors import SpecError
-from cpsolve.geometry import Cell, connected_components, dimension
+from cpsolve.geometry import Cell, canonical_shape, connected_components, dimension
 from cpsolve.models import BuildOptions
 from cpsolve.spec import LoadedSpec, Source, validate_data
 
@@ -111,3 +112,27 @@ def load_figure(path: str | Path, options: ReadOptions | None = None) -> LoadedS
 
 # yass fills pre-placed cells drawn in the wrong shape and still counts: so do we
 FORMAT = FileFormat("yass", (".soma",), load_figure, BuildOptions(require_fixed_copies=False))
+
+
+def figure_text(puzzle: Any) -> str | None:
+    """The puzzle as a yass figure, when it is one yass counts the same way: the seven Soma pieces
+    (each once, only turned) filling 27 connected cells, nothing pre-placed, optional or coloured,
+    symmetry `all`. None otherwise. Used to time yass on cpsolve's own Soma specs (bench --peers)."""
+    soma = sorted(canonical_shape(cells) for cells in SOMA_PIECES.values())
+    pieces = sorted(canonical_shape(p.cells) for p in puzzle.pieces if p.bounds.low == p.bounds.high == 1)
+    if len(pieces) != len(puzzle.pieces) or pieces != soma or len(puzzle.target) != SOMA_VOLUME:
+        return None
+    if puzzle.fixed or puzzle.optional or puzzle.coloured or puzzle.groups or puzzle.symmetry != "all":
+        return None
+    if len(connected_components(puzzle.target)) != 1:
+        return None
+    low = [min(c[i] for c in puzzle.target) for i in range(3)]
+    size = [max(c[i] for c in puzzle.target) - low[i] + 1 for i in range(3)]
+    filled = {(c[0] - low[0], c[1] - low[1], c[2] - low[2]) for c in puzzle.target}
+    slices = [
+        "\n".join(
+            "".join("*" if (x, y, z) in filled else "." for x in range(size[0])) for y in reversed(range(size[1]))
+        )
+        for z in reversed(range(size[2]))
+    ]
+    return "\n\n".join(slices) + "\n"
