@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve import formats, peers
-from cpsolve.engines import SearchOptions, engines_for
+from cpsolve.engines import SearchOptions, engines_for, reference
 from cpsolve.errors import CpsolveError
 from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS
 from cpsolve.models import build_model
@@ -47,15 +47,17 @@ class BenchRow:
     skipped: str | None = None
     refused: str | None = None  # why the file could not be read or built (bad input)
     peers: list[peers.PeerResult] = field(default_factory=list)
+    symmetry: str = "all"  # the spec's: BurrTools' counts compare only where it is `all`
 
     @property
     def reference(self) -> RunReport | None:
-        return self.results[0] if self.results else None
+        """The reference engine's run (None when `--engine` left it out)."""
+        return next((r for r in self.results if r.engine == reference().name), None)
 
     @property
     def other(self) -> RunReport | None:
         """The first engine beside the reference that took the puzzle."""
-        return self.results[1] if len(self.results) > 1 else None
+        return next((r for r in self.results if r.engine != reference().name), None)
 
     @property
     def fastest(self) -> RunReport | None:
@@ -89,9 +91,10 @@ class BenchRow:
                 continue
             if peer.program == peers.YASS and (peer.count, peer.raw) != (ours.counts.unique, ours.counts.raw):
                 found.append(f"yass counts unique {peer.count}, raw {peer.raw}")
-            burrtools_unique = ours.extra_counts.get("burrtools_unique")  # only for BurrTools files
-            if peer.program == peers.BURRTOOLS and burrtools_unique not in (None, peer.count):
-                found.append(f"burrTxt counts {peer.count} assemblies, cpsolve {burrtools_unique}")
+            if peer.program == peers.BURRTOOLS and self.symmetry == "all":  # else BurrTools' rule differs
+                theirs = ours.extra_counts.get("burrtools_unique", ours.counts.unique)
+                if peer.count != theirs:
+                    found.append(f"burrTxt counts {peer.count} assemblies, cpsolve {theirs} by BurrTools' rule")
         return found
 
     def as_json(self) -> dict[str, Any]:
@@ -151,7 +154,7 @@ def _bench_one(path: Path, options: BenchOptions, problem: str | None, source: s
     expected = {k: v for k, v in (spec.expected.model_dump() if spec.expected else {}).items() if v is not None}
     find_one = formats.format_for(path).find_one_unless_expected and not expected
     mode = "first" if find_one else "count"
-    row = BenchRow(source, spec.name, mode, expected)
+    row = BenchRow(source, spec.name, mode, expected, symmetry=spec.symmetry)
     if spec.slow and not options.include_slow:
         row.skipped = "slow (run with --slow)"
         return row

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -131,18 +131,42 @@ class Breaking:
         return sum(share_first * (share_second if b != -1 else 1.0) for _, b in self.weight)
 
 
-Maps = Any  # int64 array, one row per symmetry: the image of each atom
+@dataclass(frozen=True)
+class Subgroup:
+    """Some elements of a group: rows of its atom maps, kept as row numbers so that no copy of
+    the maps is made (a tile board has 200,000 atoms and 500 candidate sets)."""
+
+    maps: Any  # int64 array, one row per element of the whole group: the image of each atom
+    rows: Any  # int64 array: the elements in this subgroup
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def images(self, atoms: Any) -> Any:
+        """Element x atom: the image of each atom under each element."""
+        return self.maps[self.rows[:, None], np.asarray(atoms, np.int64)[None, :]]
+
+    def keeping(self, mask: Any) -> Subgroup:
+        return Subgroup(self.maps, self.rows[mask])
+
+    def fixing(self, atom: int) -> Subgroup:
+        """The stabiliser of an atom."""
+        return self.keeping(self.maps[self.rows, atom] == atom)
 
 
-def _orbit_firsts(members: Any, subgroup: Maps) -> Any:
+def _positions(members: Any, values: Any) -> Any:
+    """The position in `members` of each of the values (all of them members)."""
+    order = np.argsort(members, kind="stable")
+    return order[np.searchsorted(members[order], values)]
+
+
+def _orbit_firsts(members: Any, subgroup: Subgroup) -> Any:
     """For each of the atoms (which the subgroup maps onto themselves), the position in `members`
     of the first atom of its orbit."""
-    position = np.full(subgroup.shape[1], len(members), np.int64)
-    position[members] = np.arange(len(members))
-    return position[subgroup[:, members]].min(axis=0)
+    return _positions(members, subgroup.images(members)).min(axis=0)
 
 
-def _orbits(atoms: Sequence[int], subgroup: Maps) -> dict[int, set[int]]:
+def _orbits(atoms: Sequence[int], subgroup: Subgroup) -> dict[int, set[int]]:
     """Each orbit of the atoms under the subgroup (which maps them onto themselves), keyed by
     the first of its atoms in `atoms`.
 
@@ -158,26 +182,25 @@ def _orbits(atoms: Sequence[int], subgroup: Maps) -> dict[int, set[int]]:
     return orbits
 
 
-def _preserving(subgroup: Maps, atoms: Sequence[int]) -> Maps:
-    """The rows of the subgroup that map the atoms onto themselves."""
-    member = np.zeros(subgroup.shape[1], bool)
-    member[list(atoms)] = True
-    return subgroup[member[subgroup[:, list(atoms)]].all(axis=1)]
+def _preserving(subgroup: Subgroup, atoms: Sequence[int]) -> Subgroup:
+    """The elements of the subgroup that map the atoms onto themselves."""
+    members = np.asarray(atoms, np.int64)
+    return subgroup.keeping(np.isin(subgroup.images(members), members).all(axis=1))
 
 
-def _breaking(subgroup: Maps, first: Sequence[int], second: Sequence[int]) -> Breaking:
+def _breaking(subgroup: Subgroup, first: Sequence[int], second: Sequence[int]) -> Breaking:
     forbidden: list[int] = []
     pairs: list[tuple[int, int]] = []
     weight: dict[tuple[int, int], int] = {}
     seconds = np.asarray(second, np.int64)
     for rep, orbit in _orbits(first, subgroup).items():
         forbidden.extend(sorted(orbit - {rep}))
-        stabiliser = subgroup[subgroup[:, rep] == rep]
+        stabiliser = subgroup.fixing(rep)
         if not second or len(_preserving(stabiliser, second)) != len(stabiliser):
             weight[(rep, -1)] = len(orbit)
             continue
         firsts = _orbit_firsts(seconds, stabiliser)
-        fixing = (stabiliser[:, seconds] == seconds).sum(axis=0)  # elements that keep each atom
+        fixing = (stabiliser.images(seconds) == seconds).sum(axis=0)  # elements that keep each atom
         for position in np.unique(firsts).tolist():
             weight[(rep, int(seconds[position]))] = len(subgroup) // int(fixing[position])
         others = np.sort(seconds[firsts != np.arange(len(seconds))])
@@ -185,22 +208,22 @@ def _breaking(subgroup: Maps, first: Sequence[int], second: Sequence[int]) -> Br
     return Breaking(frozenset(first), frozenset(second), tuple(forbidden), tuple(pairs), weight)
 
 
-def _acts_freely(subgroup: Maps, atoms: Sequence[int]) -> bool:
+def _acts_freely(subgroup: Subgroup, atoms: Sequence[int]) -> bool:
     """No element but the identity keeps any of the atoms in place."""
-    identity = np.arange(subgroup.shape[1])
-    others = subgroup[(subgroup != identity).any(axis=1)]
-    return not (others[:, list(atoms)] == np.asarray(atoms)).any()
+    members = np.asarray(atoms, np.int64)
+    images = subgroup.images(members)
+    identity = (subgroup.maps[subgroup.rows] == np.arange(subgroup.maps.shape[1])).all(axis=1)
+    return not (images[~identity] == members).any()
 
 
 @dataclass(frozen=True)
 class FirstSet:
-    """A candidate first breaking set: the atoms, the subgroup K that maps it onto itself (as
-    atom maps, one row per element), and the atom kept of each orbit under K (the parts a
-    broken search splits into)."""
+    """A candidate first breaking set: the atoms, the subgroup K that maps it onto itself, and
+    the atom kept of each orbit under K (the parts a broken search splits into)."""
 
     index: int  # which of the model's candidates
     atoms: tuple[int, ...]
-    subgroup: Maps
+    subgroup: Subgroup
     kept: tuple[int, ...]
 
 
@@ -212,7 +235,8 @@ def first_sets(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -> lis
     maps a chiral piece onto its partner; reading a chain backwards moves its first cube to the
     last). A piece with no placement at all leaves no solution to break: it is never a set.
     """
-    valid_keeping = group.maps if group.is_valid is None else group.maps[group.proper]
+    every = np.arange(group.order)
+    valid_keeping = Subgroup(group.maps, every if group.is_valid is None else every[group.proper])
     options = []
     for index, first in enumerate(candidates):
         if not first:
@@ -255,12 +279,20 @@ def _retained(option: FirstSet, second: Sequence[int]) -> float:
     seconds = np.asarray(second, np.int64)
     share = 0.0
     for rep in option.kept:
-        stabiliser = subgroup[subgroup[:, rep] == rep]
+        stabiliser = subgroup.fixing(rep)
         if not second or len(_preserving(stabiliser, second)) != len(stabiliser):
             share += 1.0
             continue
         share += len(np.unique(_orbit_firsts(seconds, stabiliser))) / len(seconds)
     return share / len(option.atoms)
+
+
+KEY_TYPE = np.dtype(">i4")  # big-endian: keys of sorted solutions of one length compare as the tuples do
+
+
+def _key(solution: Solution) -> bytes:
+    """A sorted solution's dictionary key: its atoms as big-endian 32-bit integers."""
+    return np.asarray(solution, KEY_TYPE).tobytes()
 
 
 @dataclass
@@ -269,59 +301,81 @@ class Classifier:
 
     Without breaking each enumerated solution weighs 1 and a complete run must meet every image
     of every class once; with breaking, the weights of a class's members must add up to its size.
+    Solutions are best given in batches (`add_batch`): the images of all new ones are found with
+    one array operation (the Bedlam cube's 19,186 classes of 24 images: 0.3 s against 1.8 s one
+    by one, README).
     """
 
     group: SymmetryGroup
     breaking: Breaking | None = None
     classes: list[SolutionClass] = field(default_factory=list)
-    _class_of: dict[Solution, int] = field(default_factory=dict)
+    _class_of: dict[bytes, int] = field(default_factory=dict)  # each image's key (`_key`): its class
     raw_seen: int = 0
     weight_seen: int = 0
 
     def add(self, solution: Solution) -> SolutionClass | None:
         """Record one enumerated solution; return its class if it is the first of it."""
-        weight = 1 if self.breaking is None else self.breaking.weight_of(solution)
-        self.raw_seen += 1
-        self.weight_seen += weight
-        index = self._class_of.get(solution)
-        if index is not None:
-            self.classes[index].weight_seen += weight
-            return None
-        new_class = self._register(solution)
-        new_class.weight_seen = weight
-        return new_class
+        return self.add_batch([solution])[0]
+
+    def add_batch(self, solutions: Sequence[Solution]) -> list[SolutionClass | None]:
+        """Record enumerated solutions in order; for each, its class if it is the first of it."""
+        keys = [_key(solution) for solution in solutions]
+        unseen = [i for i, key in enumerate(keys) if key not in self._class_of]
+        computed = self._image_keys([solutions[i] for i in unseen])
+        images = {unseen[number]: image_keys for number, image_keys in computed.items()}
+        found: list[SolutionClass | None] = []
+        for number, (solution, key) in enumerate(zip(solutions, keys, strict=True)):
+            weight = 1 if self.breaking is None else self.breaking.weight_of(solution)
+            self.raw_seen += 1
+            self.weight_seen += weight
+            index = self._class_of.get(key)
+            if index is not None:  # seen before, or an image of a class found earlier in this batch
+                self.classes[index].weight_seen += weight
+                found.append(None)
+                continue
+            new_class = self._register(key, images[number])
+            new_class.weight_seen = weight
+            found.append(new_class)
+        return found
 
     def class_index(self, solution: Solution) -> int | None:
         """The class a solution found so far belongs to (any of its valid images), or None."""
-        return self._class_of.get(solution)
+        return self._class_of.get(_key(solution))
 
-    def _images(self, solution: Solution) -> list[Solution]:
-        """The solution's image under each element, all at once with one array (one row per element)."""
-        images = np.sort(self.group.maps[:, list(solution)], axis=1)
-        return [tuple(row) for row in images.tolist()]
+    def _image_keys(self, solutions: Sequence[Solution]) -> dict[int, list[bytes]]:
+        """For each solution (by its place in the batch), the key of its image under each element,
+        in the group's order: all solutions of one length with one array operation."""
+        by_length: dict[int, list[int]] = {}
+        for number, solution in enumerate(solutions):
+            by_length.setdefault(len(solution), []).append(number)
+        keys: dict[int, list[bytes]] = {}
+        for length, numbers in by_length.items():
+            atoms = np.array([solutions[n] for n in numbers], np.int64).reshape(len(numbers), length)
+            images = np.sort(self.group.maps[:, atoms], axis=2)  # element x solution x atom
+            rows = np.ascontiguousarray(images.transpose(1, 0, 2), dtype=KEY_TYPE)
+            as_bytes = cast(
+                list[list[bytes]], rows.view(np.dtype((np.void, 4 * length))).reshape(len(numbers), -1).tolist()
+            )
+            keys.update(zip(numbers, as_bytes, strict=True))
+        return keys
 
-    def _register(self, solution: Solution) -> SolutionClass:
-        index = len(self.classes)
+    def _register(self, key: bytes, images: list[bytes]) -> SolutionClass:
         is_valid = self.group.is_valid
-        proper_images: set[Solution] = set()
-        valid_images: set[Solution] = set()
-        stabiliser = valid_elements = 0
-        for element, image in zip(self.group.elements, self._images(solution), strict=True):
-            if image == solution:
-                stabiliser += 1
-            if element.proper:
-                proper_images.add(image)
-            if is_valid is None or image in proper_images or is_valid(image):
-                valid_elements += 1
-                valid_images.add(image)
-        for image in valid_images:
+        proper_keys = {image for image, is_proper in zip(images, self.group.proper.tolist(), strict=True) if is_proper}
+        if is_valid is None:
+            valid = images
+        else:
+            valid = [image for image in images if image in proper_keys or is_valid(_solution(image))]
+        valid_keys = set(valid)
+        index = len(self.classes)
+        for image in valid_keys:
             self._class_of[image] = index
         solution_class = SolutionClass(
-            representative=min(valid_images),
-            valid_images=len(valid_images),
-            stabiliser=stabiliser,
-            proper_images=len(proper_images),
-            valid_elements=valid_elements,
+            representative=_solution(min(valid_keys)),
+            valid_images=len(valid_keys),
+            stabiliser=images.count(key),
+            proper_images=len(proper_keys),
+            valid_elements=len(valid),
         )
         self.classes.append(solution_class)
         return solution_class
@@ -359,3 +413,7 @@ class Classifier:
         if self.weight_seen != written:
             problems.append(f"enumeration accounts for {self.weight_seen} raw solutions, classes for {written}")
         return problems
+
+
+def _solution(key: bytes) -> Solution:
+    return tuple(np.frombuffer(key, KEY_TYPE).tolist())

@@ -184,11 +184,12 @@ def run(
     classifier = Classifier(puzzle.group, prepared.compiled.breaking)
     shown: list[str] = []
     show = formats.format_for(path).show if options.show is None else options.show
-    solutions = iter(enumeration)
+    batches = enumeration.batches()
     try:
-        for solution in solutions:
-            new_class = classifier.add(solution)
-            if new_class is not None:
+        for batch in batches:
+            for new_class in classifier.add_batch(batch):
+                if new_class is None:
+                    continue
                 if len(shown) < show:
                     shown.append(puzzle.render(new_class.representative))
                 if on_new_class is not None:
@@ -200,7 +201,7 @@ def run(
     except Terminated:
         enumeration.interrupt(StopReason.TERMINATED)
     finally:
-        solutions.close()  # stops the search and its worker processes, whatever ended the loop
+        batches.close()  # stops the search and its worker processes, whatever ended the loop
     seconds = time.perf_counter() - started - prepared.loading_seconds
     report = _report(prepared.loaded, puzzle, prepared.engine.name, enumeration, classifier, seconds, shown)
     if isinstance(enumeration, PartsEnumeration):

@@ -56,6 +56,16 @@ class SearchOptions:
         return StopReason.FIRST_SOLUTION if self.first_only else StopReason.MAX_SOLUTIONS
 
 
+@dataclass(frozen=True)
+class SearchEstimator:
+    """`estimate(roots, probes)`: the placements a search makes that first places one of `roots`
+    (each kept atom of a breaking set), from that many random paths. `steady`: its estimates
+    were measured steady enough to choose between breaking sets by (README)."""
+
+    estimate: Callable[[Sequence[int], int], float]
+    steady: bool
+
+
 class Enumeration(ABC):
     """Iterate to receive solutions; afterwards `complete` and `stopped_by` tell how it ended."""
 
@@ -67,6 +77,23 @@ class Enumeration(ABC):
 
     @abstractmethod
     def __iter__(self) -> Generator[Solution, None, None]: ...
+
+    def batches(self) -> Generator[list[Solution], None, None]:
+        """The solutions in the lists they come in: an engine that finds several at once hands
+        them over together, so that the classifier takes them together (`__iter__`: one by one)."""
+        for solution in self:
+            yield [solution]
+
+    def take(self, solutions: list[Solution]) -> list[Solution]:
+        """Count a batch of found solutions against the solution limit; the part within it (the
+        reason recorded when the limit is reached)."""
+        limit = self.search.solution_limit
+        if limit is not None:
+            solutions = solutions[: max(0, limit - self.found)]
+        self.found += len(solutions)
+        if limit is not None and self.found >= limit:
+            self.interrupt(self.search.limit_reason)
+        return solutions
 
     def interrupt(self, reason: StopReason = StopReason.INTERRUPTED) -> None:
         """The consumer stopped (Ctrl-C); closing the iterator then stops the search."""
@@ -163,9 +190,8 @@ class Engine(ABC):
         """Processes for `--workers 0`: one unless an engine measured better with more."""
         return 1
 
-    def search_estimator(self, puzzle: PuzzleModel) -> Callable[[Sequence[int], int], float] | None:
-        """A function that estimates how many placements the search makes with given atoms forced
-        (from that many random probes), for choosing the symmetry breaking; None: cannot."""
+    def search_estimator(self, puzzle: PuzzleModel) -> SearchEstimator | None:
+        """How big the search would be, for choosing the symmetry breaking; None: cannot tell."""
         return None
 
     def splits_by_default(self, puzzle: PuzzleModel) -> bool:

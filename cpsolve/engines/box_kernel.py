@@ -82,6 +82,8 @@ def search(
     placements. With `probes` > 0 it instead follows that many random paths from depth 0 and
     adds Knuth's estimate of the number of placements to estimate[0] (divide by `probes`); the
     caller may set the root's list (fits[0, 0], fit_count[0]) to choose the first step from.
+    The paths start from the root's choices in turn (stratified: the spread between the root's
+    subtrees adds nothing to the estimate's), then go down at random.
     """
     (
         target,
@@ -202,13 +204,14 @@ def search(
                         found_length[solutions] = depth
                         solutions += 1
         if probes > 0:
-            if fit_count[depth] > 0:  # one random step down
+            if fit_count[depth] > 0:  # one random step down (from the root, each choice in turn)
                 weight *= fit_count[depth]
                 estimate[0] += weight
                 random ^= random << np.uint64(13)
                 random ^= random >> np.uint64(7)
                 random ^= random << np.uint64(17)
-                positions[depth] = int(random % np.uint64(fit_count[depth]))
+                step = probes_done if depth == 0 else int(random % np.uint64(fit_count[depth]))
+                positions[depth] = step % fit_count[depth]
             else:  # the path ends: back to the root (whose list is kept) for the next
                 probes_done += 1
                 while depth > 0:

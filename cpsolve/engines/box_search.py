@@ -299,7 +299,7 @@ def state(cells: int, longest: int, choose: int, board: Any, left: Any, pieces_l
         left.copy(),
         np.array([pieces_left], np.uint64),
         boards,
-        np.zeros((depth_limit + 1, 2, longest), np.int64),  # fits
+        np.zeros((depth_limit + 1, 2, longest), np.int32),  # fits
         np.full(depth_limit + 1, -1, np.int64),  # fit_count
         np.zeros(depth_limit + 1, np.int64),  # slots
         np.zeros(depth_limit + 1, np.int64),  # positions

@@ -3,12 +3,12 @@ fewest kept atoms.
 
 Every candidate set (say, one piece's placements) can break the symmetry; the search then runs
 once per kept atom of the set. How much work that is depends on the set far more than on how
-many atoms it keeps (on the Tetris cube the best piece's search is N times smaller than the
-worst's, README), so each candidate's search is estimated by random probes (Knuth's estimator)
-with an engine that can (`Engine.search_estimator`), and the smallest wins. The same choice
-serves every engine, so CP-SAT and the parts split use it too. Where no engine can estimate (no
-numba, or not a packing) or the search is small anyway, the set with the fewest kept atoms is
-used, as before.
+many atoms it keeps (on the Tetris cube the best piece's search makes 52 million placements, the
+worst's 289 million, README), so each candidate's search is estimated by random probes (Knuth's
+estimator) with an engine that can (`Engine.search_estimator`), and the smallest wins. The same
+choice serves every engine, so CP-SAT and the parts split use it too. Where no engine can
+estimate steadily (no numba; not a packing; a flat target, whose estimates spread too widely),
+or the search is small anyway, the set with the fewest kept atoms is used, as before.
 """
 
 from __future__ import annotations
@@ -22,16 +22,14 @@ from cpsolve.counting import Breaking, FirstSet, choose_breaking, first_sets
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
 
-from .base import Engine
+from .base import Engine, SearchEstimator
 
-SIZE_PROBES = 64  # random paths to tell whether the search is big enough to choose for
+SIZE_PROBES = 256  # random paths to tell whether the search is big enough to choose for
 FIRST_PROBES = 256  # random paths for a first look at each candidate set
 FINAL_PROBES = 4096  # for the few best of them and the default (fewest kept atoms)
 FINALISTS = 3
 MARGIN = 0.7  # leave the default only for a set estimated this much smaller: the estimates are noisy
 SMALL_SEARCH = 200_000  # estimated placements below which the choice is not worth making (~20 ms)
-
-Estimator = Callable[[Sequence[int], int], float]  # (forced atoms, probes) -> placements
 
 
 class ChosenBy(StrEnum):
@@ -62,7 +60,7 @@ class BreakingChoice:
         }
 
 
-def estimator_for(puzzle: PuzzleModel, engines: Sequence[Engine]) -> Estimator | None:
+def estimator_for(puzzle: PuzzleModel, engines: Sequence[Engine]) -> SearchEstimator | None:
     """The first installed engine's estimator for the puzzle, or None."""
     for engine in engines:
         if engine.installed():
@@ -80,9 +78,9 @@ def choose(puzzle: PuzzleModel, engines: Sequence[Engine], deadline: Deadline = 
     estimator = estimator_for(puzzle, engines)
     first, estimate, chosen_by = options[0], None, ChosenBy.FEWEST_KEPT
     if estimator is not None:
-        estimate = estimator(first.kept, SIZE_PROBES)
-        if estimate >= SMALL_SEARCH and len(options) > 1:
-            first, estimate = _smallest(estimator, options, deadline)
+        estimate = estimator.estimate(first.kept, SIZE_PROBES)
+        if estimator.steady and estimate >= SMALL_SEARCH and len(options) > 1:
+            first, estimate = _smallest(estimator.estimate, options, deadline)
             chosen_by = ChosenBy.ESTIMATE
     if chosen_by is ChosenBy.FEWEST_KEPT:  # among sets as few, the one whose second set cuts most
         breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates, options)
@@ -94,7 +92,9 @@ def choose(puzzle: PuzzleModel, engines: Sequence[Engine], deadline: Deadline = 
     return BreakingChoice(breaking, label, len(first.kept), estimate, chosen_by)
 
 
-def _smallest(estimator: Estimator, options: list[FirstSet], deadline: Deadline) -> tuple[FirstSet, float]:
+def _smallest(
+    estimator: Callable[[Sequence[int], int], float], options: list[FirstSet], deadline: Deadline
+) -> tuple[FirstSet, float]:
     """The set with the smallest estimated search, and its estimate: a first look at every set,
     a closer one at the few best and the default, which is left only for a clearly smaller one."""
     default = options[0]

@@ -15,7 +15,7 @@ even where no solution turns up for a long time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Generator
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -25,13 +25,13 @@ from cpsolve.counting import Breaking, Solution
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
 
-from .base import Engine, Enumeration, PartKey, Prepared, SearchOptions
+from .base import Engine, Enumeration, PartKey, Prepared, SearchEstimator, SearchOptions
 from .box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
 from .cover_search import CoverSearch
 
 STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s between checks
 FOUND_CAPACITY = 1024
-PARALLEL_PLACEMENTS = 5_000_000  # estimated placements from which `--workers 0` uses every core
+PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` uses every core (README)
 
 
 class ExactCoverEngine(Engine):
@@ -74,17 +74,16 @@ class ExactCoverEngine(Engine):
     def takes(self, puzzle: PuzzleModel) -> bool:
         return puzzle.cover_problem() is not None
 
-    def search_estimator(self, puzzle: PuzzleModel) -> Callable[[Sequence[int], int], float] | None:
-        """Knuth's estimate on the box search (in 2-D with the lowest cell, as the search runs)."""
+    def search_estimator(self, puzzle: PuzzleModel) -> SearchEstimator | None:
+        """Knuth's estimate on the box search. Only the 3-D estimates (fewest open neighbours)
+        are steady: on pentominoes 6x10, 4096 paths put the X piece's search (2.5 million
+        placements) anywhere from 1.9 to 5.5 million and another piece's (5.1 million) up to
+        177 million, so in 2-D the breaking keeps the fewest kept atoms."""
         problem = puzzle.cover_problem()
-        if problem is None:
+        search = None if problem is None else search_for(problem)
+        if not isinstance(search, BoxSearch):
             return None
-        search = search_for(problem)
-        if isinstance(search, BoxSearch):
-            return search.estimate
-        layout = Layout.of(problem.positions) if problem.positions else None
-        box = BoxSearch.of(problem, LOWEST) if layout is not None else None
-        return None if box is None else box.estimate
+        return SearchEstimator(search.estimate, steady=search.choose != LOWEST)
 
     def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
         problem = puzzle.cover_problem()
@@ -122,30 +121,35 @@ def parts_for(problem: CoverProblem, breaking: Breaking | None, key: PartKey | N
 class CellChoice(StrEnum):
     """Which cell the search fills next (the JSON `cell_choice`)."""
 
-    LOWEST = "lowest"  # the lowest open cell in the family's fill order (cover_kernel.py)
-    FEWEST_NEIGHBOURS = "fewest-neighbours"  # box_search.py, for targets that extend in 3-D
+    LOWEST = "lowest"  # the lowest open cell in the family's fill order
+    FEWEST_NEIGHBOURS = "fewest-neighbours"  # among open cells with the fewest open neighbours
+
+
+def cell_choice(search: CoverSearch | BoxSearch) -> CellChoice:
+    if isinstance(search, BoxSearch) and search.choose != LOWEST:
+        return CellChoice.FEWEST_NEIGHBOURS
+    return CellChoice.LOWEST
 
 
 def search_for(problem: CoverProblem) -> CoverSearch | BoxSearch:
-    """The box search where the target extends in all three directions and it takes the problem,
-    else the lowest-cell search. In 2-D the lowest cell of a short-side-first order was measured
-    faster (pentominoes 6x10: 0.23 s against 0.28 s for the box search, README). The last
-    problem's search is kept: choosing the breaking and preparing the run both ask for it."""
+    """The box search wherever it takes the problem (at most 128 cells of bounding box, no optional
+    cells or groups): where the target extends in all three directions filling the cell with the
+    fewest open neighbours, else the lowest open cell of a short-side-first order (pentominoes
+    6x10: 0.12 s on the box search against 0.22 s on the lowest-cell search, whose tables look at
+    every placement of a cell where the box search skips the pieces used and the placements
+    that need a closed neighbour; README). Else the lowest-cell search. The last problem's search
+    is kept: choosing the breaking and preparing the run both ask for it."""
     last = _last_search
     if last is not None and last[0] is problem:
         return last[1]
     layout = Layout.of(problem.positions) if problem.positions else None
-    box = BoxSearch.of(problem, CHOOSE_AMONG) if layout is not None and layout.three_d else None
+    box = None if layout is None else BoxSearch.of(problem, CHOOSE_AMONG if layout.three_d else LOWEST)
     search = box if box is not None else CoverSearch.of(problem)
     globals()["_last_search"] = (problem, search)
     return search
 
 
 _last_search: tuple[CoverProblem, CoverSearch | BoxSearch] | None = None
-
-
-def cell_choice(search: CoverSearch | BoxSearch) -> CellChoice:
-    return CellChoice.FEWEST_NEIGHBOURS if isinstance(search, BoxSearch) else CellChoice.LOWEST
 
 
 class ExactCoverPrepared(Prepared):
@@ -197,14 +201,19 @@ class CoverEnumeration(Enumeration):
         self.steps = 0
 
     def __iter__(self) -> Generator[Solution, None, None]:
+        for batch in self.batches():
+            yield from batch
+
+    def batches(self) -> Generator[list[Solution], None, None]:
+        """The solutions of each compiled slice together (up to FOUND_CAPACITY)."""
         for part in self.parts:
             if self.out_of_time():
                 return
             for solutions, steps in self.cover.run(part.forced, part.left_out, STEP_BUDGET, FOUND_CAPACITY):
                 self.steps += steps
-                for solution in solutions:
-                    yield solution
-                    if self.counted():
+                if solutions:
+                    yield self.take(solutions)
+                    if self.stopped_by is not None:
                         return
                 if self.out_of_time():
                     return

@@ -65,15 +65,20 @@ class PartsEnumeration(Enumeration):
         self.parts_done = 0
 
     def __iter__(self) -> Generator[Solution, None, None]:
+        for batch in self.batches():
+            yield from batch
+
+    def batches(self) -> Generator[list[Solution], None, None]:
+        """Each part's or worker's solutions in the batches they arrive in."""
         if self.workers == 1:
             yield from self._in_this_process()
         else:
             yield from self._in_workers()
 
-    def _in_this_process(self) -> Generator[Solution, None, None]:
+    def _in_this_process(self) -> Generator[list[Solution], None, None]:
         for key in self.parts:
             part = self.prepared.enumerate(self.search, self.deadline, key)
-            yield from part
+            yield from part.batches()
             self._part_done(part.stopped_by)
             if self.stopped_by is not None:
                 return
@@ -87,7 +92,7 @@ class PartsEnumeration(Enumeration):
         if stopped_by is not None:
             self.interrupt(stopped_by)
 
-    def _in_workers(self) -> Generator[Solution, None, None]:
+    def _in_workers(self) -> Generator[list[Solution], None, None]:
         context = multiprocessing.get_context("fork")
         tasks: multiprocessing.Queue[PartKey | None] = context.Queue()
         results: multiprocessing.Queue[Message] = context.Queue()
@@ -106,7 +111,7 @@ class PartsEnumeration(Enumeration):
                     continue
                 kind, payload, reason = message
                 if kind == "found":
-                    yield from payload
+                    yield payload
                 elif kind == "done":
                     self._part_done(None if reason is None else StopReason(reason))
                 else:
@@ -149,8 +154,8 @@ def _work(
             part = prepared.enumerate(search, deadline, key)
             batch: list[Solution] = []
             sent = time.monotonic()
-            for solution in part:
-                batch.append(solution)
+            for found in part.batches():
+                batch.extend(found)
                 if len(batch) >= BATCH_SIZE or time.monotonic() - sent > BATCH_SECONDS:
                     results.put(("found", batch, None))
                     batch, sent = [], time.monotonic()

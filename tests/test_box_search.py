@@ -1,0 +1,271 @@
+"""The box search (fewest open neighbours, box_kernel.py) against the lowest-cell search and an
+independent brute force; its estimates; the breaking chosen by estimated search size."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from bruteforce import count
+from conftest import SPECS, built, checked_run, corpus_dir
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cpsolve import engines
+from cpsolve.counting import FirstSet, Subgroup, choose_breaking, first_sets
+from cpsolve.engines import SearchOptions, breaking
+from cpsolve.engines.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
+from cpsolve.engines.cover_search import CoverSearch
+from cpsolve.engines.exact_cover import (
+    CellChoice,
+    CoverEnumeration,
+    ExactCoverEngine,
+    Part,
+    parts_for,
+    search_for,
+)
+from cpsolve.errors import CpsolveError
+from cpsolve.limits import NO_DEADLINE
+from cpsolve.models import CoverProblem, PuzzleModel
+from cpsolve.models.base import BuildOptions
+from cpsolve.models.packing import PackingBuilder
+from cpsolve.run import RunOptions, run
+from cpsolve.spec import LoadedSpec, Source, validate_data
+
+SHAPES: dict[str, list[tuple[int, int, int]]] = {
+    "domino": [(0, 0, 0), (1, 0, 0)],
+    "bar": [(0, 0, 0), (1, 0, 0), (2, 0, 0)],
+    "vee": [(0, 0, 0), (1, 0, 0), (0, 1, 0)],
+    "ell": [(0, 0, 0), (1, 0, 0), (2, 0, 0), (0, 1, 0)],
+    "tee": [(0, 0, 0), (1, 0, 0), (2, 0, 0), (1, 1, 0)],
+    "screw": [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 0, 1)],
+    "tripod": [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)],
+}
+
+
+def model_of(data: dict[str, Any]) -> PuzzleModel:
+    spec = validate_data(data, Source("generated.yaml"))
+    return PackingBuilder().build(LoadedSpec(spec, Source("generated.yaml")), BuildOptions())
+
+
+def solutions(search: CoverSearch | BoxSearch, parts: list[Part]) -> list[tuple[int, ...]]:
+    return list(CoverEnumeration(search, parts, SearchOptions(), NO_DEADLINE))
+
+
+@st.composite
+def small_packings(draw: st.DrawFn) -> dict[str, Any]:
+    """A 3-D target (a box with a few cells taken out) and pieces whose copies may vary."""
+    size = draw(st.sampled_from([(2, 2, 2), (3, 2, 2), (2, 2, 3), (3, 3, 2)]))
+    cells = [(x, y, z) for z in range(size[2]) for y in range(size[1]) for x in range(size[0])]
+    removed = draw(st.sets(st.sampled_from(cells), max_size=2))
+    target = [list(c) for c in cells if c not in removed]
+    names = draw(st.lists(st.sampled_from(sorted(SHAPES)), min_size=1, max_size=3, unique=True))
+    pieces = {}
+    for name in names:
+        least = draw(st.integers(0, 2))
+        most = draw(st.integers(max(least, 1), 4))
+        pieces[name] = {"cells": [list(c) for c in SHAPES[name]], "copies": [least, most]}
+    pieces["cube"] = {"cells": [[0, 0, 0]], "copies": [0, draw(st.integers(0, 2))]}
+    return {"pieces": pieces, "target": {"cells": target}, "symmetry": "all"}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_packings())
+def test_the_box_search_meets_the_same_solutions_as_the_lowest_cell_search(data: dict[str, Any]) -> None:
+    try:
+        puzzle = model_of(data)
+    except CpsolveError:
+        return  # the volumes cannot match: refused before any search
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    whole = [Part(problem.forced, problem.excluded)]
+    expected = sorted(solutions(CoverSearch.of(problem), whole))
+    for choose in (CHOOSE_AMONG, LOWEST):
+        box = BoxSearch.of(problem, choose)
+        assert box is not None
+        assert sorted(solutions(box, whole)) == expected
+    brute_raw = count(_bruteforce_pieces(data), [tuple(c) for c in data["target"]["cells"]])[0]
+    assert len(expected) == brute_raw
+
+
+def _bruteforce_pieces(data: dict[str, Any]) -> dict[str, tuple[list[tuple[int, int, int]], int, int]]:
+    return {
+        name: ([tuple(c) for c in piece["cells"]], piece["copies"][0], piece["copies"][1])
+        for name, piece in data["pieces"].items()
+    }
+
+
+@pytest.mark.parametrize("name", ["soma.yaml", "cubissimo.yaml", "coffin.yaml", "t_tetracubes_6x6x2.yaml"])
+def test_the_box_search_parts_meet_the_same_solutions_as_the_lowest_cell_search(name: str) -> None:
+    puzzle = built(SPECS / name)
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    box = search_for(problem)
+    assert isinstance(box, BoxSearch)  # these targets extend in three directions
+    assert sorted(solutions(box, parts)) == sorted(solutions(CoverSearch.of(problem), parts))
+
+
+def test_the_box_search_and_the_lowest_cell_search_agree_on_the_yass_corpus() -> None:
+    corpus = corpus_dir("yass")
+    with (corpus / "counts.tsv").open() as handle:
+        figures = [row["figure"] for row in csv.DictReader(handle, delimiter="\t") if not row["error"]]
+    compared = 0
+    for figure in figures:
+        puzzle = built(corpus / "figures" / figure)
+        problem = puzzle.cover_problem()
+        assert problem is not None
+        parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+        box = BoxSearch.of(problem, CHOOSE_AMONG)
+        if box is None:  # a box of more than 128 cells (a long snake): the lowest-cell search runs it
+            continue
+        assert sorted(solutions(box, parts)) == sorted(solutions(CoverSearch.of(problem), parts)), figure
+        compared += 1
+    assert compared >= 150
+
+
+def test_the_search_is_chosen_by_the_shape_of_the_target() -> None:
+    solid, flat = search_for(_problem("soma.yaml")), search_for(_problem("pentominoes_6x10.yaml"))
+    assert isinstance(solid, BoxSearch) and solid.choose == CHOOSE_AMONG  # 3-D: fewest open neighbours
+    assert isinstance(flat, BoxSearch) and flat.choose == LOWEST  # flat: the lowest open cell
+    assert isinstance(search_for(_problem("foam_colours.yaml")), CoverSearch)  # optional cells, groups
+    assert checked_run(SPECS / "pentominoes_6x10.yaml").as_json()["cell_choice"] == "lowest"
+    assert checked_run(SPECS / "soma.yaml").search == {"cell_choice": str(CellChoice.FEWEST_NEIGHBOURS)}
+    report = checked_run(SPECS / "t_tetracubes_6x6x2.yaml")
+    assert report.as_json()["cell_choice"] == "fewest-neighbours"
+
+
+def _problem(name: str) -> CoverProblem:
+    problem = built(SPECS / name).cover_problem()
+    assert problem is not None
+    return problem
+
+
+def test_a_target_beyond_128_cells_of_box_takes_the_lowest_cell_search() -> None:
+    assert Layout.of([(x, y, z) for x in range(6) for y in range(6) for z in range(4)]) is None  # 144 cells
+    assert Layout.of([(x, y, z) for x in range(4) for y in range(4) for z in range(8)]) is not None  # 128
+
+
+def test_the_box_layout_finds_each_cells_neighbours() -> None:
+    cells = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (2, 2, 1)]
+    layout = Layout.of(cells)
+    assert layout is not None and layout.three_d
+    bit = dict(zip(cells, layout.bit_of_cell.tolist(), strict=True))
+    for stride, valid in zip(layout.strides.tolist(), layout.valid, strict=True):
+        has = {c for c in cells if (int(valid[bit[c] >> 6]) >> (bit[c] & 63)) & 1}
+        expected = {c for c in cells if any(bit.get(o) == bit[c] + stride for o in cells if _adjacent(c, o))}
+        assert has == expected
+
+
+def _adjacent(a: Sequence[int], b: Sequence[int]) -> bool:
+    return sum(abs(p - q) for p, q in zip(a, b, strict=True)) == 1
+
+
+def test_first_choices_split_a_part_into_disjoint_parts_that_make_it_whole() -> None:
+    puzzle = built(SPECS / "soma.yaml")
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    box = search_for(problem)
+    (part, *_) = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    choices = box.first_choices(part.forced, part.left_out)
+    assert choices
+    split = [s for atom in choices for s in solutions(box, [Part((*part.forced, atom), part.left_out)])]
+    assert len(split) == len(set(split))
+    assert sorted(split) == sorted(solutions(box, [part]))
+
+
+def test_a_full_board_has_no_first_choices() -> None:
+    problem = _problem("coffin.yaml")
+    box = search_for(problem)
+    (solution, *_) = solutions(box, [Part(problem.forced, problem.excluded)])
+    assert box.first_choices(solution, frozenset()) is None
+
+
+# -- estimates -----------------------------------------------------------------------------------
+
+
+def test_the_estimate_is_close_to_the_placements_the_search_makes() -> None:
+    """Knuth's estimator is unbiased: with many probes it lands near the true size."""
+    puzzle = built(SPECS / "soma.yaml")
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    box = search_for(problem)
+    assert isinstance(box, BoxSearch)
+    (option, *_) = first_sets(puzzle.group, puzzle.breaking_candidates)
+    parts = [Part((*problem.forced, r), frozenset()) for r in option.kept]  # as the estimate sees them
+    enumeration = CoverEnumeration(box, parts, SearchOptions(), NO_DEADLINE)
+    list(enumeration)
+    actual = enumeration.steps + len(option.kept)  # the kept atoms themselves are placements too
+    estimate = box.estimate(option.kept, probes=20_000, seed=7)
+    assert 0.8 * actual < estimate < 1.25 * actual, (estimate, actual)
+    assert box.estimate([], probes=100) == 0.0
+
+
+def test_estimates_are_repeatable_and_differ_by_seed() -> None:
+    box = search_for(_problem("soma.yaml"))
+    assert isinstance(box, BoxSearch)
+    roots = list(range(0, 40))
+    assert box.estimate(roots, 64, seed=3) == box.estimate(roots, 64, seed=3)
+
+
+class StubEstimator:
+    """Sizes given per set of kept atoms; records what was asked."""
+
+    def __init__(self, sizes: dict[tuple[int, ...], float]) -> None:
+        self.sizes = sizes
+        self.asked: list[int] = []
+
+    def __call__(self, roots: Sequence[int], probes: int) -> float:
+        self.asked.append(probes)
+        return self.sizes[tuple(roots)]
+
+
+def _option(index: int, kept: tuple[int, ...]) -> FirstSet:
+    return FirstSet(index, kept, Subgroup(np.zeros((2, 1), np.int64), np.arange(2)), kept)
+
+
+def test_the_default_is_left_only_for_a_clearly_smaller_search() -> None:
+    default, slightly, clearly = _option(0, (1,)), _option(1, (2, 3)), _option(2, (4, 5, 6))
+    near = StubEstimator({(1,): 1e6, (2, 3): 0.8e6, (4, 5, 6): 2e6})
+    assert breaking._smallest(near, [default, slightly, clearly], NO_DEADLINE)[0] is default
+    far = StubEstimator({(1,): 1e6, (2, 3): 0.5e6, (4, 5, 6): 2e6})
+    assert breaking._smallest(far, [default, slightly, clearly], NO_DEADLINE)[0] is slightly
+    assert max(far.asked) == breaking.FINAL_PROBES
+
+
+def test_runs_report_the_breaking_and_how_it_was_chosen() -> None:
+    small = checked_run(SPECS / "soma.yaml").as_json()["breaking"]
+    assert small["set"] == "piece Z" and small["kept"] == 2
+    assert small["chosen_by"] == "fewest kept atoms"  # a search this small is not worth choosing for
+    assert small["estimated_placements"] > 0
+    flat = checked_run(SPECS / "pentominoes_6x10.yaml").as_json()["breaking"]
+    assert flat["chosen_by"] == "fewest kept atoms"  # flat: the estimates spread too widely to choose by
+    assert flat["set"] == "piece X" and flat["estimated_placements"] > breaking.SMALL_SEARCH
+    off = checked_run(SPECS / "soma.yaml", RunOptions(show=0, symmetry_breaking=False)).as_json()
+    assert off["breaking"] is None
+
+
+def test_without_numba_the_breaking_falls_back_to_the_fewest_kept_atoms(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ExactCoverEngine, "required_module", "a_module_that_is_not_installed")
+    report = checked_run(SPECS / "soma.yaml", RunOptions(show=0, engine="cpsat"))
+    assert report.as_json()["breaking"]["estimated_placements"] is None
+    assert report.counts.unique == 240
+
+
+@pytest.mark.parametrize(("name", "piece"), [("bedlam.yaml", "piece D"), ("tetris_cube.yaml", "piece yellow4")])
+def test_the_estimate_chooses_the_sets_measured_best(name: str, piece: str) -> None:
+    """The issue measured, by full searches: for Bedlam the symmetric X pentacube (D here, 2 kept),
+    for the Tetris cube a hexacube (yellow4: 52 million placements against up to 289 million for
+    the other pieces, README); the piece with the most placements was the worst."""
+    choice = engines.choose_breaking(built(SPECS / name))
+    assert (choice.label, choice.chosen_by) == (piece, breaking.ChosenBy.ESTIMATE)
+
+
+def test_a_time_limit_stops_the_box_search_within_moments() -> None:
+    report = run(SPECS / "bedlam.yaml", RunOptions(show=0, workers=1, search=SearchOptions(time_limit=1.0)))
+    assert not report.complete and report.stopped_by == "time limit"
+    assert report.seconds < 3.0
+    assert report.identity_problems == []  # what was found is counted truly
