@@ -1,10 +1,23 @@
-"""What the exact-cover search costs: placements tried and seconds, by fill order, against xcover.
+"""What the exact-cover search costs: placements and seconds by search and cell choice, and by
+symmetry-breaking set.
 
-Usage: python benchmarks/exact_cover_search.py [--repeat N] [--xcover] SPEC...
-Times the enumeration alone (model built, compiled search loaded, symmetry breaking as in a run),
-best of N, for the fill order the model gives (the shortest side of the bounding box first) and
-for plain target order (z, then y, then x). With --xcover, also xcover's dancing cells on the same
-rows, where it is installed (`pip install xcover`; not a dependency of cpsolve).
+Usage: python benchmarks/exact_cover_search.py [--repeat N] [--limit S] [--breaking] [--xcover] SPEC...
+
+Times the enumeration alone (model built, compiled searches loaded, symmetry breaking as a run
+chooses it), best of N, one core, for
+
+- the lowest-cell search (cover_search.py) filling the shortest side of the bounding box first,
+  and filling in plain target order (z, then y, then x);
+- the box search (box_search.py) filling the lowest open cell (short side first), and, where the
+  target extends in all three directions, the cell with the fewest open neighbours: the first
+  such cell (K=1), or among the first K the one with the fewest fitting placements (as runs do).
+
+With --breaking, every set that can break the symmetry in turn on the search a run uses: its kept
+atoms, the estimate a run would make of it (4096 probes) and the placements and seconds of the
+whole search under it, so that the estimate can be held against the truth. A search stopped by
+--limit (seconds, default 120) shows `>` and the placements it made until then. With --xcover, also
+xcover's dancing cells on the same rows where it is installed (`pip install xcover`; not a
+dependency of cpsolve).
 """
 
 from __future__ import annotations
@@ -13,15 +26,22 @@ import argparse
 import dataclasses
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from cpsolve.counting import Breaking, choose_breaking
+from cpsolve.counting import Breaking, choose_breaking, first_sets
 from cpsolve.engines import SearchOptions
-from cpsolve.engines.exact_cover import CoverEnumeration, CoverSearch, ExactCoverEngine, parts_for
-from cpsolve.limits import NO_DEADLINE
-from cpsolve.models import CoverProblem, build_model
+from cpsolve.engines import choose_breaking as choose_run_breaking
+from cpsolve.engines.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
+from cpsolve.engines.breaking import FINAL_PROBES
+from cpsolve.engines.cover_search import CoverSearch
+from cpsolve.engines.exact_cover import CoverEnumeration, ExactCoverEngine, parts_for, search_for
+from cpsolve.limits import Deadline
+from cpsolve.models import CoverProblem, PuzzleModel, build_model
 from cpsolve.run import load_puzzle
+
+Search = CoverSearch | BoxSearch
 
 
 def best_of(repeat: int, work: Callable[[], int]) -> tuple[int, float]:
@@ -33,19 +53,67 @@ def best_of(repeat: int, work: Callable[[], int]) -> tuple[int, float]:
     return result, best
 
 
-def ours(problem: CoverProblem, breaking: Breaking | None, repeat: int) -> tuple[int, int, float]:
-    search = CoverSearch.of(problem)
-    steps = 0
+@dataclass
+class Timing:
+    placements: int = 0
+    solutions: int = 0
+    seconds: float = 0.0
+    complete: bool = True
 
-    def work() -> int:
-        nonlocal steps
-        enumeration = CoverEnumeration(search, parts_for(problem, breaking), SearchOptions(), NO_DEADLINE)
-        solutions = sum(1 for _ in enumeration)
-        steps = enumeration.steps
-        return solutions
+    def row(self) -> str:
+        placements = f"{'' if self.complete else '>'}{self.placements:,}"
+        return f"{placements:>14} {self.solutions:>9} {self.seconds:>8.3f}"
 
-    solutions, seconds = best_of(repeat, work)
-    return steps, solutions, seconds
+
+def timed(search: Search, breaking: Breaking | None, repeat: int, limit: float) -> Timing:
+    """The whole enumeration on one core, best of `repeat` (once if it hits `limit` seconds)."""
+    timing = Timing(seconds=float("inf"))
+    for _ in range(repeat):
+        started = time.perf_counter()
+        parts = parts_for(search.problem, breaking)
+        enumeration = CoverEnumeration(search, parts, SearchOptions(), Deadline.after(limit))
+        timing.solutions = sum(len(batch) for batch in enumeration.batches())
+        timing.seconds = min(timing.seconds, time.perf_counter() - started)
+        timing.placements, timing.complete = enumeration.steps, enumeration.complete
+        if not timing.complete:
+            break
+    return timing
+
+
+def searches(problem: CoverProblem) -> list[tuple[str, Search]]:
+    """Every search that takes the problem, labelled."""
+    target_order = dataclasses.replace(problem, fill_order=tuple(range(problem.cells)))
+    found: list[tuple[str, Search | None]] = [
+        ("lowest-cell, short side", CoverSearch.of(problem)),
+        ("lowest-cell, z y x", CoverSearch.of(target_order)),
+        ("box, lowest cell", BoxSearch.of(problem, LOWEST)),
+    ]
+    layout = Layout.of(problem.positions) if problem.positions else None
+    if layout is not None and layout.three_d:
+        found.append(("box, fewest neighbours, K=1", BoxSearch.of(problem, 1)))
+        found.append((f"box, fewest neighbours, K={CHOOSE_AMONG}", BoxSearch.of(problem, CHOOSE_AMONG)))
+    return [(label, search) for label, search in found if search is not None]
+
+
+def compare_searches(spec: str, puzzle: PuzzleModel, problem: CoverProblem, repeat: int, limit: float) -> None:
+    breaking = choose_run_breaking(puzzle).breaking
+    for label, search in searches(problem):
+        print(f"{spec:32} {label:>28} {timed(search, breaking, repeat, limit).row()}")
+
+
+def compare_breaking(spec: str, puzzle: PuzzleModel, problem: CoverProblem, repeat: int, limit: float) -> None:
+    """Each breaking set on the run's search: estimated against measured placements."""
+    search = search_for(problem)
+    estimator = search.estimate if isinstance(search, BoxSearch) else None
+    chosen = choose_run_breaking(puzzle)
+    labels = puzzle.breaking_labels
+    print(f"{spec}: a run chooses {chosen.label} ({chosen.chosen_by})")
+    print(f"  {'set':24} {'kept':>5} {'estimated':>14} {'placements':>14} {'solutions':>9} {'seconds':>8}")
+    for option in first_sets(puzzle.group, puzzle.breaking_candidates):
+        breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates, [option])
+        estimate = "-" if estimator is None else f"{estimator(option.kept, FINAL_PROBES):,.0f}"
+        label = labels[option.index] if option.index < len(labels) else f"candidate {option.index}"
+        print(f"  {label:24} {len(option.kept):>5} {estimate:>14} {timed(search, breaking, repeat, limit).row()}")
 
 
 def xcover_time(problem: CoverProblem, breaking: Breaking | None, repeat: int) -> tuple[int, float]:
@@ -74,24 +142,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("specs", nargs="+")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--limit", type=float, default=120.0, help="seconds for each search")
+    parser.add_argument("--breaking", action="store_true", help="time every breaking set on the run's search")
     parser.add_argument("--xcover", action="store_true", help="also time xcover on the same rows")
     args = parser.parse_args()
     ExactCoverEngine().load()
-    print(f"{'spec':36} {'fill order':>14} {'placements':>12} {'solutions':>9} {'seconds':>8}")
+    print(f"{'spec':32} {'search':>28} {'placements':>14} {'solutions':>9} {'seconds':>8}")
     for spec in args.specs:
         loaded, build = load_puzzle(spec)
         puzzle = build_model(loaded, build)
         problem = puzzle.cover_problem()
         if problem is None:
             raise SystemExit(f"{spec}: not an exact cover")
-        breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
-        target_order = dataclasses.replace(problem, fill_order=tuple(range(problem.cells)))
-        for label, variant in (("short side", problem), ("z, y, x", target_order)):
-            steps, solutions, seconds = ours(variant, breaking, args.repeat)
-            print(f"{spec:36} {label:>14} {steps:>12,} {solutions:>9} {seconds:>8.3f}")
+        compare_searches(spec, puzzle, problem, args.repeat, args.limit)
         if args.xcover:
-            solutions, seconds = xcover_time(problem, breaking, args.repeat)
-            print(f"{spec:36} {'xcover':>14} {'-':>12} {solutions:>9} {seconds:>8.3f}")
+            solutions, seconds = xcover_time(problem, choose_run_breaking(puzzle).breaking, args.repeat)
+            print(f"{spec:32} {'xcover':>28} {'-':>14} {solutions:>9} {seconds:>8.3f}")
+        if args.breaking:
+            compare_breaking(spec, puzzle, problem, args.repeat, args.limit)
 
 
 if __name__ == "__main__":

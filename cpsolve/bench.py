@@ -167,6 +167,9 @@ def _bench_one(path: Path, options: BenchOptions, problem: str | None, source: s
             search=search, show=0, engine=engine.name, workers=options.workers, problem=problem
         )
         row.results.append(run(path, options_for_engine, on_ready=options.on_ready))
+    if not row.results:  # only with --engine
+        row.skipped = f"the {options.engine} engine does not take it"
+        return row
     if options.peers and mode == "count":
         row.peers = peers.run_peers(path, model, problem, options.peer_time_limit)
     return row

@@ -109,6 +109,16 @@ def test_the_box_search_parts_meet_the_same_solutions_as_the_lowest_cell_search(
     assert sorted(solutions(box, parts)) == sorted(solutions(CoverSearch.of(problem), parts))
 
 
+def test_boards_of_one_word_and_of_two_are_both_compared_above() -> None:
+    """The kernel is compiled once for boxes of up to 64 cells (one word) and once for more."""
+    for name, words in (("soma.yaml", 1), ("t_tetracubes_6x6x2.yaml", 2)):
+        problem = built(SPECS / name).cover_problem()
+        assert problem is not None
+        box = search_for(problem)
+        assert isinstance(box, BoxSearch)
+        assert len(box.kernel_tables()[0]) == words
+
+
 def test_the_box_search_and_the_lowest_cell_search_agree_on_the_yass_corpus() -> None:
     corpus = corpus_dir("yass")
     with (corpus / "counts.tsv").open() as handle:

@@ -284,6 +284,15 @@ def test_bench_skips_slow_specs_and_runs_find_one_specs(tmp_path: Path) -> None:
     assert rows["find_one.yaml"]["results"]["cpsat"]["stopped_by"] == "first solution"
 
 
+def test_bench_with_one_engine_skips_what_it_does_not_take(tmp_path: Path) -> None:
+    bench_dir(tmp_path, "coffin.yaml", "snake_standard.yaml")
+    result = runner.invoke(app, ["bench", str(tmp_path), "--engine", "exact-cover"])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines()}
+    assert "skipped: the exact-cover engine does not take it" in rows["snake_standard.yaml"]
+    assert rows["coffin.yaml"].split()[1:6] == ["count", "24/1/1", "yes", "-", "exact-cover"]  # no CP-SAT run
+
+
 def test_bench_missing_path() -> None:
     result = runner.invoke(app, ["bench", "no/such/dir"])
     assert result.exit_code == 2

@@ -3,7 +3,9 @@
 The board is two 64-bit words: bit i is the cell at box-linear position i of the target's
 bounding box (the shortest side fastest), so a neighbour in direction d is bit i + stride[d]
 and "which open cells have an open neighbour that way" is one shift and one mask for the whole
-board. Cells outside the target are never open.
+board. Cells outside the target are never open. For boxes of up to 64 cells the function is
+compiled a second time without the high word (the length of `words` is known when compiling):
+the Bedlam and Tetris cubes' searches take 14 % less time that way (README).
 
 Which cell to fill next (`choose`): 0 takes the lowest open cell (right in 2-D: the row being
 filled stays short); K > 0 takes, among the first K open cells with the fewest open neighbours
@@ -71,9 +73,10 @@ def search(
 ) -> tuple[int, int, int]:
     """Continue the search from `depth`; return (depth, solutions written to `found`, placements).
 
-    `tables`: target (two words), strides and valid (directions x 2 words) of the layout, choose,
-    mask_low and mask_high and atom_piece per placement, offsets / nonempty / entries of the
-    lists (box_search.Tables), least and most per piece, bit_of. `work` per depth d: boards[d],
+    `tables`: words (a tuple whose length is the words the board needs), target (two words),
+    strides and valid (directions x 2 words) of the layout, choose, mask_low and mask_high and
+    atom_piece per placement, offsets / nonempty / entries of the lists (box_search.Tables),
+    least and most per piece, bit_of. `work` per depth d: boards[d],
     fits[d, slots[d]] the placements that fit the cell chosen there (fit_count[d] of them, -1: not
     chosen yet), positions[d] the next to try, chosen[d] the one made; left[p] counts piece p's
     copies not placed and pieces_left[0] has bit p set while some are.
@@ -86,6 +89,7 @@ def search(
     subtrees adds nothing to the estimate's), then go down at random.
     """
     (
+        words,
         target,
         strides,
         valid,
@@ -101,6 +105,7 @@ def search(
         bit_of,
     ) = tables
     (left, pieces_left, boards, fits, fit_count, slots, positions, chosen, toward, candidates, estimate) = work
+    two_words = len(words) == 2  # known when compiling: one-word boards skip the high word's work
     pieces = least.shape[0]
     directions = strides.shape[0]
     lists = np.int64(1) << directions
@@ -114,9 +119,9 @@ def search(
         if fit_count[depth] < 0:
             # choose the cell to fill and list the placements that fit it
             low = boards[depth, 0]
-            high = boards[depth, 1]
+            high = boards[depth, 1] if two_words else ZERO
             open_low = target[0] & ~low
-            open_high = target[1] & ~high
+            open_high = target[1] & ~high if two_words else ZERO
             best = -1
             slot = 0
             if open_low != ZERO or open_high != ZERO:
@@ -129,7 +134,7 @@ def search(
                 for d in range(directions):
                     near_low, near_high = _shifted(open_low, open_high, strides[d])
                     near_low &= valid[d, 0]
-                    near_high &= valid[d, 1]
+                    near_high = near_high & valid[d, 1] if two_words else ZERO
                     toward[d, 0] = near_low
                     toward[d, 1] = near_high
                     carry_low = ones_low & near_low
@@ -235,7 +240,8 @@ def search(
             if left[piece] == 0:
                 available &= ~(ONE << np.uint64(piece))
             boards[depth + 1, 0] = boards[depth, 0] | mask_low[atom]
-            boards[depth + 1, 1] = boards[depth, 1] | mask_high[atom]
+            if two_words:
+                boards[depth + 1, 1] = boards[depth, 1] | mask_high[atom]
             depth += 1
             fit_count[depth] = -1
             continue

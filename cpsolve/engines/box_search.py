@@ -190,6 +190,7 @@ class BoxSearch:
         layout, tables = self.layout, self.tables
         mask_low, mask_high = self.masks_without(left_out)
         return (
+            (0,) if layout.target[1] == 0 else (0, 0),  # its length: how many words the board needs
             layout.target,
             layout.strides,
             layout.valid,

@@ -43,8 +43,9 @@ class ExactCoverEngine(Engine):
     loaded = False
 
     def load(self) -> None:
-        """Import numba and load both compiled searches, once per process (about 1 s; the very
-        first use after installing compiles them into numba's cache instead, several seconds)."""
+        """Import numba and load both compiled searches (the box search for boards of one word and
+        of two), once per process (about 0.5 s; the very first use after installing compiles them
+        into numba's cache instead, several seconds)."""
         if ExactCoverEngine.loaded:
             return
         line = CoverProblem(
@@ -63,7 +64,16 @@ class ExactCoverEngine(Engine):
             piece_bounds=((1, 1),),
             positions=tuple(cube),
         )
-        for problem in (line, block):
+        slab = [(x, y, z) for z in range(5) for y in range(4) for x in range(4)]  # 80 cells: two words
+        wide = CoverProblem(
+            cells=80,
+            fill_order=tuple(range(80)),
+            atom_cells=np.arange(80, dtype=np.int64).reshape(1, 80),
+            atom_piece=np.zeros(1, np.int64),
+            piece_bounds=((1, 1),),
+            positions=tuple(slab),
+        )
+        for problem in (line, block, wide):
             search = search_for(problem)
             list(CoverEnumeration(search, [Part((), frozenset())], SearchOptions(), NO_DEADLINE))
         box = BoxSearch.of(block, CHOOSE_AMONG)
