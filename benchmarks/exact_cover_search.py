@@ -1,7 +1,8 @@
 """What the exact-cover search costs: placements and seconds by search and cell choice, and by
 symmetry-breaking set.
 
-Usage: python benchmarks/exact_cover_search.py [--repeat N] [--limit S] [--breaking] [--xcover] SPEC...
+Usage: python benchmarks/exact_cover_search.py [--repeat N] [--limit S] [--search TEXT] [--breaking]
+       [--xcover] SPEC...
 
 Times the enumeration alone (model built, compiled searches loaded, symmetry breaking as a run
 chooses it), best of N, one core, for
@@ -12,12 +13,14 @@ chooses it), best of N, one core, for
   target extends in all three directions, the cell with the fewest open neighbours: the first
   such cell (K=1), or among the first K the one with the fewest fitting placements (as runs do).
 
-With --breaking, every set that can break the symmetry in turn on the search a run uses: its kept
-atoms, the estimate a run would make of it (4096 probes) and the placements and seconds of the
-whole search under it, so that the estimate can be held against the truth. A search stopped by
---limit (seconds, default 120) shows `>` and the placements it made until then. With --xcover, also
-xcover's dancing cells on the same rows where it is installed (`pip install xcover`; not a
-dependency of cpsolve).
+--search TEXT keeps only the searches whose label holds TEXT (say "K=8").
+
+With --breaking, instead, every set that can break the symmetry in turn on the search a run
+uses: its kept atoms, the estimate a run would make of it (4096 probes) and the placements and
+seconds of the whole search under it, so that the estimate can be held against the truth. A
+search stopped by --limit (seconds, default 120) shows `>` and the placements it made until then.
+With --xcover, also xcover's dancing cells on the same rows where it is installed (`pip install
+xcover`; not a dependency of cpsolve).
 """
 
 from __future__ import annotations
@@ -95,9 +98,13 @@ def searches(problem: CoverProblem) -> list[tuple[str, Search]]:
     return [(label, search) for label, search in found if search is not None]
 
 
-def compare_searches(spec: str, puzzle: PuzzleModel, problem: CoverProblem, repeat: int, limit: float) -> None:
+def compare_searches(
+    spec: str, puzzle: PuzzleModel, problem: CoverProblem, repeat: int, limit: float, only: str
+) -> None:
     breaking = choose_run_breaking(puzzle).breaking
     for label, search in searches(problem):
+        if only not in label:
+            continue
         print(f"{spec:32} {label:>28} {timed(search, breaking, repeat, limit).row()}")
 
 
@@ -142,8 +149,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("specs", nargs="+")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--search", default="", help="only the searches whose label holds this")
     parser.add_argument("--limit", type=float, default=120.0, help="seconds for each search")
-    parser.add_argument("--breaking", action="store_true", help="time every breaking set on the run's search")
+    parser.add_argument("--breaking", action="store_true", help="instead, time every breaking set on the run's search")
     parser.add_argument("--xcover", action="store_true", help="also time xcover on the same rows")
     args = parser.parse_args()
     ExactCoverEngine().load()
@@ -154,12 +162,13 @@ def main() -> None:
         problem = puzzle.cover_problem()
         if problem is None:
             raise SystemExit(f"{spec}: not an exact cover")
-        compare_searches(spec, puzzle, problem, args.repeat, args.limit)
+        if args.breaking:
+            compare_breaking(spec, puzzle, problem, args.repeat, args.limit)
+            continue
+        compare_searches(spec, puzzle, problem, args.repeat, args.limit, args.search)
         if args.xcover:
             solutions, seconds = xcover_time(problem, choose_run_breaking(puzzle).breaking, args.repeat)
             print(f"{spec:32} {'xcover':>28} {'-':>14} {solutions:>9} {seconds:>8.3f}")
-        if args.breaking:
-            compare_breaking(spec, puzzle, problem, args.repeat, args.limit)
 
 
 if __name__ == "__main__":

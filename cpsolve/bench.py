@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve import formats, peers
-from cpsolve.engines import SearchOptions, engines_for, reference
+from cpsolve.engines import SearchOptions, StopReason, engines_for, reference
 from cpsolve.errors import CpsolveError
-from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS
+from cpsolve.limits import DEFAULT_COUNT_SECONDS, DEFAULT_FIND_ONE_SECONDS
 from cpsolve.models import build_model
 from cpsolve.run import RunOptions, RunReport, load_puzzle, run
 
@@ -27,6 +27,7 @@ from cpsolve.run import RunOptions, RunReport, load_puzzle, run
 @dataclass(frozen=True)
 class BenchOptions:
     first_time_limit: float = DEFAULT_FIND_ONE_SECONDS
+    count_time_limit: float | None = DEFAULT_COUNT_SECONDS  # each engine's count; None: no limit
     include_slow: bool = False
     workers: int = 0  # as `cpsolve run`: 0 = every core for big CP-SAT models, else one process
     engine: str | None = None  # only this engine (default: every engine that takes the puzzle)
@@ -77,9 +78,13 @@ class BenchRow:
             found.extend(f"{result.engine}: {m}" for m in result.mismatches)
             found.extend(f"{result.engine}: {p}" for p in result.identity_problems)
         if self.mode == "count":
-            found.extend(f"{r.engine}: stopped by {r.stopped_by}" for r in self.results if not r.complete)
+            found.extend(f"{r.engine}: stopped by {r.stopped_by}" for r in self.results if not self._left_out(r))
         found.extend(self._peer_disagreements())
         return found
+
+    def _left_out(self, result: RunReport) -> bool:
+        """Complete, or stopped by the count time limit while another engine completed."""
+        return result.complete or (result.stopped_by is StopReason.TIME_LIMIT and self.fastest is not None)
 
     def _peer_disagreements(self) -> list[str]:
         ours = self.fastest
@@ -158,7 +163,10 @@ def _bench_one(path: Path, options: BenchOptions, problem: str | None, source: s
     if spec.slow and not options.include_slow:
         row.skipped = "slow (run with --slow)"
         return row
-    search = SearchOptions(first_only=True, time_limit=options.first_time_limit) if mode == "first" else SearchOptions()
+    if mode == "first":
+        search = SearchOptions(first_only=True, time_limit=options.first_time_limit)
+    else:
+        search = SearchOptions(time_limit=options.count_time_limit)
     model = build_model(loaded, build)
     for engine in engines_for(model):
         if options.engine is not None and engine.name != options.engine:

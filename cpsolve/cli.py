@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED
-from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS, DEFAULT_MAX_ATOMS, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_TERMS
+from cpsolve.limits import (
+    DEFAULT_COUNT_SECONDS,
+    DEFAULT_FIND_ONE_SECONDS,
+    DEFAULT_MAX_ATOMS,
+    DEFAULT_MAX_FILE_MB,
+    DEFAULT_MAX_TERMS,
+)
 
 if TYPE_CHECKING:
     from cpsolve.counting import Solution
@@ -264,6 +270,15 @@ def bench_command(
     time_limit: Annotated[
         float, typer.Option("--time-limit", min=0.0, help="seconds for each find-one (--first) benchmark")
     ] = DEFAULT_FIND_ONE_SECONDS,
+    count_time_limit: Annotated[
+        float,
+        typer.Option(
+            "--count-time-limit",
+            min=0.0,
+            help="seconds for each engine's count; one stopped by it is not compared while another engine's"
+            " count is complete (0: no limit)",
+        ),
+    ] = DEFAULT_COUNT_SECONDS,
     workers: Annotated[int, typer.Option("--workers", min=0, help="as for run")] = 0,
     engine: Annotated[
         str | None, typer.Option("--engine", help="only this engine (default: every engine that takes a puzzle)")
@@ -292,6 +307,7 @@ def bench_command(
         engines.check_requested(engine)
     options = BenchOptions(
         first_time_limit=time_limit,
+        count_time_limit=count_time_limit or None,
         include_slow=slow,
         workers=workers,
         engine=None if engine in (None, engines.AUTO) else engine,

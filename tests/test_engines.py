@@ -16,6 +16,7 @@ from conftest import SPECS, built, checked_run
 from typer.testing import CliRunner
 
 from cpsolve import engines
+from cpsolve.bench import BenchOptions, bench
 from cpsolve.cli import app
 from cpsolve.counting import Breaking, Solution, choose_breaking
 from cpsolve.engines import Engine, Enumeration, PartsEnumeration, Prepared, SearchOptions, StopReason
@@ -291,6 +292,19 @@ def test_bench_with_one_engine_skips_what_it_does_not_take(tmp_path: Path) -> No
     rows = {line.split()[0]: line for line in result.output.splitlines()}
     assert "skipped: the exact-cover engine does not take it" in rows["snake_standard.yaml"]
     assert rows["coffin.yaml"].split()[1:6] == ["count", "24/1/1", "yes", "-", "exact-cover"]  # no CP-SAT run
+
+
+def test_a_count_stopped_by_the_bench_limit_is_left_out_while_another_engine_completed() -> None:
+    """CP-SAT needs several seconds for pentominoes 6x10, exact cover a fraction of one."""
+    options = BenchOptions(include_slow=True, count_time_limit=0.5)
+    (row,) = bench([SPECS / "pentominoes_6x10.yaml"], options)
+    by_engine = {result.engine: result for result in row.results}
+    assert by_engine["cpsat"].stopped_by is StopReason.TIME_LIMIT
+    assert by_engine["exact-cover"].complete
+    assert row.problems == []
+    alone = BenchOptions(include_slow=True, count_time_limit=0.5, engine="cpsat")
+    (row,) = bench([SPECS / "pentominoes_6x10.yaml"], alone)
+    assert row.problems == ["cpsat: stopped by time limit"]  # nothing complete to compare with
 
 
 def test_bench_missing_path() -> None:

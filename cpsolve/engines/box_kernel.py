@@ -5,7 +5,7 @@ bounding box (the shortest side fastest), so a neighbour in direction d is bit i
 and "which open cells have an open neighbour that way" is one shift and one mask for the whole
 board. Cells outside the target are never open. For boxes of up to 64 cells the function is
 compiled a second time without the high word (the length of `words` is known when compiling):
-the Bedlam and Tetris cubes' searches take 14 % less time that way (README).
+the Bedlam and Tetris cubes' searches take 13-14 % less time that way (README).
 
 Which cell to fill next (`choose`): 0 takes the lowest open cell (right in 2-D: the row being
 filled stays short); K > 0 takes, among the first K open cells with the fewest open neighbours
