@@ -118,21 +118,9 @@ class BenchRow:
 
 
 def bench_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The puzzle files named, with each directory replaced by the puzzle files in it and in its
-    subdirectories (puzzle_specs/eternity holds the large planted boards, marked slow)."""
-    files: list[Path] = []
-    suffixes = formats.puzzle_suffixes()
-    for path in map(Path, paths):
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
-            if not found:
-                raise CpsolveError(f"{path}: no puzzle files ({', '.join(suffixes)}) in this directory")
-            files.extend(found)
-        elif path.exists():
-            files.append(path)
-        else:
-            raise CpsolveError(f"{path}: no such file or directory")
-    return files
+    """The puzzle files named, folders searched in their subfolders too (puzzle_specs/eternity
+    holds the large planted boards, marked slow)."""
+    return formats.puzzle_files(paths)
 
 
 def bench_file(path: Path, options: BenchOptions) -> list[BenchRow]:

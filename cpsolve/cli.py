@@ -335,6 +335,58 @@ def bench_command(
         raise typer.Exit(code=EXIT_MISMATCH)
 
 
+@app.command("batch")
+def batch_command(
+    paths: Annotated[list[str], typer.Argument(help="puzzle files, folders (searched in depth) or glob patterns")],
+    out: Annotated[Path, typer.Option("--out", help="the results: one JSON line per puzzle, appended")],
+    processes: Annotated[int, typer.Option("--processes", min=0, help="local processes; 0: one per core")] = 0,
+    time_limit: Annotated[float | None, typer.Option("--time-limit", min=0.0, help="seconds for each puzzle")] = None,
+    engine: Annotated[str, typer.Option("--engine", help="as for run")] = AUTO,
+    max_file_size: Annotated[
+        float, typer.Option("--max-file-size", min=0.001, help="refuse puzzle files larger than this many MB")
+    ] = DEFAULT_MAX_FILE_MB,
+) -> None:
+    """Run many puzzles: one JSON line each in --out (the --json fields, the file, its SHA-256 and a
+    status), a progress bar, a summary. Puzzles already in --out with the same content are skipped,
+    so a batch that was stopped resumes. Exit code 2 when a file was refused (its line says why),
+    1 when a count or self-check failed, 130 when interrupted."""
+    from cpsolve import engines, formats
+    from cpsolve.batch import BatchOptions, Status, done_files, pending, run_batch
+    from cpsolve.engines import SearchOptions
+    from cpsolve.errors import CpsolveError
+    from cpsolve.output import batch_progress
+    from cpsolve.run import RunOptions
+
+    try:
+        engines.check_requested(engine)
+        files = formats.puzzle_files(paths)
+        if out.resolve() in {path.resolve() for path in files}:
+            raise CpsolveError(f"{out}: --out may not be one of the puzzle files")
+        done = done_files(out)
+        results = out.open("a", encoding="utf-8")
+    except CpsolveError as error:
+        raise fail(error) from None
+    except OSError as error:
+        raise fail(CpsolveError(f"{out}: cannot write the results: {error.strerror}")) from None
+    run_options = RunOptions(
+        search=SearchOptions(time_limit=time_limit),
+        show=0,
+        engine=engine,
+        max_file_bytes=int(max_file_size * 2**20),
+    )
+    options = BatchOptions(run=run_options, processes=processes)
+    todo = pending(files, done)
+    with results, batch_progress(len(todo), enabled=True) as on_file:
+        summary = run_batch(todo, results, options, on_file, skipped=len(files) - len(todo))
+    typer.echo(summary.text())
+    if summary.interrupted:
+        raise typer.Exit(code=EXIT_INTERRUPTED)
+    if summary.statuses[Status.REFUSED]:
+        raise typer.Exit(code=EXIT_BAD_INPUT)
+    if summary.statuses[Status.FAILED]:
+        raise typer.Exit(code=EXIT_MISMATCH)
+
+
 generate_app = typer.Typer(help="Write puzzle specs with a planted solution.", no_args_is_help=True)
 app.add_typer(generate_app, name="generate")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import typer
 
@@ -113,6 +113,22 @@ def progress(enabled: bool) -> Iterator[ProgressHook | None]:
     finally:
         if state["started"]:
             display.stop()
+
+
+@contextmanager
+def batch_progress(total: int, enabled: bool) -> Iterator[Callable[[list[dict[str, Any]]], None] | None]:
+    """A progress bar over a batch's puzzles with the time left, on stderr; only on a terminal."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal or total == 0:
+        yield None
+        return
+    columns = (TextColumn("puzzles"), BarColumn(), MofNCompleteColumn(), TextColumn("left"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as display:
+        task = display.add_task("batch", total=total)
+        yield lambda lines: display.advance(task)
 
 
 def format_report(report: RunReport) -> str:

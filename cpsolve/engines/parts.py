@@ -148,7 +148,7 @@ def _work(
     """A worker process: solve parts until told to stop, sending solutions as they come."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it ends the workers
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    threading.Thread(target=_leave_with_parent, args=(parent,), daemon=True).start()
+    leave_with_parent(parent)
     try:
         while (key := tasks.get()) is not None:
             part = prepared.enumerate(search, deadline, key)
@@ -166,8 +166,13 @@ def _work(
         results.put(("failed", f"{type(error).__name__}: {error}", None))
 
 
-def _leave_with_parent(parent: int) -> None:
-    """End this worker when the parent process is gone (killed without a chance to end us)."""
-    while os.getppid() == parent:
-        time.sleep(PARENT_CHECK_SECONDS)
-    os._exit(1)
+def leave_with_parent(parent: int) -> None:
+    """End this forked process once its parent is gone (killed without a chance to end it): a
+    thread that looks every PARENT_CHECK_SECONDS. The parts' workers and a batch's use it."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()

@@ -7,8 +7,11 @@ To add a format: a module here with a reader and a `FORMAT`, and one line in `FO
 
 from __future__ import annotations
 
+import glob
+from collections.abc import Iterable
 from pathlib import Path
 
+from cpsolve.errors import CpsolveError
 from cpsolve.spec import LoadedSpec
 
 from . import burrtools, ct9, yaml_spec, yass
@@ -22,6 +25,31 @@ SNIFF_BYTES = 512
 def puzzle_suffixes() -> tuple[str, ...]:
     """Every suffix some format reads (bench collects files of these from folders)."""
     return tuple(suffix for fmt in FORMATS for suffix in fmt.suffixes)
+
+
+def puzzle_files(patterns: Iterable[str | Path]) -> list[Path]:
+    """The puzzle files named, in the order given, each once: a folder stands for the files of
+    every format's suffix in it and its subfolders, a pattern with * ? or [ for the files it
+    matches (`**` for any depth); a name that matches nothing is an error."""
+    files: list[Path] = []
+    suffixes = puzzle_suffixes()
+    for pattern in map(str, patterns):
+        path = Path(pattern)
+        if any(mark in pattern for mark in "*?["):
+            found = sorted(Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+            if not found:
+                raise CpsolveError(f"{pattern}: matches no file")
+            files.extend(found)
+        elif path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
+            if not found:
+                raise CpsolveError(f"{path}: no puzzle files ({', '.join(suffixes)}) in this directory")
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            raise CpsolveError(f"{path}: no such file or directory")
+    return list(dict.fromkeys(files))
 
 
 def format_for(path: str | Path) -> FileFormat:
@@ -59,6 +87,7 @@ __all__ = [
     "ReadOptions",
     "format_for",
     "problems",
+    "puzzle_files",
     "puzzle_suffixes",
     "read_puzzle",
     "read_text",

@@ -1,0 +1,185 @@
+"""Many puzzle files in one command: one JSON line each, spread over local processes, resumable.
+
+A batch reads every puzzle file it is given (files, folders searched for puzzle files, glob
+patterns), runs each as `cpsolve run --json` would, and appends one JSON line per problem to the
+results file as each puzzle finishes: the run's report plus the file, the SHA-256 of its content
+and a `status`. The results file is the batch's memory: a puzzle whose file and content already
+have lines there is skipped, so a batch that was killed resumes where it stopped, and a file
+whose content changed runs again (its new lines follow the old ones).
+
+Puzzles run in forked processes (one per core by default), each puzzle in one process with one
+engine thread; the engines are loaded once, before the fork. A file that cannot be read or built
+gets a line saying why and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import multiprocessing
+import os
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TextIO
+
+from cpsolve import engines, formats
+from cpsolve.engines.parts import leave_with_parent
+from cpsolve.errors import CpsolveError
+from cpsolve.run import RunOptions, RunReport, run
+
+
+class Status(StrEnum):
+    """What became of one problem (the `status` of its line)."""
+
+    SOLVED = "solved"  # complete, with solutions, counts as expected and self-checks passed
+    NO_SOLUTION = "no solution"  # complete, and there is none
+    INCOMPLETE = "incomplete"  # stopped by the time limit: the counts are lower bounds
+    FAILED = "failed"  # a count differs from `expected`, or a self-check failed
+    REFUSED = "refused"  # bad input: the line says why
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    run: RunOptions = dataclasses.field(default_factory=lambda: RunOptions(show=0))
+    processes: int = 0  # 0: one per core
+
+
+@dataclass
+class BatchSummary:
+    """How many problems ended how, how many files were skipped as done, and the time taken."""
+
+    statuses: Counter[str] = dataclasses.field(default_factory=Counter)
+    skipped: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    def add(self, lines: list[dict[str, Any]]) -> None:
+        self.statuses.update(line["status"] for line in lines)
+
+    def text(self) -> str:
+        total = sum(self.statuses.values())
+        parts = ", ".join(f"{self.statuses[status]} {status}" for status in Status)
+        files = "file" if self.skipped == 1 else "files"
+        skipped = f"; {self.skipped} {files} skipped (already in the results)" if self.skipped else ""
+        stopped = " (interrupted: run again to go on)" if self.interrupted else ""
+        return f"{total} problems: {parts}{skipped}; {self.seconds:.1f} s{stopped}"
+
+
+def content_hash(path: Path) -> str:
+    """SHA-256 of the file's bytes; an unreadable file hashes to its error, so it gets a line too."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as error:
+        return f"unreadable: {error.strerror}"
+
+
+def done_files(results: Path) -> set[tuple[str, str]]:
+    """(file, sha256) of every puzzle the results file already holds. A last line cut short (the
+    batch was killed while writing it) is dropped from the file."""
+    if not results.exists():
+        return set()
+    data = results.read_bytes()
+    whole = data[: data.rfind(b"\n") + 1]
+    if len(whole) < len(data):
+        with results.open("r+b") as handle:
+            handle.truncate(len(whole))
+    done = set()
+    for line in whole.decode("utf-8", errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(entry, dict) and "file" in entry and "sha256" in entry:
+            done.add((str(entry["file"]), str(entry["sha256"])))
+    return done
+
+
+def solve_file(path: Path, options: RunOptions) -> list[dict[str, Any]]:
+    """One JSON line per problem of the file: the report with its file, hash and status."""
+    digest = content_hash(path)
+    head = {"file": str(path), "sha256": digest}
+    try:
+        names = formats.problems(path, formats.ReadOptions(options.max_file_bytes))
+        lines = []
+        for number in range(len(names)) if len(names) > 1 else [None]:
+            each = options if number is None else dataclasses.replace(options, problem=str(number))
+            report = run(path, each)
+            if number is not None:
+                report.problem = str(number)
+            lines.append({**head, "status": str(status_of(report)), **report.as_json()})
+        return lines
+    except CpsolveError as error:
+        return [{**head, "status": str(Status.REFUSED), "error": str(error).replace("\n", "; ")}]
+
+
+def status_of(report: RunReport) -> Status:
+    if not report.ok:
+        return Status.FAILED
+    if not report.complete:
+        return Status.INCOMPLETE
+    return Status.SOLVED if report.counts.raw else Status.NO_SOLUTION
+
+
+def pending(files: list[Path], done: set[tuple[str, str]]) -> list[Path]:
+    """The files whose name and content have no lines in the results yet."""
+    return [path for path in files if (str(path), content_hash(path)) not in done]
+
+
+def run_batch(
+    todo: list[Path],
+    results: TextIO,
+    options: BatchOptions,
+    on_file: Callable[[list[dict[str, Any]]], None] | None = None,
+    skipped: int = 0,
+) -> BatchSummary:
+    """Solve every file of `todo`, appending its lines to `results` as each finishes."""
+    started = time.perf_counter()
+    summary = BatchSummary(skipped=skipped)
+    try:
+        for lines in _solved(todo, options):
+            results.write("".join(json.dumps(line) + "\n" for line in lines))
+            results.flush()
+            summary.add(lines)
+            if on_file is not None:
+                on_file(lines)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _solved(files: list[Path], options: BatchOptions) -> Iterator[list[dict[str, Any]]]:
+    """Each file's lines as it finishes: in forked processes, or here for one process."""
+    if not files:
+        return
+    run_options = dataclasses.replace(options.run, workers=1)
+    processes = min(options.processes or engines.cores(), max(1, len(files)))
+    for engine in engines.ENGINES:  # loaded once here, shared by the forked processes
+        if engine.installed():
+            engine.load()
+    if processes == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for path in files:
+            yield solve_file(path, run_options)
+        return
+    context = multiprocessing.get_context("fork")
+    with context.Pool(processes, initializer=_worker_start, initargs=(os.getpid(),)) as pool:
+        jobs = ((path, run_options) for path in files)
+        yield from pool.imap_unordered(_solve_job, jobs, chunksize=1)
+
+
+def _worker_start(parent: int) -> None:
+    """Ctrl-C goes to the batch, which ends the pool; the pool's SIGTERM ends a worker quietly;
+    a worker whose batch was killed outright (kill -9) leaves by itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    leave_with_parent(parent)
+
+
+def _solve_job(job: tuple[Path, RunOptions]) -> list[dict[str, Any]]:
+    return solve_file(*job)

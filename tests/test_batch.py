@@ -1,0 +1,159 @@
+"""`cpsolve batch`: one line per puzzle, the counts of single runs, bad files on their line,
+resuming after the batch was stopped or killed."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from conftest import SPECS, corpus_dir
+from typer.testing import CliRunner
+
+from cpsolve.batch import content_hash
+from cpsolve.cli import app
+
+runner = CliRunner()
+
+
+def batch(*arguments: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, ["batch", *map(str, arguments)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def puzzles(folder: Path) -> Path:
+    """A good spec, one with no solution, one that is refused, and a yass figure."""
+    folder.mkdir()
+    shutil.copy(SPECS / "coffin.yaml", folder / "coffin.yaml")
+    soma = (SPECS / "soma.yaml").read_text()
+    (folder / "none.yaml").write_text(soma.split("target:")[0] + "target: {box: [9, 3, 1]}\nsymmetry: all\n")
+    (folder / "bad.yaml").write_text("kind: packing\npieces: {A: {cells: [[0, 0, 0]]}}\ntarget: {box: [2, 1]}\n")
+    (folder / "cube.soma").write_text("# the cube\n" + "\n\n".join(["***\n***\n***"] * 3) + "\n")
+    return folder
+
+
+def test_one_line_per_puzzle_with_status_hash_and_counts(tmp_path: Path) -> None:
+    folder = puzzles(tmp_path / "puzzles")
+    out = tmp_path / "results.jsonl"
+    code, output = batch(folder, "--out", out, "--processes", "1")
+    assert code == 2  # a file was refused; the others still ran
+    found = {Path(line["file"]).name: line for line in lines(out)}
+    assert set(found) == {"coffin.yaml", "none.yaml", "bad.yaml", "cube.soma"}
+    assert found["coffin.yaml"]["status"] == "solved"
+    assert found["coffin.yaml"]["counts"] == {"raw": 24, "rotations": 1, "unique": 1}
+    assert found["coffin.yaml"]["sha256"] == content_hash(folder / "coffin.yaml")
+    assert found["cube.soma"]["counts"] == {"raw": 11520, "rotations": 480, "unique": 240}
+    assert found["none.yaml"]["status"] == "no solution"
+    assert found["bad.yaml"]["status"] == "refused"
+    assert "bad.yaml:2: pieces: the pieces have 1 cells but the target has 2" in found["bad.yaml"]["error"]
+    assert "4 problems: 2 solved, 1 no solution, 0 incomplete, 0 failed, 1 refused" in output
+
+
+def test_a_file_of_several_problems_gives_a_line_for_each(tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    code, _ = batch(corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle", "--out", out, "--processes", "1")
+    assert code == 0
+    assert [(line["problem"], line["counts"]["unique"]) for line in lines(out)] == [("0", 1), ("1", 1)]
+
+
+def test_a_rerun_skips_what_is_done_and_runs_what_changed(tmp_path: Path) -> None:
+    folder = puzzles(tmp_path / "puzzles")
+    out = tmp_path / "results.jsonl"
+    batch(folder, "--out", out, "--processes", "1")
+    first = out.read_text()
+    code, output = batch(folder, "--out", out)
+    assert out.read_text() == first
+    assert "0 problems" in output and "4 files skipped" in output and code == 0
+    coffin = folder / "coffin.yaml"
+    coffin.write_text(coffin.read_text().replace("raw: 24", "raw: 25"))  # new content, a wrong count
+    code, output = batch(folder, "--out", out)
+    assert code == 1  # the count differs from `expected`
+    last = lines(out)[-1]
+    assert (Path(last["file"]).name, last["status"]) == ("coffin.yaml", "failed")
+    assert "3 files skipped" in output
+
+
+def test_a_line_cut_short_is_dropped_and_its_puzzle_run_again(tmp_path: Path) -> None:
+    folder = puzzles(tmp_path / "puzzles")
+    out = tmp_path / "results.jsonl"
+    batch(folder, "--out", out, "--processes", "1")
+    whole = out.read_text().splitlines(keepends=True)
+    out.write_text(whole[0] + whole[1][: len(whole[1]) // 2])  # killed while writing the second line
+    _, output = batch(folder, "--out", out, "--processes", "2")
+    assert "3 problems" in output and "1 file skipped" in output
+    assert sorted(line["file"] for line in lines(out)) == sorted(json.loads(line)["file"] for line in whole)
+
+
+def test_bad_arguments_are_one_line_refusals(tmp_path: Path) -> None:
+    code, output = batch(tmp_path / "*.soma", "--out", tmp_path / "out.jsonl")
+    assert code == 2 and "matches no file" in output
+    spec = tmp_path / "coffin.yaml"
+    shutil.copy(SPECS / "coffin.yaml", spec)
+    code, output = batch(spec, "--out", spec)
+    assert code == 2 and "--out may not be one of the puzzle files" in output
+    assert spec.read_text() == (SPECS / "coffin.yaml").read_text()
+
+
+def test_a_killed_batch_resumes_and_gives_the_counts_of_yass() -> None:
+    """The whole yass corpus in two processes, killed (SIGKILL) once some lines are written."""
+    corpus = corpus_dir("yass")
+    with (corpus / "counts.tsv").open() as handle:
+        expected = {row["figure"]: row for row in csv.DictReader(handle, delimiter="\t")}
+    out = Path(os.environ.get("TMPDIR", "/tmp")) / f"cpsolve-batch-{os.getpid()}.jsonl"
+    out.unlink(missing_ok=True)
+    command = [sys.executable, "-m", "cpsolve", "batch", str(corpus / "figures"), "--out", str(out)]
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 20):
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)  # the batch's worker processes are left behind: they leave too
+        process.wait()
+        assert _gone(str(out), within=3.0)
+        written = out.read_text().count("\n")
+        assert 20 <= written < len(expected)  # killed in the middle
+        finished = subprocess.run(command, capture_output=True, text=True, check=False)
+        assert finished.returncode == 2  # yass's own refusals
+        assert f"{written} files skipped" in finished.stdout
+        results = lines(out)
+    finally:
+        out.unlink(missing_ok=True)
+    by_figure = {Path(line["file"]).name: line for line in results}
+    assert len(by_figure) == len(results) == len(expected)  # each once
+    for figure, row in expected.items():
+        line = by_figure[figure]
+        if row["error"]:
+            assert line["status"] == "refused", figure
+        else:
+            assert (line["counts"]["unique"], line["counts"]["raw"]) == (int(row["unique"]), int(row["raw"])), figure
+            assert line["orbit_stabiliser_ok"] is True
+
+
+def _gone(marker: str, within: float) -> bool:
+    """True once no process has `marker` in its command line (forked workers keep their parent's)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        processes = [entry for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+        if not any(marker.encode() in _command_line(process) for process in processes):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _command_line(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:  # it ended meanwhile
+        return b""
