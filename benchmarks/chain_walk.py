@@ -13,8 +13,8 @@ import time
 from cpsolve.counting import choose_breaking
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.chain_walk import ChainEnumeration, ChainWalkEngine
+from cpsolve.formats import load_puzzle
 from cpsolve.models import build_model
-from cpsolve.run import load_puzzle
 
 
 def measure(spec: str, check_dead_ends: bool, breaking_on: bool, repeat: int) -> tuple[int, int, float]:

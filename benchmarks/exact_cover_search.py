@@ -40,9 +40,9 @@ from cpsolve.engines.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
 from cpsolve.engines.breaking import FINAL_PROBES
 from cpsolve.engines.cover_search import CoverSearch
 from cpsolve.engines.exact_cover import CoverEnumeration, ExactCoverEngine, parts_for, search_for
+from cpsolve.formats import load_puzzle
 from cpsolve.limits import Deadline
 from cpsolve.models import CoverProblem, PuzzleModel, build_model
-from cpsolve.run import load_puzzle
 
 Search = CoverSearch | BoxSearch
 

@@ -20,6 +20,7 @@ import json
 import multiprocessing
 import os
 import signal
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cpsolve import engines, formats
+from cpsolve.distributed import PuzzleFile
 from cpsolve.engines.parts import leave_with_parent
 from cpsolve.errors import CpsolveError
 from cpsolve.run import RunOptions, RunReport, run
@@ -48,6 +50,7 @@ class Status(StrEnum):
 class BatchOptions:
     run: RunOptions = dataclasses.field(default_factory=lambda: RunOptions(show=0))
     processes: int = 0  # 0: one per core
+    cluster: str | None = None  # a Dask scheduler's address, or `local` (distributed.py)
 
 
 @dataclass
@@ -115,7 +118,13 @@ def solve_file(path: Path, options: RunOptions) -> list[dict[str, Any]]:
             lines.append({**head, "status": str(status_of(report)), **report.as_json()})
         return lines
     except CpsolveError as error:
-        return [{**head, "status": str(Status.REFUSED), "error": str(error).replace("\n", "; ")}]
+        return [refused_line(path, str(error))]
+
+
+def refused_line(path: Path, error: str) -> dict[str, Any]:
+    """The line of a file that could not be read or built: why, in one line."""
+    reason = error.replace("\n", "; ")
+    return {"file": str(path), "sha256": content_hash(path), "status": str(Status.REFUSED), "error": reason}
 
 
 def status_of(report: RunReport) -> Status:
@@ -159,6 +168,9 @@ def _solved(files: list[Path], options: BatchOptions) -> Iterator[list[dict[str,
     if not files:
         return
     run_options = dataclasses.replace(options.run, workers=1)
+    if options.cluster is not None:
+        yield from _on_cluster(files, run_options, options.cluster, options.processes or engines.cores())
+        return
     processes = min(options.processes or engines.cores(), max(1, len(files)))
     for engine in engines.ENGINES:  # loaded once here, shared by the forked processes
         if engine.installed():
@@ -171,6 +183,45 @@ def _solved(files: list[Path], options: BatchOptions) -> Iterator[list[dict[str,
     with context.Pool(processes, initializer=_worker_start, initargs=(os.getpid(),)) as pool:
         jobs = ((path, run_options) for path in files)
         yield from pool.imap_unordered(_solve_job, jobs, chunksize=1)
+
+
+def _on_cluster(files: list[Path], options: RunOptions, cluster: str, processes: int) -> Iterator[list[dict[str, Any]]]:
+    """Each file as a unit on Dask, its lines merged once by its id whatever the scheduler retries."""
+    from cpsolve import distributed
+
+    executor = distributed.executor_for(cluster, processes)
+    merged: set[str] = set()
+    futures = []
+    try:
+        for path in files:
+            try:
+                puzzle = PuzzleFile.read(path)
+            except OSError as error:
+                yield [refused_line(path, f"{path}: cannot read: {error.strerror}")]
+                continue
+            futures.append(executor.submit(solve_file_unit, puzzle, options))
+        for future in distributed.completed(executor, futures):
+            unit, lines = future.result()
+            if unit not in merged:
+                merged.add(unit)
+                yield lines
+    finally:
+        for future in futures:
+            future.cancel()
+        distributed.close(executor)
+
+
+def solve_file_unit(puzzle: PuzzleFile, options: RunOptions) -> tuple[str, list[dict[str, Any]]]:
+    """On a cluster's worker: one puzzle from its content; its lines name the file as the user did."""
+    with tempfile.TemporaryDirectory(prefix="cpsolve-unit-") as folder:
+        lines = solve_file(puzzle.on_disk(folder), options)
+    for line in lines:
+        line["file"] = puzzle.name
+        if "source" in line:
+            line["source"] = puzzle.name
+        if "error" in line:
+            line["error"] = line["error"].replace(str(Path(folder) / Path(puzzle.name).name), puzzle.name)
+    return f"{puzzle.name}:{puzzle.digest}", lines
 
 
 def _worker_start(parent: int) -> None:

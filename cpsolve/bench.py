@@ -19,9 +19,10 @@ from typing import Any
 from cpsolve import formats, peers
 from cpsolve.engines import SearchOptions, StopReason, engines_for, reference
 from cpsolve.errors import CpsolveError
+from cpsolve.formats import load_puzzle
 from cpsolve.limits import DEFAULT_COUNT_SECONDS, DEFAULT_FIND_ONE_SECONDS
 from cpsolve.models import build_model
-from cpsolve.run import RunOptions, RunReport, load_puzzle, run
+from cpsolve.run import RunOptions, RunReport, run
 
 
 @dataclass(frozen=True)

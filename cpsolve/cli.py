@@ -99,6 +99,13 @@ def run_command(
     xmpuzzle: Annotated[
         Path | None, typer.Option("--xmpuzzle", help="write the puzzle and its unique solutions as a BurrTools file")
     ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option("--cluster", help="run the parts on a Dask scheduler (tcp://host:8786), or `local`"),
+    ] = None,
+    checkpoint: Annotated[
+        Path | None, typer.Option("--checkpoint", help="record finished parts there; run again to resume")
+    ] = None,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts.
 
@@ -127,6 +134,8 @@ def run_command(
         workers=workers,
         max_file_bytes=int(max_file_size * 2**20),
         problem=problem,
+        cluster=cluster,
+        checkpoint=checkpoint,
     )
     try:
         names = (
@@ -231,8 +240,8 @@ def validate_command(
 ) -> None:
     """Check a puzzle file and build its model without solving."""
     from cpsolve.errors import CpsolveError
+    from cpsolve.formats import load_puzzle
     from cpsolve.models import build_model
-    from cpsolve.run import load_puzzle
 
     started = time.perf_counter()
     try:
@@ -345,6 +354,10 @@ def batch_command(
     max_file_size: Annotated[
         float, typer.Option("--max-file-size", min=0.001, help="refuse puzzle files larger than this many MB")
     ] = DEFAULT_MAX_FILE_MB,
+    cluster: Annotated[
+        str | None,
+        typer.Option("--cluster", help="run the puzzles on a Dask scheduler (tcp://host:8786), or `local`"),
+    ] = None,
 ) -> None:
     """Run many puzzles: one JSON line each in --out (the --json fields, the file, its SHA-256 and a
     status), a progress bar, a summary. Puzzles already in --out with the same content are skipped,
@@ -374,7 +387,7 @@ def batch_command(
         engine=engine,
         max_file_bytes=int(max_file_size * 2**20),
     )
-    options = BatchOptions(run=run_options, processes=processes)
+    options = BatchOptions(run=run_options, processes=processes, cluster=cluster)
     todo = pending(files, done)
     with results, batch_progress(len(todo), enabled=True) as on_file:
         summary = run_batch(todo, results, options, on_file, skipped=len(files) - len(todo))

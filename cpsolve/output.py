@@ -194,7 +194,7 @@ class BenchPrinter:
         if row.skipped:
             typer.echo(f"{name:44} {row.mode:5} skipped: {row.skipped}")
             return
-        first = row.results[0]
+        first = row.fastest or row.results[0]  # a complete count where there is one
         counts = first.counts
         shown = f"{counts.raw}/{counts.rotations}/{counts.unique}"
         if row.mode == "first":

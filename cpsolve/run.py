@@ -8,7 +8,6 @@ file -> format reader (cpsolve.formats) -> spec -> family model (cpsolve.models)
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve import engines, formats
-from cpsolve.counting import Classifier, Counts, Solution
+from cpsolve.counting import Breaking, Classifier, Counts, Solution
 from cpsolve.engines import AUTO, Engine, Enumeration, PartsEnumeration, SearchOptions, StopReason
 from cpsolve.engines.breaking import BreakingChoice
 from cpsolve.engines.parts import PARTS_PER_WORKER
 from cpsolve.errors import OutOfTimeError, Terminated
+from cpsolve.formats import load_puzzle
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, PuzzleModel, build_model
 from cpsolve.spec import LoadedSpec
@@ -94,6 +94,8 @@ class RunOptions:
     workers: int = 1  # > 1: disjoint parts in that many processes (engines/parts.py); 0: the engine's default
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     problem: str | None = None  # which problem of a file that holds several (a number from 0, or a name)
+    cluster: str | None = None  # parts as units on a Dask scheduler's address, or `local` (distributed.py)
+    checkpoint: Path | None = None  # finished parts recorded there; a run started again resumes
 
 
 @dataclass
@@ -106,21 +108,6 @@ class Prepared:
     engine: Engine
     compiled: engines.Prepared
     loading_seconds: float  # importing the engine's libraries: not part of a run's `seconds`
-
-
-def load_puzzle(
-    path: str | Path,
-    build: BuildOptions | None = None,
-    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
-    problem: str | None = None,
-) -> tuple[LoadedSpec, BuildOptions]:
-    """Read any file cpsolve understands (one problem of it), with the build options its program's
-    rules call for."""
-    loaded, fmt = formats.read_puzzle(path, formats.ReadOptions(max_bytes, problem))
-    build = build or BuildOptions()
-    return loaded, dataclasses.replace(
-        build, require_fixed_copies=build.require_fixed_copies and fmt.build.require_fixed_copies
-    )
 
 
 def prepare(loaded: LoadedSpec, build: BuildOptions, options: RunOptions, deadline: Deadline) -> Prepared:
@@ -141,16 +128,37 @@ def prepare(loaded: LoadedSpec, build: BuildOptions, options: RunOptions, deadli
     return Prepared(loaded, puzzle, choice, engine, compiled, loading_seconds)
 
 
-def open_search(prepared: Prepared, options: RunOptions, deadline: Deadline) -> Enumeration:
-    """The whole search, or its parts (in this process or several) where that was measured faster."""
+def open_search(prepared: Prepared, options: RunOptions, deadline: Deadline, path: Path) -> Enumeration:
+    """The whole search, or its parts (in this process or several) where that was measured faster;
+    with a cluster or a checkpoint, the parts as units (distributed.py)."""
     search = options.search
     engine, puzzle = prepared.engine, prepared.puzzle
-    workers = options.workers or prepared.compiled.default_workers(engines.cores())
     limited = search.first_only or search.max_solutions is not None
+    breaking = prepared.compiled.breaking
+    if (options.cluster or options.checkpoint) and breaking is not None and not limited:
+        return _units(prepared, options, deadline, path, breaking)
+    workers = options.workers or prepared.compiled.default_workers(engines.cores())
     if prepared.compiled.breaking is not None and not limited and (workers > 1 or engine.splits_by_default(puzzle)):
         parts = prepared.compiled.part_keys(PARTS_PER_WORKER * workers if workers > 1 else 1)
         return PartsEnumeration(prepared.compiled, parts, workers, search, deadline)
     return prepared.compiled.enumerate(search, deadline)
+
+
+def _units(prepared: Prepared, options: RunOptions, deadline: Deadline, path: Path, breaking: Breaking) -> Enumeration:
+    """The parts of the search as units on a cluster or local processes, recorded in a checkpoint."""
+    from cpsolve import distributed
+
+    checkpoint = distributed.Checkpoint(options.checkpoint) if options.checkpoint else None
+    processes = options.workers or engines.cores()
+    executor = distributed.executor_for(options.cluster, processes)
+    workers = distributed.worker_count(executor, processes)
+    puzzle = distributed.PuzzleFile.read(path)
+    keys = prepared.compiled.part_keys(PARTS_PER_WORKER * workers)
+    units = [
+        distributed.PartUnit(puzzle, options.problem, prepared.engine.name, breaking, options.search, key)
+        for key in keys
+    ]
+    return distributed.UnitEnumeration(units, executor, options.search, deadline, checkpoint, workers)
 
 
 def run(
@@ -179,7 +187,7 @@ def run(
         return _unfinished_report(loaded, options, reason, time.perf_counter() - started)
     if on_ready is not None:
         on_ready()
-    enumeration = open_search(prepared, options, deadline)
+    enumeration = open_search(prepared, options, deadline, Path(path))
     puzzle = prepared.puzzle
     classifier = Classifier(puzzle.group, prepared.compiled.breaking)
     shown: list[str] = []
@@ -204,8 +212,7 @@ def run(
         batches.close()  # stops the search and its worker processes, whatever ended the loop
     seconds = time.perf_counter() - started - prepared.loading_seconds
     report = _report(prepared.loaded, puzzle, prepared.engine.name, enumeration, classifier, seconds, shown)
-    if isinstance(enumeration, PartsEnumeration):
-        report.workers = enumeration.workers
+    report.workers = enumeration.workers
     report.breaking = prepared.choice.as_json()
     report.search = prepared.compiled.details
     return report

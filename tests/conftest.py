@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
+from cpsolve.formats import load_puzzle
 from cpsolve.models import PuzzleModel, build_model
-from cpsolve.run import RunOptions, RunReport, load_puzzle, run
+from cpsolve.run import RunOptions, RunReport, run
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "puzzle_specs"

@@ -74,6 +74,7 @@ class Enumeration(ABC):
         self.deadline = deadline
         self.stopped_by: StopReason | None = None
         self.found = 0
+        self.workers = 1  # the processes that searched (the report's `workers`)
 
     @abstractmethod
     def __iter__(self) -> Generator[Solution, None, None]: ...

@@ -7,11 +7,14 @@ To add a format: a module here with a reader and a `FORMAT`, and one line in `FO
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 from collections.abc import Iterable
 from pathlib import Path
 
 from cpsolve.errors import CpsolveError
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
+from cpsolve.models import BuildOptions
 from cpsolve.spec import LoadedSpec
 
 from . import burrtools, ct9, yaml_spec, yass
@@ -81,11 +84,27 @@ def problems(path: str | Path, options: ReadOptions) -> list[str]:
     return format_for(path).problems(Path(path), options)
 
 
+def load_puzzle(
+    path: str | Path,
+    build: BuildOptions | None = None,
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    problem: str | None = None,
+) -> tuple[LoadedSpec, BuildOptions]:
+    """Read any file cpsolve understands (one problem of it), with the build options its program's
+    rules call for."""
+    loaded, fmt = read_puzzle(path, ReadOptions(max_bytes, problem))
+    build = build or BuildOptions()
+    return loaded, dataclasses.replace(
+        build, require_fixed_copies=build.require_fixed_copies and fmt.build.require_fixed_copies
+    )
+
+
 __all__ = [
     "FORMATS",
     "FileFormat",
     "ReadOptions",
     "format_for",
+    "load_puzzle",
     "problems",
     "puzzle_files",
     "puzzle_suffixes",

@@ -1,0 +1,162 @@
+"""Runs and batches as units: a real Dask scheduler and workers on 127.0.0.1 (the `dask` command
+line tools), `--cluster local`, a worker killed mid-run, a checkpoint that survives kill -9.
+
+Every count is compared with the serial run's."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SPECS, checked_run, corpus_dir
+from typer.testing import CliRunner
+
+from cpsolve.cli import app
+from cpsolve.run import RunOptions
+
+pytest.importorskip("distributed")
+runner = CliRunner()
+DASK = Path(sys.executable).parent / "dask"
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+    """A scheduler and two single-threaded workers, separate processes, on 127.0.0.1 only."""
+    folder = tmp_path_factory.mktemp("dask")
+    address_file = folder / "scheduler.json"
+    local = ["--host", "127.0.0.1", "--no-dashboard"]
+    scheduler = [str(DASK), "scheduler", *local, "--port", "0", "--scheduler-file", str(address_file)]
+    started = [subprocess.Popen(scheduler, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    deadline = time.monotonic() + 30
+    while not address_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    address = json.loads(address_file.read_text())["address"]
+    assert address.startswith("tcp://127.0.0.1:")
+    worker = [str(DASK), "worker", address, *local, "--nthreads", "1", "--no-nanny"]
+    started += [subprocess.Popen(worker, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    _wait_for_workers(address, 2)
+    yield address, started[1:]
+    for process in reversed(started):  # the workers first: without a scheduler they wait for one
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_for_workers(address: str, count: int) -> None:
+    from distributed import Client
+
+    with Client(address, timeout=30) as client:  # type: ignore[no-untyped-call]
+        client.wait_for_workers(count, timeout=60)
+
+
+def cli(*arguments: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in arguments])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+def counts(output: str) -> dict[str, Any]:
+    return {key: json.loads(output)[key] for key in ("counts", "complete", "orbit_stabiliser_ok")}
+
+
+def test_a_split_run_on_the_cluster_counts_as_the_serial_run(scheduler: tuple[str, Any]) -> None:
+    address, _ = scheduler
+    serial = checked_run(SPECS / "pentominoes_6x10.yaml", RunOptions(show=0, workers=1))
+    code, output = cli("run", SPECS / "pentominoes_6x10.yaml", "--cluster", address, "--json", "--show", "0")
+    assert code == 0
+    assert counts(output) == {"counts": serial.counts.as_dict(), "complete": True, "orbit_stabiliser_ok": True}
+    assert json.loads(output)["workers"] == 2
+
+
+def test_a_batch_on_the_cluster_gives_the_lines_of_the_local_batch(scheduler: tuple[str, Any], tmp_path: Path) -> None:
+    address, _ = scheduler
+    figures = corpus_dir("yass") / "figures"
+    pattern = str(figures / "[a-c]*.soma")
+    on_cluster, local = tmp_path / "cluster.jsonl", tmp_path / "local.jsonl"
+    code_cluster, _ = cli("batch", pattern, "--out", on_cluster, "--cluster", address)
+    code_local, _ = cli("batch", pattern, "--out", local, "--processes", "1")
+    assert code_cluster == code_local
+    assert _by_file(on_cluster) == _by_file(local)
+
+
+def _by_file(results: Path) -> dict[str, Any]:
+    kept = ("status", "counts", "error", "orbit_stabiliser_ok")
+    return {line["file"]: {k: line.get(k) for k in kept} for line in map(json.loads, results.read_text().splitlines())}
+
+
+def test_a_worker_killed_mid_run_loses_nothing(scheduler: tuple[str, list[subprocess.Popen[bytes]]]) -> None:
+    """The Bedlam cube in 54 parts on two workers; one is killed outright after a second."""
+    address, workers = scheduler
+    command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / "bedlam.yaml"), "--cluster", address, "--json"]
+    run = subprocess.Popen([*command, "--show", "0"], stdout=subprocess.PIPE, text=True)
+    time.sleep(3.0)  # the model is built and the parts are out on both workers
+    workers[0].send_signal(signal.SIGKILL)
+    output, _ = run.communicate(timeout=600)
+    assert run.returncode == 0
+    assert counts(output) == {
+        "counts": {"raw": 460464, "rotations": 19186, "unique": 19186},
+        "complete": True,
+        "orbit_stabiliser_ok": True,
+    }
+
+
+def test_a_local_cluster_runs_and_batches(tmp_path: Path) -> None:
+    code, output = cli("run", SPECS / "soma.yaml", "--cluster", "local", "--json", "--show", "0")
+    assert code == 0
+    assert counts(output)["counts"] == {"raw": 11520, "rotations": 480, "unique": 240}
+    results = tmp_path / "results.jsonl"
+    code, _ = cli("batch", SPECS / "coffin.yaml", SPECS / "cubissimo.yaml", "--out", results, "--cluster", "local")
+    assert code == 0
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert {Path(line["file"]).name: line["counts"]["unique"] for line in lines} == {
+        "coffin.yaml": 1,
+        "cubissimo.yaml": 138,
+    }
+
+
+def test_a_run_killed_by_kill_9_resumes_from_its_checkpoint(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "bedlam.checkpoint"
+    command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / "bedlam.yaml"), "--json", "--show", "0"]
+    command += ["--checkpoint", str(checkpoint), "--workers", "2"]
+    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not checkpoint.exists() or checkpoint.read_text().count("\n") < 10):
+        time.sleep(0.05)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    recorded = checkpoint.read_text().count("\n")
+    assert 10 <= recorded < 54  # stopped in the middle
+    resumed = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert counts(resumed.stdout) == {
+        "counts": {"raw": 460464, "rotations": 19186, "unique": 19186},
+        "complete": True,
+        "orbit_stabiliser_ok": True,
+    }
+    assert checkpoint.read_text().count("\n") == 54  # each part once
+
+
+def test_a_checkpoint_of_another_file_is_refused(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "not.checkpoint"
+    checkpoint.write_text('{"something": "else"}\n')
+    code, output = cli("run", SPECS / "soma.yaml", "--checkpoint", checkpoint)
+    assert code == 2
+    assert "not a cpsolve checkpoint" in output
+
+
+def test_an_unreachable_scheduler_is_a_one_line_error() -> None:
+    code, output = cli("run", SPECS / "soma.yaml", "--cluster", "tcp://127.0.0.1:9")
+    assert code == 2
+    assert "cannot reach the scheduler" in output
+    assert os.environ.get("DASK_SCHEDULER_ADDRESS") is None
