@@ -18,8 +18,6 @@ import dataclasses
 import hashlib
 import json
 import multiprocessing
-import os
-import signal
 import tempfile
 import time
 from collections import Counter
@@ -30,8 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cpsolve import engines, formats
-from cpsolve.distributed import PuzzleFile
-from cpsolve.engines.parts import leave_with_parent
+from cpsolve.distributed import PuzzleFile, Workers, workers_for
 from cpsolve.errors import CpsolveError
 from cpsolve.run import RunOptions, RunReport, run
 
@@ -164,51 +161,49 @@ def run_batch(
 
 
 def _solved(files: list[Path], options: BatchOptions) -> Iterator[list[dict[str, Any]]]:
-    """Each file's lines as it finishes: in forked processes, or here for one process."""
+    """Each file's lines as it finishes: on a cluster, in forked processes, or here for one."""
     if not files:
         return
     run_options = dataclasses.replace(options.run, workers=1)
+    processes = options.processes or engines.cores()
     if options.cluster is not None:
-        yield from _on_cluster(files, run_options, options.cluster, options.processes or engines.cores())
+        yield from _on_cluster(files, run_options, workers_for(options.cluster, processes))
         return
-    processes = min(options.processes or engines.cores(), max(1, len(files)))
     for engine in engines.ENGINES:  # loaded once here, shared by the forked processes
         if engine.installed():
             engine.load()
+    processes = min(processes, len(files))
     if processes == 1 or "fork" not in multiprocessing.get_all_start_methods():
         for path in files:
             yield solve_file(path, run_options)
         return
-    context = multiprocessing.get_context("fork")
-    with context.Pool(processes, initializer=_worker_start, initargs=(os.getpid(),)) as pool:
-        jobs = ((path, run_options) for path in files)
-        yield from pool.imap_unordered(_solve_job, jobs, chunksize=1)
-
-
-def _on_cluster(files: list[Path], options: RunOptions, cluster: str, processes: int) -> Iterator[list[dict[str, Any]]]:
-    """Each file as a unit on Dask, its lines merged once by its id whatever the scheduler retries."""
-    from cpsolve import distributed
-
-    executor = distributed.executor_for(cluster, processes)
-    merged: set[str] = set()
-    futures = []
+    runners = workers_for(None, processes)
     try:
-        for path in files:
-            try:
-                puzzle = PuzzleFile.read(path)
-            except OSError as error:
-                yield [refused_line(path, f"{path}: cannot read: {error.strerror}")]
-                continue
-            futures.append(executor.submit(solve_file_unit, puzzle, options))
-        for future in distributed.completed(executor, futures):
-            unit, lines = future.result()
+        yield from runners.results(_solve_job, ((path, run_options) for path in files))
+    finally:
+        runners.close()
+
+
+def _on_cluster(files: list[Path], options: RunOptions, runners: Workers) -> Iterator[list[dict[str, Any]]]:
+    """Each file as a unit of its content; its lines merged once by its id, whatever is retried."""
+    merged: set[str] = set()
+    units = []
+    for path in files:
+        try:
+            units.append((PuzzleFile.read(path), options))
+        except OSError as error:
+            yield [refused_line(path, f"{path}: cannot read: {error.strerror}")]
+    try:
+        for unit, lines in runners.results(_solve_unit_job, units):
             if unit not in merged:
                 merged.add(unit)
                 yield lines
     finally:
-        for future in futures:
-            future.cancel()
-        distributed.close(executor)
+        runners.close()
+
+
+def _solve_unit_job(job: tuple[PuzzleFile, RunOptions]) -> tuple[str, list[dict[str, Any]]]:
+    return solve_file_unit(*job)
 
 
 def solve_file_unit(puzzle: PuzzleFile, options: RunOptions) -> tuple[str, list[dict[str, Any]]]:
@@ -222,14 +217,6 @@ def solve_file_unit(puzzle: PuzzleFile, options: RunOptions) -> tuple[str, list[
         if "error" in line:
             line["error"] = line["error"].replace(str(Path(folder) / Path(puzzle.name).name), puzzle.name)
     return f"{puzzle.name}:{puzzle.digest}", lines
-
-
-def _worker_start(parent: int) -> None:
-    """Ctrl-C goes to the batch, which ends the pool; the pool's SIGTERM ends a worker quietly;
-    a worker whose batch was killed outright (kill -9) leaves by itself."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    leave_with_parent(parent)
 
 
 def _solve_job(job: tuple[Path, RunOptions]) -> list[dict[str, Any]]:

@@ -18,10 +18,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import multiprocessing
 import os
+import signal
 import tempfile
-from collections.abc import Generator, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from cpsolve import engines
 from cpsolve.counting import Breaking, Solution
 from cpsolve.engines import Enumeration, SearchOptions, StopReason
 from cpsolve.engines.base import PartKey
+from cpsolve.engines.parts import leave_with_parent
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import load_puzzle
 from cpsolve.limits import Deadline
@@ -113,11 +116,73 @@ def _prepared(unit: PartUnit) -> engines.Prepared:
 _last_prepared: tuple[tuple[Any, ...], engines.Prepared] | None = None
 
 
-def executor_for(cluster: str | None, processes: int) -> Any:
-    """A Dask client for `cluster` (an address, or `local` for a LocalCluster here), else a pool
-    of local processes. Raises CpsolveError when Dask is missing or the scheduler cannot be reached."""
+class Workers(ABC):
+    """Where units run: `results` runs a one-argument function on each, yielding the results as
+    they finish (in any order); `close` ends the work, running units included."""
+
+    workers: int
+
+    @abstractmethod
+    def results(self, function: Callable[[Any], Any], units: Iterable[Any]) -> Iterator[Any]: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+class LocalWorkers(Workers):
+    """Forked processes on this machine; they leave when the client is killed outright."""
+
+    def __init__(self, processes: int) -> None:
+        self.workers = processes
+        context = multiprocessing.get_context("fork")
+        self.pool = context.Pool(processes, initializer=_local_worker, initargs=(os.getpid(),))
+
+    def results(self, function: Callable[[Any], Any], units: Iterable[Any]) -> Iterator[Any]:
+        yield from self.pool.imap_unordered(function, units)
+
+    def close(self) -> None:
+        self.pool.terminate()
+        self.pool.join()
+
+
+def _local_worker(parent: int) -> None:
+    """Ctrl-C is the client's, which ends the pool; the pool's SIGTERM ends a worker quietly."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    leave_with_parent(parent)
+
+
+class DaskWorkers(Workers):
+    """A Dask cluster's workers, through a client; Dask runs a unit again when its worker dies."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+
+    def results(self, function: Callable[[Any], Any], units: Iterable[Any]) -> Iterator[Any]:
+        from distributed import as_completed
+
+        futures = [self.client.submit(function, unit) for unit in units]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        cluster = self.client.cluster
+        self.client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def workers_for(cluster: str | None, processes: int) -> Workers:
+    """A Dask cluster's workers (`cluster`: a scheduler's address, or `local` for a LocalCluster of
+    `processes` here), else `processes` local processes. Raises CpsolveError when Dask is missing
+    or the scheduler cannot be reached."""
     if cluster is None:
-        return ProcessPoolExecutor(max_workers=processes)
+        return LocalWorkers(processes)
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -126,38 +191,11 @@ def executor_for(cluster: str | None, processes: int) -> Any:
         local = LocalCluster(
             n_workers=processes, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0", processes=True
         )
-        return Client(local)
+        return DaskWorkers(Client(local))
     try:
-        return Client(cluster, timeout=10)
+        return DaskWorkers(Client(cluster, timeout=10))
     except (OSError, TimeoutError) as error:
         raise CpsolveError(f"--cluster {cluster}: cannot reach the scheduler ({error})") from None
-
-
-def completed(executor: Any, futures: list[Any]) -> Iterator[Any]:
-    """Each future as it finishes, for a Dask client or a local pool alike."""
-    if isinstance(executor, ProcessPoolExecutor):
-        yield from as_completed(futures)
-        return
-    from distributed import as_completed as dask_completed
-
-    yield from dask_completed(futures)
-
-
-def close(executor: Any) -> None:
-    if isinstance(executor, ProcessPoolExecutor):
-        executor.shutdown(wait=False, cancel_futures=True)
-        return
-    cluster = executor.cluster
-    executor.close()
-    if cluster is not None:
-        cluster.close()
-
-
-def worker_count(executor: Any, processes: int) -> int:
-    """How many workers the executor has: a cluster's as it is now, a local pool's `processes`."""
-    if isinstance(executor, ProcessPoolExecutor):
-        return processes
-    return max(1, len(executor.scheduler_info().get("workers", {})))
 
 
 class Checkpoint:
@@ -201,17 +239,16 @@ class UnitEnumeration(Enumeration):
     def __init__(
         self,
         units: list[PartUnit],
-        executor: Any,
+        runners: Workers,
         search: SearchOptions,
         deadline: Deadline,
         checkpoint: Checkpoint | None = None,
-        workers: int = 1,
     ) -> None:
         super().__init__(search, deadline)
         self.units = units
-        self.executor = executor
+        self.runners = runners
         self.checkpoint = checkpoint
-        self.workers = workers
+        self.workers = runners.workers
         self.merged: set[str] = set()
 
     def __iter__(self) -> Generator[Solution, None, None]:
@@ -223,7 +260,7 @@ class UnitEnumeration(Enumeration):
             yield from self._recorded()
             yield from self._run(unit for unit in self.units if unit.id not in self.merged)
         finally:
-            close(self.executor)
+            self.runners.close()
             if self.checkpoint is not None:
                 self.checkpoint.close()
 
@@ -237,20 +274,14 @@ class UnitEnumeration(Enumeration):
 
     def _run(self, todo: Iterable[PartUnit]) -> Iterator[list[Solution]]:
         search = dataclasses.replace(self.search, time_limit=self.deadline.remaining())
-        futures = [self.executor.submit(solve_part, dataclasses.replace(unit, search=search)) for unit in todo]
-        try:
-            for future in completed(self.executor, futures):
-                result: PartResult = future.result()
-                if result.id in self.merged:
-                    continue
-                self.merged.add(result.id)
-                if result.stopped_by is not None:
-                    self.interrupt(StopReason(result.stopped_by))
-                elif self.checkpoint is not None:
-                    self.checkpoint.record(result)
-                yield result.solutions
-                if self.stopped_by is not None or self.out_of_time():
-                    return
-        finally:
-            for future in futures:
-                future.cancel()
+        for result in self.runners.results(solve_part, [dataclasses.replace(u, search=search) for u in todo]):
+            if result.id in self.merged:
+                continue
+            self.merged.add(result.id)
+            if result.stopped_by is not None:
+                self.interrupt(StopReason(result.stopped_by))
+            elif self.checkpoint is not None:
+                self.checkpoint.record(result)
+            yield result.solutions
+            if self.stopped_by is not None or self.out_of_time():
+                return

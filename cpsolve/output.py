@@ -15,6 +15,7 @@ import typer
 from cpsolve import engines
 from cpsolve.bench import BenchRow
 from cpsolve.counting import Solution
+from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.models import PuzzleModel
 from cpsolve.run import ProgressHook, RunReport
@@ -201,7 +202,8 @@ class BenchPrinter:
             shown = "found" if first.counts.raw else ("none" if first.complete else "not found")
         reference, other = row.reference, row.other
         ratio = ""
-        if reference is not None and other is not None and other.seconds > 0:
+        timed_out = any(r is not None and r.stopped_by is StopReason.TIME_LIMIT for r in (reference, other))
+        if reference is not None and other is not None and other.seconds > 0 and not timed_out:
             ratio = f"{reference.seconds / other.seconds:.1f}x"
         agree = "yes" if not row.problems else "NO"
         engine = "-" if other is None else other.engine
@@ -229,7 +231,7 @@ class BenchPrinter:
     def _time(report: RunReport | None) -> str:
         if report is None:
             return "-"
-        return f"{report.seconds:.2f}" + ("" if report.complete or report.counts.raw else "+")
+        return f"{report.seconds:.2f}" + ("+" if report.stopped_by is StopReason.TIME_LIMIT else "")
 
     def finish(self) -> None:
         if self.with_peers:

@@ -135,7 +135,7 @@ def open_search(prepared: Prepared, options: RunOptions, deadline: Deadline, pat
     engine, puzzle = prepared.engine, prepared.puzzle
     limited = search.first_only or search.max_solutions is not None
     breaking = prepared.compiled.breaking
-    if (options.cluster or options.checkpoint) and breaking is not None and not limited:
+    if _as_units(prepared, options) and breaking is not None:
         return _units(prepared, options, deadline, path, breaking)
     workers = options.workers or prepared.compiled.default_workers(engines.cores())
     if prepared.compiled.breaking is not None and not limited and (workers > 1 or engine.splits_by_default(puzzle)):
@@ -144,21 +144,26 @@ def open_search(prepared: Prepared, options: RunOptions, deadline: Deadline, pat
     return prepared.compiled.enumerate(search, deadline)
 
 
+def _as_units(prepared: Prepared, options: RunOptions) -> bool:
+    """Whether the run goes out as units: asked for, and a split by the breaking to make."""
+    limited = options.search.first_only or options.search.max_solutions is not None
+    asked = options.cluster is not None or options.checkpoint is not None
+    return asked and prepared.compiled.breaking is not None and not limited
+
+
 def _units(prepared: Prepared, options: RunOptions, deadline: Deadline, path: Path, breaking: Breaking) -> Enumeration:
     """The parts of the search as units on a cluster or local processes, recorded in a checkpoint."""
     from cpsolve import distributed
 
     checkpoint = distributed.Checkpoint(options.checkpoint) if options.checkpoint else None
-    processes = options.workers or engines.cores()
-    executor = distributed.executor_for(options.cluster, processes)
-    workers = distributed.worker_count(executor, processes)
+    runners = distributed.workers_for(options.cluster, options.workers or engines.cores())
     puzzle = distributed.PuzzleFile.read(path)
-    keys = prepared.compiled.part_keys(PARTS_PER_WORKER * workers)
+    keys = prepared.compiled.part_keys(PARTS_PER_WORKER * runners.workers)
     units = [
         distributed.PartUnit(puzzle, options.problem, prepared.engine.name, breaking, options.search, key)
         for key in keys
     ]
-    return distributed.UnitEnumeration(units, executor, options.search, deadline, checkpoint, workers)
+    return distributed.UnitEnumeration(units, runners, options.search, deadline, checkpoint)
 
 
 def run(
@@ -213,6 +218,8 @@ def run(
     seconds = time.perf_counter() - started - prepared.loading_seconds
     report = _report(prepared.loaded, puzzle, prepared.engine.name, enumeration, classifier, seconds, shown)
     report.workers = enumeration.workers
+    if (options.cluster or options.checkpoint) and not _as_units(prepared, options):
+        report.notes.append("--cluster and --checkpoint not used: no symmetry breaking to split by, or a limited run")
     report.breaking = prepared.choice.as_json()
     report.search = prepared.compiled.details
     return report

@@ -139,6 +139,7 @@ def test_a_run_killed_by_kill_9_resumes_from_its_checkpoint(tmp_path: Path) -> N
     recorded = checkpoint.read_text().count("\n")
     assert 10 <= recorded < 54  # stopped in the middle
     resumed = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert "Traceback" not in resumed.stderr
     assert counts(resumed.stdout) == {
         "counts": {"raw": 460464, "rotations": 19186, "unique": 19186},
         "complete": True,
@@ -160,3 +161,11 @@ def test_an_unreachable_scheduler_is_a_one_line_error() -> None:
     assert code == 2
     assert "cannot reach the scheduler" in output
     assert os.environ.get("DASK_SCHEDULER_ADDRESS") is None
+
+
+def test_a_puzzle_without_a_split_says_that_it_ran_here(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "box.checkpoint"
+    code, output = cli("run", SPECS / "t_tetracubes_6x6x2.yaml", "--checkpoint", checkpoint, "--json")
+    assert code == 0
+    assert "--cluster and --checkpoint not used" in " ".join(json.loads(output)["notes"])
+    assert not checkpoint.exists()
