@@ -187,6 +187,26 @@ def test_first_choices_split_a_part_into_disjoint_parts_that_make_it_whole() -> 
     assert sorted(split) == sorted(solutions(box, [part]))
 
 
+def test_finer_parts_come_largest_first_and_are_the_first_choices_of_each_kept_atom() -> None:
+    puzzle = built(SPECS / "soma.yaml")
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    prepared = ExactCoverEngine().prepare(puzzle, breaking)
+    keys = prepared.part_keys(16)
+    box = search_for(puzzle.cover_problem() or _problem("soma.yaml"))
+    assert isinstance(box, BoxSearch)
+    expected: set[tuple[int, ...]] = set()
+    for part in parts_for(box.problem, breaking):
+        choices = box.first_choices(part.forced, part.left_out)
+        assert choices is not None
+        expected.update((part.forced[-1], atom) for atom in choices)
+    assert set(keys) == expected and len(keys) == len(expected)
+    sizes = []
+    for key in keys:
+        (part,) = parts_for(box.problem, breaking, key)
+        sizes.append(box.estimate_part(part.forced, part.left_out, 64))
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-1]
+
+
 def test_a_full_board_has_no_first_choices() -> None:
     problem = _problem("coffin.yaml")
     box = search_for(problem)

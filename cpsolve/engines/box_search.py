@@ -290,6 +290,19 @@ class BoxSearch:
         search(self.kernel_tables(), work, 0, 2**62, probes, found, np.zeros(1, np.int64))
         return float(estimate[0]) / probes
 
+    def estimate_part(self, forced: Sequence[int], left_out: frozenset[int], probes: int, seed: int = 1) -> float:
+        """Placements of a part's search (`forced` made, `left_out` banned), from random paths."""
+        from .box_kernel import search
+
+        started = self.start(forced)
+        if started is None or probes <= 0:
+            return 0.0
+        work = self._state(*started)
+        work[-1][1] = seed
+        found = np.zeros((1, self.problem.cells + 1), np.int64)
+        search(self.kernel_tables(left_out), work, 0, 2**62, probes, found, np.zeros(1, np.int64))
+        return float(work[-1][0]) / probes
+
 
 def state(cells: int, longest: int, choose: int, board: Any, left: Any, pieces_left: int) -> tuple[Any, ...]:
     """Fresh state for box_kernel.search (see there): per depth the boards, the lists of fitting

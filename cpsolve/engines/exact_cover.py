@@ -31,6 +31,7 @@ from .cover_search import CoverSearch
 
 STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s between checks
 FOUND_CAPACITY = 1024
+PART_PROBES = 64  # random paths to estimate each part's size, to hand out the largest first
 PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` uses every core (README)
 
 
@@ -189,7 +190,19 @@ class ExactCoverPrepared(Prepared):
                 finer.append(key)
             else:
                 finer.extend((*key, atom) for atom in choices)
-        return finer
+        return self._largest_first(finer)
+
+    def _largest_first(self, keys: list[PartKey]) -> list[PartKey]:
+        """The parts by estimated size, largest first, where the estimates are steady (3-D): the
+        workers take them in this order, so that no large part is left to run alone at the end."""
+        search = self.search
+        if not isinstance(search, BoxSearch) or search.choose == LOWEST:
+            return keys
+        size = {}
+        for key in keys:
+            (part,) = parts_for(search.problem, self.breaking, key)
+            size[key] = search.estimate_part(part.forced, part.left_out, PART_PROBES)
+        return sorted(keys, key=lambda key: -size[key])
 
     def default_workers(self, cores: int) -> int:
         """Every core for searches estimated big enough to gain from them (README), else one."""
