@@ -157,3 +157,26 @@ def _command_line(process: Path) -> bytes:
         return (process / "cmdline").read_bytes()
     except OSError:  # it ended meanwhile
         return b""
+
+
+def test_ctrl_c_stops_a_batch_with_whole_lines_and_a_summary(tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    command = [sys.executable, "-m", "cpsolve", "batch", str(corpus_dir("yass") / "figures"), "--out", str(out)]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal would have it
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 10):
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted: run again to go on" in stdout
+    assert "Traceback" not in stderr
+    written = lines(out)  # every line whole
+    assert 10 <= len(written) < 218
+    assert _gone(str(out), within=3.0)
