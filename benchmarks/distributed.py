@@ -10,7 +10,7 @@ Usage: python benchmarks/distributed.py [--repeat N] [--parts] [--cluster ADDRES
   parts (`--workers`), units on a local process pool (`--checkpoint`), units on `--cluster local`,
   each with 1 and 2 workers.
 - With --parts, each of the Bedlam cube's parts alone on one core: seconds and placements, sorted,
-  to see how even the split is.
+  to see how even the split is; --wanted N splits as a run with N/8 workers would.
 
 With --cluster ADDRESS (a scheduler and workers already running, say `dask scheduler` and `dask
 worker ADDRESS --nthreads 1` twice), also on it: no cluster start-up in the times.
@@ -91,7 +91,7 @@ def split_times(repeat: int, address: str | None, only: str) -> None:
                 print(f"  {spec:22} {label:34} {who:12} {median:7.2f} s  {counts}")
 
 
-def part_sizes() -> None:
+def part_sizes(wanted: int) -> None:
     from cpsolve.engines import SearchOptions
     from cpsolve.engines import choose_breaking as choose_run_breaking
     from cpsolve.engines.exact_cover import ExactCoverEngine
@@ -104,7 +104,7 @@ def part_sizes() -> None:
     puzzle = build_model(loaded, build)
     prepared = engine.prepare(puzzle, choose_run_breaking(puzzle).breaking)
     sizes = []
-    for key in prepared.part_keys(16):
+    for key in prepared.part_keys(wanted):
         started = time.perf_counter()
         part = prepared.enumerate(SearchOptions(), part=key)
         solutions = sum(len(batch) for batch in part.batches())
@@ -129,11 +129,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cluster", help="a running scheduler's address, for rows on it")
     parser.add_argument("--only", default="", help="only the rows whose label holds this")
+    parser.add_argument("--wanted", type=int, default=16, help="--parts: as many as for this many (16: 2 workers)")
     parser.add_argument("--parts", action="store_true", help="time each of the Bedlam cube's parts alone")
     args = parser.parse_args()
     corpus = args.corpus or ROOT.parent / "shared" / "corpus" / "yass"
     if args.parts:
-        part_sizes()
+        part_sizes(args.wanted)
         return
     batch_times(corpus / "figures", args.repeat, args.cluster, args.only)
     split_times(args.repeat, args.cluster, args.only)

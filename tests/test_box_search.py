@@ -207,6 +207,18 @@ def test_finer_parts_come_largest_first_and_are_the_first_choices_of_each_kept_a
     assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-1]
 
 
+def test_parts_split_level_by_level_stay_disjoint_and_whole() -> None:
+    """Many workers (a cluster) ask for many parts: the split goes deeper than one level."""
+    puzzle = built(SPECS / "soma.yaml")
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    prepared = ExactCoverEngine().prepare(puzzle, breaking)
+    keys = prepared.part_keys(400)
+    assert len(keys) >= 400 and max(len(key) for key in keys) >= 3
+    found = [s for key in keys for batch in prepared.enumerate(SearchOptions(), part=key).batches() for s in batch]
+    whole = [s for batch in prepared.enumerate(SearchOptions()).batches() for s in batch]
+    assert len(found) == len(set(found)) and sorted(found) == sorted(whole)
+
+
 def test_a_full_board_has_no_first_choices() -> None:
     problem = _problem("coffin.yaml")
     box = search_for(problem)

@@ -176,12 +176,21 @@ class ExactCoverPrepared(Prepared):
         return CoverEnumeration(self.search, parts_for(self.search.problem, self.breaking, part), search, deadline)
 
     def part_keys(self, wanted: int) -> list[PartKey]:
-        """The kept atoms of the first breaking set; when they are fewer than `wanted`, each is split
-        further by the placements that fit the cell the search fills next (every solution of the
-        part holds exactly one of them), so that parts stay small enough to share the cores."""
+        """The kept atoms of the first breaking set; while they are fewer than `wanted`, each part
+        is split further by the placements that fit the cell the search fills next (every solution
+        of the part holds exactly one of them), level by level, so that parts stay small enough to
+        share the cores (or a cluster's workers)."""
         keys = super().part_keys(wanted)
         if len(keys) >= wanted:
             return keys
+        while len(keys) < wanted:
+            finer = self._split(keys)
+            if len(finer) == len(keys):  # nothing left to split
+                break
+            keys = finer
+        return self._largest_first(keys)
+
+    def _split(self, keys: list[PartKey]) -> list[PartKey]:
         finer: list[PartKey] = []
         for key in keys:
             (part,) = parts_for(self.search.problem, self.breaking, key)
@@ -190,7 +199,7 @@ class ExactCoverPrepared(Prepared):
                 finer.append(key)
             else:
                 finer.extend((*key, atom) for atom in choices)
-        return self._largest_first(finer)
+        return finer
 
     def _largest_first(self, keys: list[PartKey]) -> list[PartKey]:
         """The parts by estimated size, largest first, where the estimates are steady (3-D): the
