@@ -29,7 +29,8 @@ from typing import Any, TextIO
 
 from cpsolve import engines, formats
 from cpsolve.distributed import PuzzleFile, Workers, workers_for
-from cpsolve.errors import CpsolveError
+from cpsolve.engines import StopReason
+from cpsolve.errors import CpsolveError, Terminated
 from cpsolve.run import RunOptions, RunReport, run
 
 
@@ -80,8 +81,9 @@ def content_hash(path: Path) -> str:
 
 
 def done_files(results: Path) -> set[tuple[str, str]]:
-    """(file, sha256) of every puzzle the results file already holds. A last line cut short (the
-    batch was killed while writing it) is dropped from the file."""
+    """(file, sha256) of every puzzle the results file already holds, but those stopped by the time
+    limit (a rerun tries them again). A last line cut short (the batch was killed while writing
+    it) is dropped from the file."""
     if not results.exists():
         return set()
     data = results.read_bytes()
@@ -95,7 +97,12 @@ def done_files(results: Path) -> set[tuple[str, str]]:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(entry, dict) and "file" in entry and "sha256" in entry:
+        if (
+            isinstance(entry, dict)
+            and "file" in entry
+            and "sha256" in entry
+            and entry.get("status") != Status.INCOMPLETE
+        ):
             done.add((str(entry["file"]), str(entry["sha256"])))
     return done
 
@@ -110,12 +117,18 @@ def solve_file(path: Path, options: RunOptions) -> list[dict[str, Any]]:
         for number in range(len(names)) if len(names) > 1 else [None]:
             each = options if number is None else dataclasses.replace(options, problem=str(number))
             report = run(path, each)
+            if report.stopped_by is StopReason.INTERRUPTED:  # the batch's Ctrl-C: no line, runs again
+                raise KeyboardInterrupt
+            if report.stopped_by is StopReason.TERMINATED:
+                raise Terminated
             if number is not None:
                 report.problem = str(number)
             lines.append({**head, "status": str(status_of(report)), **report.as_json()})
         return lines
     except CpsolveError as error:
         return [refused_line(path, str(error))]
+    except Exception as error:  # a bug in cpsolve: said on the puzzle's line, and the batch goes on
+        return [{**head, "status": str(Status.FAILED), "error": f"internal error: {type(error).__name__}: {error}"}]
 
 
 def refused_line(path: Path, error: str) -> dict[str, Any]:

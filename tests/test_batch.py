@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import SPECS, corpus_dir
 from typer.testing import CliRunner
 
@@ -159,9 +160,12 @@ def _command_line(process: Path) -> bytes:
         return b""
 
 
-def test_ctrl_c_stops_a_batch_with_whole_lines_and_a_summary(tmp_path: Path) -> None:
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_ctrl_c_stops_a_batch_with_whole_lines_and_a_summary(tmp_path: Path, processes: str) -> None:
+    """In one process too, where the run itself sees the Ctrl-C first: the batch stops, not the puzzle."""
     out = tmp_path / "results.jsonl"
-    command = [sys.executable, "-m", "cpsolve", "batch", str(corpus_dir("yass") / "figures"), "--out", str(out)]
+    figures = str(corpus_dir("yass") / "figures")
+    command = [sys.executable, "-m", "cpsolve", "batch", figures, "--out", str(out), "--processes", processes]
     process = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
@@ -180,3 +184,21 @@ def test_ctrl_c_stops_a_batch_with_whole_lines_and_a_summary(tmp_path: Path) -> 
     written = lines(out)  # every line whole
     assert 10 <= len(written) < 218
     assert _gone(str(out), within=3.0)
+
+
+def test_a_puzzle_stopped_by_the_time_limit_runs_again_on_a_rerun(tmp_path: Path) -> None:
+    folder = tmp_path / "puzzles"
+    folder.mkdir()
+    shutil.copy(SPECS / "pentominoes_6x10.yaml", folder / "pentominoes.yaml")  # 0.15 s of search
+    shutil.copy(SPECS / "coffin.yaml", folder / "coffin.yaml")
+    out = tmp_path / "results.jsonl"
+    assert batch(folder / "coffin.yaml", "--out", out)[0] == 0  # done, without a time limit
+    for _ in range(2):
+        code, output = batch(folder, "--out", out, "--time-limit", "0.05", "--processes", "1")
+        assert code == 0 and "1 file skipped" in output
+    statuses = [(Path(line["file"]).name, line["status"]) for line in lines(out)]
+    assert statuses == [
+        ("coffin.yaml", "solved"),
+        ("pentominoes.yaml", "incomplete"),
+        ("pentominoes.yaml", "incomplete"),
+    ]
