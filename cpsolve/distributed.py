@@ -35,8 +35,8 @@ from cpsolve.engines.base import PartKey
 from cpsolve.engines.parts import leave_with_parent
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import load_puzzle
-from cpsolve.limits import Deadline
-from cpsolve.models import build_model
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
+from cpsolve.models import BuildOptions, build_model
 
 LOCAL = "local"  # --cluster local: a Dask LocalCluster on this machine
 
@@ -73,6 +73,8 @@ class PartUnit:
     breaking: Breaking
     search: SearchOptions
     key: PartKey
+    build: BuildOptions = dataclasses.field(default_factory=BuildOptions)  # so a worker builds as the client did
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 
     @property
     def id(self) -> str:
@@ -104,7 +106,8 @@ def _prepared(unit: PartUnit) -> engines.Prepared:
     if _last_prepared is not None and _last_prepared[0] == run:
         return _last_prepared[1]
     with tempfile.TemporaryDirectory(prefix="cpsolve-unit-") as folder:
-        loaded, build = load_puzzle(unit.puzzle.on_disk(folder), problem=unit.problem)
+        on_disk = unit.puzzle.on_disk(folder)
+        loaded, build = load_puzzle(on_disk, unit.build, unit.max_file_bytes, unit.problem)
         puzzle = build_model(loaded, build)
     engine = engines.engine_named(unit.engine)
     engine.load()

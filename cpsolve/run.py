@@ -160,7 +160,16 @@ def _units(prepared: Prepared, options: RunOptions, deadline: Deadline, path: Pa
     puzzle = distributed.PuzzleFile.read(path)
     keys = prepared.compiled.part_keys(PARTS_PER_WORKER * runners.workers)
     units = [
-        distributed.PartUnit(puzzle, options.problem, prepared.engine.name, breaking, options.search, key)
+        distributed.PartUnit(
+            puzzle,
+            options.problem,
+            prepared.engine.name,
+            breaking,
+            options.search,
+            key,
+            options.build,
+            options.max_file_bytes,
+        )
         for key in keys
     ]
     return distributed.UnitEnumeration(units, runners, options.search, deadline, checkpoint)
