@@ -31,6 +31,7 @@ from cpsolve import engines, formats
 from cpsolve.distributed import PuzzleFile, Workers, workers_for
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, Terminated
+from cpsolve.journal import read_records
 from cpsolve.run import RunOptions, RunReport, run
 
 
@@ -83,27 +84,11 @@ def content_hash(path: Path) -> str:
 def done_files(results: Path) -> set[tuple[str, str]]:
     """(file, sha256) of every puzzle the results file already holds, but those stopped by the time
     limit (a rerun tries them again). A last line cut short (the batch was killed while writing
-    it) is dropped from the file."""
-    if not results.exists():
-        return set()
-    data = results.read_bytes()
-    whole = data[: data.rfind(b"\n") + 1]
-    if len(whole) < len(data):
-        with results.open("r+b") as handle:
-            handle.truncate(len(whole))
+    it) is dropped from the file; a file that is not a batch's results is refused, untouched."""
     done = set()
-    for line in whole.decode("utf-8", errors="replace").splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if (
-            isinstance(entry, dict)
-            and "file" in entry
-            and "sha256" in entry
-            and entry.get("status") != Status.INCOMPLETE
-        ):
-            done.add((str(entry["file"]), str(entry["sha256"])))
+    for record in read_records(results, "file", "a cpsolve batch's results"):
+        if "sha256" in record and record.get("status") != Status.INCOMPLETE:
+            done.add((str(record["file"]), str(record["sha256"])))
     return done
 
 

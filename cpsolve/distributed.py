@@ -35,6 +35,7 @@ from cpsolve.engines.base import PartKey
 from cpsolve.engines.parts import leave_with_parent
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import load_puzzle
+from cpsolve.journal import read_records
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, build_model
 
@@ -209,22 +210,15 @@ class Checkpoint:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.finished: dict[str, list[Solution]] = {}
-        if path.exists():
-            data = path.read_bytes()
-            whole = data[: data.rfind(b"\n") + 1]
-            if len(whole) < len(data):
-                with path.open("r+b") as handle:
-                    handle.truncate(len(whole))
-            for line in whole.decode("utf-8", errors="replace").splitlines():
-                self._take(line)
-        self.handle = path.open("a", encoding="utf-8")
-
-    def _take(self, line: str) -> None:
+        for record in read_records(path, "unit", "a cpsolve checkpoint"):
+            try:
+                self.finished[str(record["unit"])] = [tuple(solution) for solution in record["solutions"]]
+            except (KeyError, TypeError):
+                raise CpsolveError(f"{path}: not a cpsolve checkpoint (a line is not a finished part)") from None
         try:
-            entry = json.loads(line)
-            self.finished[str(entry["unit"])] = [tuple(solution) for solution in entry["solutions"]]
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise CpsolveError(f"{self.path}: not a cpsolve checkpoint (a line is not a finished part)") from None
+            self.handle = path.open("a", encoding="utf-8")
+        except OSError as error:
+            raise CpsolveError(f"{path}: cannot write the checkpoint: {error.strerror}") from None
 
     def record(self, result: PartResult) -> None:
         solutions = [list(solution) for solution in result.solutions]

@@ -97,6 +97,14 @@ def test_a_line_cut_short_is_dropped_and_its_puzzle_run_again(tmp_path: Path) ->
     assert sorted(line["file"] for line in lines(out)) == sorted(json.loads(line)["file"] for line in whole)
 
 
+def test_a_results_file_cpsolve_did_not_write_is_refused_untouched(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\nthe last line has no newline")
+    code, output = batch(SPECS / "coffin.yaml", "--out", notes)
+    assert code == 2 and f"{notes}:1: not a line of a cpsolve batch's results" in output
+    assert notes.read_text() == "my notes\nthe last line has no newline"
+
+
 def test_bad_arguments_are_one_line_refusals(tmp_path: Path) -> None:
     code, output = batch(tmp_path / "*.soma", "--out", tmp_path / "out.jsonl")
     assert code == 2 and "matches no file" in output

@@ -153,7 +153,16 @@ def test_a_checkpoint_of_another_file_is_refused(tmp_path: Path) -> None:
     checkpoint.write_text('{"something": "else"}\n')
     code, output = cli("run", SPECS / "soma.yaml", "--checkpoint", checkpoint)
     assert code == 2
-    assert "not a cpsolve checkpoint" in output
+    assert f"{checkpoint}:1: not a line of a cpsolve checkpoint" in output
+
+
+def test_the_puzzle_given_as_checkpoint_is_refused_untouched(tmp_path: Path) -> None:
+    puzzle = tmp_path / "soma.yaml"
+    puzzle.write_text((SPECS / "soma.yaml").read_text().rstrip("\n"))  # no newline at the end
+    before = puzzle.read_bytes()
+    code, output = cli("run", puzzle, "--checkpoint", puzzle)
+    assert code == 2 and "not a line of a cpsolve checkpoint" in output
+    assert puzzle.read_bytes() == before
 
 
 def test_an_unreachable_scheduler_is_a_one_line_error() -> None:
