@@ -118,12 +118,6 @@ class BenchRow:
         }
 
 
-def bench_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The puzzle files named, folders searched in their subfolders too (puzzle_specs/eternity
-    holds the large planted boards, marked slow)."""
-    return formats.puzzle_files(paths)
-
-
 def bench_file(path: Path, options: BenchOptions) -> list[BenchRow]:
     """A row for each problem the file holds; a file that cannot be read becomes a row saying why."""
     try:
@@ -176,7 +170,7 @@ def bench(
     paths: Iterable[str | Path], options: BenchOptions, on_row: Callable[[BenchRow], None] | None = None
 ) -> list[BenchRow]:
     rows = []
-    for path in bench_files(paths):
+    for path in formats.puzzle_files(paths):
         for row in bench_file(path, options):
             rows.append(row)
             if on_row is not None:

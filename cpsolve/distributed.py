@@ -25,6 +25,7 @@ import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ class PuzzleFile:
     def read(path: Path) -> PuzzleFile:
         return PuzzleFile(str(path), path.read_bytes())
 
-    @property
+    @cached_property
     def digest(self) -> str:
         return hashlib.sha256(self.content).hexdigest()
 
@@ -77,9 +78,10 @@ class PartUnit:
     build: BuildOptions = dataclasses.field(default_factory=BuildOptions)  # so a worker builds as the client did
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 
-    @property
+    @cached_property
     def id(self) -> str:
-        """The same for the same puzzle content, problem, breaking and part, whoever computes it."""
+        """The same for the same puzzle content, problem, breaking and part, whoever computes it
+        (computed once per unit: a run of thousands of parts asks for it several times each)."""
         cut = hashlib.sha256(repr((sorted(self.breaking.first), self.breaking.forbidden_pairs)).encode())
         where = f"{self.problem or ''}-{cut.hexdigest()[:8]}-{'.'.join(map(str, self.key))}"
         return f"{self.puzzle.digest[:16]}-{where}"

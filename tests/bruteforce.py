@@ -37,10 +37,10 @@ def rotation_class(cells: list[Cell]) -> frozenset[frozenset[Cell]]:
     return frozenset(norm([apply(m, c) for c in cells]) for m in matrices() if m[2])
 
 
-def count(
-    pieces: dict[str, tuple[list[Cell], int, int]], target: list[Cell], symmetry: str = "all"
-) -> tuple[int, int, int]:
-    """(raw, rotations, unique) for pieces name -> (cells, least, most) filling target exactly."""
+def _solutions(
+    pieces: dict[str, tuple[list[Cell], int, int]], target: list[Cell]
+) -> set[frozenset[tuple[str, frozenset[Cell]]]]:
+    """Every filling of target by pieces name -> (cells, least, most): sets of (name, cells)."""
     tset = set(target)
     placements = []
     for name, (cells, _, _) in pieces.items():
@@ -67,6 +67,15 @@ def count(
                 used[name] -= 1
 
     search(set(tset), Counter(), [])
+    return solutions
+
+
+def count(
+    pieces: dict[str, tuple[list[Cell], int, int]], target: list[Cell], symmetry: str = "all"
+) -> tuple[int, int, int]:
+    """(raw, rotations, unique) for pieces name -> (cells, least, most) filling target exactly."""
+    tset = set(target)
+    solutions = _solutions(pieces, target)
     classes = {name: rotation_class(cells) for name, (cells, _, _) in pieces.items()}
     mirror_of: dict[str, str] = {}
     for name, (cells, lo, hi) in pieces.items():
@@ -107,31 +116,7 @@ def burrtools_unique(pieces: dict[str, tuple[list[Cell], int, int]], target: lis
     """The classes BurrTools reports: rotations always; a mirror image (each chiral piece swapped
     for a piece of the mirror shape, whatever its bounds) merges two classes when it is a solution."""
     tset = set(target)
-    placements = []
-    for name, (cells, _, _) in pieces.items():
-        for shape in rotation_class(cells):
-            for dx, dy, dz in product(range(-5, 8), repeat=3):
-                moved = frozenset((x + dx, y + dy, z + dz) for x, y, z in shape)
-                if moved <= tset:
-                    placements.append((name, moved))
-    placements = list(dict.fromkeys(placements))
-    solutions: set[frozenset[tuple[str, frozenset[Cell]]]] = set()
-
-    def search(free: set[Cell], used: Counter[str], chosen: list[tuple[str, frozenset[Cell]]]) -> None:
-        if not free:
-            if all(lo <= used[n] <= hi for n, (_, lo, hi) in pieces.items()):
-                solutions.add(frozenset(chosen))
-            return
-        cell = min(free)
-        for name, cells in placements:
-            if cell in cells and cells <= free and used[name] < pieces[name][2]:
-                used[name] += 1
-                chosen.append((name, cells))
-                search(free - cells, used, chosen)
-                chosen.pop()
-                used[name] -= 1
-
-    search(set(tset), Counter(), [])
+    solutions = _solutions(pieces, target)
     classes = {name: rotation_class(cells) for name, (cells, _, _) in pieces.items()}
     partner: dict[str, str] = {}
     for name in sorted(pieces):

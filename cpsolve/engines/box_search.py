@@ -20,6 +20,8 @@ import numpy as np
 from cpsolve.counting import Solution
 from cpsolve.models import CoverProblem
 
+from .cover_search import found_solutions
+
 BOX_BITS = 128  # two 64-bit words
 MAX_PIECES = 64  # the pieces left are one 64-bit word
 MAX_ENTRIES = 4_000_000  # list entries (placement, cell, open neighbours): 32 MB
@@ -243,9 +245,7 @@ class BoxSearch:
         depth = 0
         while depth >= 0:
             depth, written, steps = search(arguments, work, depth, budget, 0, found, found_length)
-            rows = found[:written].tolist()
-            lengths = found_length[:written].tolist()
-            yield [tuple(sorted(fixed + row[:length])) for row, length in zip(rows, lengths, strict=True)], steps
+            yield found_solutions(fixed, found, found_length, written), steps
 
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The placements that fit the cell the search fills first once `forced` are made: every

@@ -181,7 +181,8 @@ def search(
             continue
         cells[depth] = -1
         depth -= 1
-        if depth >= 0:
+        if depth >= 0:  # the same undo as after a solution: written out, as a function (even with
+            # inline="always") it made the search 1.4 times slower (pentominoes 0.30 s against 0.22 s)
             if chosen[depth] >= 0:
                 _take(chosen[depth], atom_piece, group_of, left, group_left, -1)
             else:

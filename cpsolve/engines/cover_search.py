@@ -24,6 +24,14 @@ def _bits(ranks: Any, words: int) -> Any:
     return board
 
 
+def found_solutions(forced: list[int], found: Any, found_length: Any, written: int) -> list[Solution]:
+    """The solutions a compiled slice wrote (both searches' kernels write rows the same way): each
+    row's atoms with the part's forced ones, sorted."""
+    rows = found[:written].tolist()
+    lengths = found_length[:written].tolist()
+    return [tuple(sorted(forced + row[:length])) for row, length in zip(rows, lengths, strict=True)]
+
+
 @dataclass(frozen=True)
 class CoverSearch:
     """The cover problem as the compiled search reads it: cells as bits in fill order."""
@@ -144,9 +152,7 @@ class CoverSearch:
                 found,
                 found_length,
             )
-            rows = found[:written].tolist()
-            lengths = found_length[:written].tolist()
-            yield [tuple(sorted(fixed + row[:length])) for row, length in zip(rows, lengths, strict=True)], steps
+            yield found_solutions(fixed, found, found_length, written), steps
 
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The placements that fit the lowest open cell once `forced` are made, when that cell must

@@ -15,7 +15,7 @@ even where no solution turns up for a long time.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -49,31 +49,9 @@ class ExactCoverEngine(Engine):
         into numba's cache instead, several seconds)."""
         if ExactCoverEngine.loaded:
             return
-        line = CoverProblem(
-            cells=1,
-            fill_order=(0,),
-            atom_cells=np.zeros((1, 1), np.int64),
-            atom_piece=np.zeros(1, np.int64),
-            piece_bounds=((1, 1),),
-        )
         cube = [(x, y, z) for z in range(2) for y in range(2) for x in range(2)]
-        block = CoverProblem(
-            cells=8,
-            fill_order=tuple(range(8)),
-            atom_cells=np.arange(8, dtype=np.int64).reshape(1, 8),
-            atom_piece=np.zeros(1, np.int64),
-            piece_bounds=((1, 1),),
-            positions=tuple(cube),
-        )
         slab = [(x, y, z) for z in range(5) for y in range(4) for x in range(4)]  # 80 cells: two words
-        wide = CoverProblem(
-            cells=80,
-            fill_order=tuple(range(80)),
-            atom_cells=np.arange(80, dtype=np.int64).reshape(1, 80),
-            atom_piece=np.zeros(1, np.int64),
-            piece_bounds=((1, 1),),
-            positions=tuple(slab),
-        )
+        line, block, wide = _one_piece(1), _one_piece(8, cube), _one_piece(80, slab)
         for problem in (line, block, wide):
             search = search_for(problem)
             list(CoverEnumeration(search, [Part((), frozenset())], SearchOptions(), NO_DEADLINE))
@@ -109,6 +87,19 @@ class Part:
 
     forced: tuple[int, ...]
     left_out: frozenset[int]
+
+
+def _one_piece(cells: int, positions: Sequence[tuple[int, int, int]] = ()) -> CoverProblem:
+    """A target of `cells` cells filled by one placement of one piece: the smallest search there is,
+    to load a compiled search (without positions: the lowest-cell search)."""
+    return CoverProblem(
+        cells=cells,
+        fill_order=tuple(range(cells)),
+        atom_cells=np.arange(cells, dtype=np.int64).reshape(1, cells),
+        atom_piece=np.zeros(1, np.int64),
+        piece_bounds=((1, 1),),
+        positions=tuple(positions),
+    )
 
 
 def parts_for(problem: CoverProblem, breaking: Breaking | None, key: PartKey | None = None) -> list[Part]:
