@@ -421,7 +421,7 @@ def test_a_chain_in_a_one_cube_box(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text('kind: chain\nchain: {joints: "S"}\ntarget: {box: [1,1,1]}\n')
     output = refused(spec, "a chain has at least 3 cubes; the target has 1 cells")
-    assert "-1" not in output
+    assert "-1" not in output.replace(str(spec), "")  # pytest's own folder may be pytest-1
 
 
 def test_name_is_optional(tmp_path: Path) -> None:
