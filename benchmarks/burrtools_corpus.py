@@ -1,12 +1,16 @@
 """Every problem of the BurrTools corpus, side by side: cpsolve and BurrTools' own solver, burrTxt.
 
-Usage: python benchmarks/burrtools_corpus.py [--repeat N] [--burrtxt PATH] [CORPUS_DIR]
+Usage: python benchmarks/burrtools_corpus.py [--repeat N] [--burrtxt PATH] [--disassemble] [CORPUS_DIR]
 CORPUS_DIR defaults to the BurrTools corpus beside the checkout (../shared/corpus/burrtools);
 burrTxt to ~/.cache/cpsolve-peers/burrTxt (built by ../shared/peers/build.sh).
 
 Each program runs as a fresh process N times (default 3); the table gives medians of the whole
 process's wall time for both, cpsolve's own `seconds` (file read to counts, imports left out), the
 assemblies each counts, and the ratio burrTxt / cpsolve (above 1: cpsolve faster).
+
+With --disassemble both take every assembly apart (`cpsolve run --disassemble`, `burrTxt -d`):
+the counts are then the assemblies that come apart (cpsolve's include a one-piece assembly,
+which burrTxt leaves out), and cpsolve's `seconds` include the disassembly (its part in brackets).
 """
 
 from __future__ import annotations
@@ -35,33 +39,41 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--burrtxt", default=str(Path.home() / ".cache/cpsolve-peers/burrTxt"))
+    parser.add_argument("--disassemble", action="store_true", help="count the assemblies that come apart")
     args = parser.parse_args()
+    ours_flags, their_flags = (["--disassemble"], ["-d"]) if args.disassemble else ([], [])
     corpus = Path(args.corpus)
     with (corpus / "counts.tsv").open() as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     print(
         f"{'problem':34} {'BurrTools':>9} {'cpsolve':>8} {'burrTxt s':>10}"
-        f" {'cpsolve s':>10} {'seconds':>8} {'ratio':>6}"
+        f" {'cpsolve s':>10} {'seconds':>8} {'ratio':>6}" + ("  (disassembly s)" if args.disassemble else "")
     )
     for row in rows:
         path = str(corpus / row["file"])
-        ours, theirs, seconds = [], [], []
+        ours, theirs, seconds, taking_apart = [], [], [], []
         counted = assemblies = ""
         for _ in range(args.repeat):
-            wall, output = timed([sys.executable, "-m", "cpsolve", "run", path, "--problem", row["problem"], "--json"])
+            command = [sys.executable, "-m", "cpsolve", "run", path, "--problem", row["problem"], "--json"]
+            wall, output = timed(command + ours_flags)
             data = json.loads(output)
             ours.append(wall)
             seconds.append(data["seconds"])
-            counted = str(data["counts"]["unique"])
-            wall, output = timed([args.burrtxt, "-q", "-o", row["problem"], path])
+            if args.disassemble:
+                counted = str(data["disassembly"]["comes_apart"])
+                taking_apart.append(data["disassembly"]["seconds"])
+            else:
+                counted = str(data["counts"]["unique"])
+            wall, output = timed([args.burrtxt, "-q", "-o", row["problem"], *their_flags, path])
             theirs.append(wall)
-            found = re.search(r"(\d+) assemblies", output)
+            found = re.search(r"(\d+) solutions" if args.disassemble else r"(\d+) assemblies", output)
             assemblies = found.group(1) if found else "?"
         name = f"{row['file'].removesuffix('.xmpuzzle')}[{row['problem']}]"
         ratio = statistics.median(theirs) / statistics.median(ours)
+        part = f"  ({statistics.median(taking_apart):.3f})" if args.disassemble else ""
         print(
             f"{name:34} {assemblies:>9} {counted:>8} {statistics.median(theirs):>10.3f}"
-            f" {statistics.median(ours):>10.3f} {statistics.median(seconds):>8.3f} {ratio:>6.2f}"
+            f" {statistics.median(ours):>10.3f} {statistics.median(seconds):>8.3f} {ratio:>6.2f}{part}"
         )
 
 

@@ -12,9 +12,9 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,6 +23,7 @@ from cpsolve.limits import (
     DEFAULT_COUNT_SECONDS,
     DEFAULT_FIND_ONE_SECONDS,
     DEFAULT_MAX_ATOMS,
+    DEFAULT_MAX_DISASSEMBLY_POSITIONS,
     DEFAULT_MAX_FILE_MB,
     DEFAULT_MAX_TERMS,
 )
@@ -106,6 +107,18 @@ def run_command(
     checkpoint: Annotated[
         Path | None, typer.Option("--checkpoint", help="record finished parts there; run again to resume")
     ] = None,
+    disassemble: Annotated[
+        bool,
+        typer.Option(
+            "--disassemble",
+            help="take each unique assembly apart: how many come apart, their levels and plans;"
+            " --first/--max-solutions then count assemblies that come apart",
+        ),
+    ] = False,
+    max_positions: Annotated[
+        int,
+        typer.Option("--max-positions", min=1, help="--disassemble: positions looked at per assembly before undecided"),
+    ] = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts.
 
@@ -136,6 +149,8 @@ def run_command(
         problem=problem,
         cluster=cluster,
         checkpoint=checkpoint,
+        disassemble=disassemble,
+        max_disassembly_positions=max_positions,
     )
     try:
         names = (
@@ -209,9 +224,9 @@ def _both(hooks: Sequence[SolutionHook]) -> SolutionHook | None:
     if len(hooks) == 1:
         return hooks[0]
 
-    def call(solution: Solution, model: PuzzleModel) -> None:
+    def call(solution: Solution, model: PuzzleModel, details: Mapping[str, Any]) -> None:
         for hook in hooks:
-            hook(solution, model)
+            hook(solution, model, details)
 
     return call
 

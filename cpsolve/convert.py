@@ -7,7 +7,7 @@ count (tests). What one side cannot say is refused with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,7 +65,7 @@ class AssemblyCollector:
     model: PuzzleModel | None = None
     solutions: list[Solution] = field(default_factory=list)
 
-    def __call__(self, solution: Solution, model: PuzzleModel) -> None:
+    def __call__(self, solution: Solution, model: PuzzleModel, details: Mapping[str, Any]) -> None:
         self.model = model
         self.solutions.append(solution)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -65,9 +65,10 @@ class SolutionWriter:
         self.written = 0
         self.whole = 0  # bytes of whole lines in the file
 
-    def __call__(self, solution: Solution, puzzle: PuzzleModel) -> None:
+    def __call__(self, solution: Solution, puzzle: PuzzleModel, details: Mapping[str, Any]) -> None:
         record = {**({"problem": self.problem} if self.problem is not None else {}), "class": self.written + 1}
         record.update(puzzle.describe(solution))
+        record.update(details)
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
         try:
             done = 0
@@ -154,10 +155,13 @@ def format_report(report: RunReport) -> str:
             f"BurrTools would count {report.extra_counts['burrtools_unique']} unique: its mirror rule pairs pieces"
             " whatever their numbers (README, BurrTools files)"
         )
+    if report.disassembly is not None:
+        lines.append(report.disassembly.describe())
     lines.append(f"time: {report.seconds:.2f} s ({report.engine}, {report.solutions_enumerated} solutions enumerated)")
     lines.extend(f"note: {n}" for n in report.notes)
     for number, drawing in enumerate(report.shown, 1):
-        title = "first solution" if len(report.shown) == 1 else f"solution {number}"
+        kind = "assembly that comes apart" if report.disassembly is not None else "solution"
+        title = f"first {kind}" if len(report.shown) == 1 else f"{kind} {number}"
         lines.extend(["", f"{title}:", drawing])
     if report.complete and counts.unique == 0:
         lines.extend(["", "no solution"])

@@ -8,25 +8,29 @@ file -> format reader (cpsolve.formats) -> spec -> family model (cpsolve.models)
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cpsolve import engines, formats
 from cpsolve.counting import Breaking, Classifier, Counts, Solution
+from cpsolve.disassembly import Disassembler, Disassembly, DisassemblySummary
 from cpsolve.engines import AUTO, Engine, Enumeration, PartsEnumeration, SearchOptions, StopReason
 from cpsolve.engines.breaking import BreakingChoice
 from cpsolve.engines.parts import PARTS_PER_WORKER
-from cpsolve.errors import OutOfTimeError, Terminated
+from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
 from cpsolve.formats import load_puzzle
-from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
+from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, PuzzleModel, build_model
+from cpsolve.models.packing import PackingModel
 from cpsolve.spec import LoadedSpec
 
 ProgressHook = Callable[[int, int, float], None]
-SolutionHook = Callable[[Solution, PuzzleModel], None]
+# a new class's representative, its model, and what else is known of it (its disassembly) as JSON
+SolutionHook = Callable[[Solution, PuzzleModel, Mapping[str, Any]], None]
 ReadyHook = Callable[[], None]
 
 
@@ -54,6 +58,7 @@ class RunReport:
     problem: str | None = None  # the problem's number in a file that holds several
     breaking: dict[str, Any] | None = None  # the symmetry breaking used and why (BreakingChoice)
     search: dict[str, str] = field(default_factory=dict)  # how the engine searched (cell choice)
+    disassembly: DisassemblySummary | None = None  # --disassemble
 
     @property
     def ok(self) -> bool:
@@ -81,6 +86,7 @@ class RunReport:
             "notes": self.notes,
             **({"problem": self.problem} if self.problem is not None else {}),
             **self.extra_counts,
+            **({"disassembly": self.disassembly.as_json()} if self.disassembly is not None else {}),
         }
 
 
@@ -96,6 +102,8 @@ class RunOptions:
     problem: str | None = None  # which problem of a file that holds several (a number from 0, or a name)
     cluster: str | None = None  # parts as units on a Dask scheduler's address, or `local` (distributed.py)
     checkpoint: Path | None = None  # finished parts recorded there; a run started again resumes
+    disassemble: bool = False  # take each unique assembly apart (cpsolve.disassembly); packings only
+    max_disassembly_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS  # per assembly
 
 
 @dataclass
@@ -192,16 +200,21 @@ def run(
     started = time.perf_counter()
     deadline = Deadline.after(options.search.time_limit)
     loaded, build = load_puzzle(path, options.build, options.max_file_bytes, options.problem)
+    if options.disassemble and loaded.spec.kind != "packing":
+        raise CpsolveError(
+            f"{path}: --disassemble takes packing puzzles (pieces to take apart), not a {loaded.spec.kind} puzzle"
+        )
     try:
-        prepared = prepare(loaded, build, options, deadline)
+        prepared = prepare(loaded, build, _search_options(options), deadline)
     except OutOfTimeError:
         return _unfinished_report(loaded, options, StopReason.TIME_LIMIT, time.perf_counter() - started)
     except (KeyboardInterrupt, Terminated) as stop:
         reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
         return _unfinished_report(loaded, options, reason, time.perf_counter() - started)
+    checker = _DisassemblyCheck.of(prepared.puzzle, options, deadline) if options.disassemble else None
     if on_ready is not None:
         on_ready()
-    enumeration = open_search(prepared, options, deadline, Path(path))
+    enumeration = open_search(prepared, _search_options(options), deadline, Path(path))
     puzzle = prepared.puzzle
     classifier = Classifier(puzzle.group, prepared.compiled.breaking)
     shown: list[str] = []
@@ -212,12 +225,24 @@ def run(
             for new_class in classifier.add_batch(batch):
                 if new_class is None:
                     continue
-                if len(shown) < show:
-                    shown.append(puzzle.render(new_class.representative))
+                solution = new_class.representative
+                details: dict[str, Any] = {}
+                if checker is not None:
+                    result = checker.check(solution)
+                    details["disassembly"] = result.as_json()
+                    if len(shown) < show and result.comes_apart:
+                        shown.append("\n".join([puzzle.render(solution), "", *result.describe()]))
+                elif len(shown) < show:
+                    shown.append(puzzle.render(solution))
                 if on_new_class is not None:
-                    on_new_class(new_class.representative, puzzle)
+                    on_new_class(solution, puzzle, details)
+                if checker is not None and checker.enough():
+                    enumeration.interrupt(options.search.limit_reason)
+                    break
             if on_progress is not None:
                 on_progress(classifier.raw_seen, len(classifier.classes), time.perf_counter() - started)
+            if checker is not None and checker.enough():
+                break
     except KeyboardInterrupt:
         enumeration.interrupt(StopReason.INTERRUPTED)
     except Terminated:
@@ -231,7 +256,44 @@ def run(
         report.notes.append("--cluster and --checkpoint not used: no symmetry breaking to split by, or a limited run")
     report.breaking = prepared.choice.as_json()
     report.search = prepared.compiled.details
+    report.disassembly = checker.summary if checker is not None else None
     return report
+
+
+def _search_options(options: RunOptions) -> RunOptions:
+    """With --disassemble, --first and --max-solutions count assemblies that come apart, so the
+    search itself runs without them (the run stops it once enough have come apart)."""
+    search = options.search
+    if not options.disassemble or not (search.first_only or search.max_solutions is not None):
+        return options
+    return dataclasses.replace(options, search=dataclasses.replace(search, first_only=False, max_solutions=None))
+
+
+@dataclass
+class _DisassemblyCheck:
+    """Takes each new unique assembly apart and keeps the summary; knows when --first or
+    --max-solutions have what they asked for."""
+
+    model: PackingModel
+    disassembler: Disassembler
+    wanted: int | None
+    summary: DisassemblySummary = field(default_factory=DisassemblySummary)
+
+    @staticmethod
+    def of(puzzle: PuzzleModel, options: RunOptions, deadline: Deadline) -> _DisassemblyCheck:
+        assert isinstance(puzzle, PackingModel)  # run() refused other kinds before building
+        disassembler = Disassembler(puzzle.piece_groups(), options.max_disassembly_positions, deadline)
+        return _DisassemblyCheck(puzzle, disassembler, options.search.solution_limit)
+
+    def check(self, solution: Solution) -> Disassembly:
+        started = time.perf_counter()
+        result = self.disassembler.analyse(self.model.assembled(solution))
+        self.summary.add(result)
+        self.summary.seconds += time.perf_counter() - started
+        return result
+
+    def enough(self) -> bool:
+        return self.wanted is not None and self.summary.apart >= self.wanted
 
 
 def _expected(loaded: LoadedSpec) -> dict[str, int]:

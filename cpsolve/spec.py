@@ -110,6 +110,11 @@ class PieceSpec(ShapeSpec):
     min: Copies | None = Field(None, description="at least this many copies are used")
     max: Copies | None = Field(None, description="at most this many copies are used")
     group: str | None = Field(None, description="name of a group in `groups` this piece counts towards")
+    disassembly_groups: dict[str, Copies] = Field(
+        default_factory=dict,
+        description="--disassemble: groups whose pieces may stay together when they cannot be taken apart,"
+        " with how many copies of this piece each may hold (BurrTools' piece groups)",
+    )
 
     @model_validator(mode="after")
     def _bounds(self) -> PieceSpec:

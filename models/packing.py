@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from cpsolve.counting import AtomSymmetry, Classifier, Solution, SymmetryGroup
+from cpsolve.disassembly import AssembledPiece, PieceGroups
 from cpsolve.errors import CpsolveError, ModelTooBigError
 from cpsolve.geometry import (
     Cell,
@@ -65,6 +66,7 @@ class Piece:
     cells: Shape
     bounds: PieceBounds
     colours: tuple[Colour, ...] = ()  # one per cell, in the order of `cells`; empty: uncoloured
+    disassembly_groups: tuple[tuple[str, int], ...] = ()  # (group, copies it may hold): --disassemble
 
     @property
     def coloured(self) -> bool:
@@ -182,7 +184,8 @@ def _piece(name: str, piece: PieceSpec, source: Source) -> Piece:
     low = [min(c[i] for c in cells) for i in range(3)]
     moved = sorted(((c[0] - low[0], c[1] - low[1], c[2] - low[2]), colour_of.get(c)) for c in cells)
     colours = tuple(colour for _, colour in moved) if colour_of else ()
-    return Piece(name, tuple(c for c, _ in moved), PieceBounds(*piece.bounds(), piece.group), colours)
+    groups = tuple(sorted(piece.disassembly_groups.items()))
+    return Piece(name, tuple(c for c, _ in moved), PieceBounds(*piece.bounds(), piece.group), colours, groups)
 
 
 def _colour_map(
@@ -812,19 +815,49 @@ class PackingModel(PuzzleModel):
     def render(self, solution: Solution) -> str:
         return draw_layers(self.puzzle.target, self._symbol_of_cell(solution), self.legend())
 
-    def _symbol_of_cell(self, solution: Solution) -> dict[Cell, str]:
-        symbol_of: dict[Cell, str] = {}
+    def _symbol_of_atom(self, solution: Solution) -> dict[int, str]:
+        """Each placed piece's letter in the drawing: copies lettered in the order of their lowest cell."""
+        symbol_of: dict[int, str] = {}
         copies_seen: Counter[int] = Counter()
         for atom in sorted(solution, key=lambda a: min(self.placements[a].cells)):
-            placement = self.placements[atom]
-            symbols = self.symbols[placement.piece]
-            symbol = symbols[copies_seen[placement.piece] % len(symbols)]
-            copies_seen[placement.piece] += 1
-            for cell in placement.cells:
+            piece = self.placements[atom].piece
+            symbols = self.symbols[piece]
+            symbol_of[atom] = symbols[copies_seen[piece] % len(symbols)]
+            copies_seen[piece] += 1
+        return symbol_of
+
+    def _symbol_of_cell(self, solution: Solution) -> dict[Cell, str]:
+        symbol_of: dict[Cell, str] = {}
+        for atom, symbol in self._symbol_of_atom(solution).items():
+            for cell in self.placements[atom].cells:
                 symbol_of[cell] = symbol
         for cell in self.puzzle.optional - symbol_of.keys():
             symbol_of[cell] = "_"  # an optional cell left empty
         return symbol_of
+
+    def assembled(self, solution: Solution) -> list[AssembledPiece]:
+        """The solution's pieces for the disassembler, in the spec's piece order (the order moves
+        are tried in), each named by its letter in the drawing."""
+        symbol_of = self._symbol_of_atom(solution)
+        atoms = sorted(solution, key=lambda a: (self.placements[a].piece, min(self.placements[a].cells)))
+        names = [self.puzzle.pieces[self.placements[atom].piece].name for atom in atoms]
+        labels = [symbol_of[atom] for atom in atoms]
+        if len(set(labels)) < len(labels):  # more pieces than letters: the piece names, copies numbered
+            copies = Counter(names)
+            seen: Counter[str] = Counter()
+            labels = []
+            for name in names:
+                seen[name] += 1
+                labels.append(name if copies[name] == 1 else f"{name}.{seen[name]}")
+        return [
+            AssembledPiece(label, name, self.placements[atom].cells)
+            for label, name, atom in zip(labels, names, atoms, strict=True)
+        ]
+
+    def piece_groups(self) -> PieceGroups:
+        """The spec's `disassembly_groups`, for the disassembler."""
+        pieces = self.puzzle.pieces
+        return PieceGroups({(group, p.name): copies for p in pieces for group, copies in p.disassembly_groups})
 
     def legend(self) -> str:
         """Names the symbols where they are not simply the piece's one-letter name."""

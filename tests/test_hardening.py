@@ -255,7 +255,7 @@ def test_a_failed_write_never_leaves_a_torn_line(tmp_path: Path) -> None:
     solution = (0, 1)
     with pytest.raises(OutputError):
         for _ in range(10):
-            writer(solution, puzzle)
+            writer(solution, puzzle, {})
     handle.raw.close()
     text = out.read_text()
     assert text.endswith("\n") and len(text.splitlines()) == writer.written >= 1

@@ -11,8 +11,9 @@ The file is gzip-compressed XML (plain XML is read too), `<puzzle version="1|2">
 - colours become names `colour1`, `colour2`, ... and the `<bitmap>` pairs the colour rule (a cell
   without colour fits any cell, as in BurrTools); `maxHoles` the hole limit.
 
-A shape entry's `group` is BurrTools' grouping for disassembly and does not change what counts as
-an assembly. Writing goes the other way (`cpsolve convert`, `cpsolve run --xmpuzzle`): one shape
+A shape entry's `group` (or its `<group group count>` children) is BurrTools' grouping for
+disassembly: the piece's `disassembly_groups`, named `group1`, `group2`, ...; it does not change
+what counts as an assembly. Writing goes the other way (`cpsolve convert`, `cpsolve run --xmpuzzle`): one shape
 per piece plus the result, one problem, and each unique solution as a BurrTools assembly, a
 position and an orientation index in BurrTools' own table of the 48 maps of the cube grid.
 """
@@ -150,6 +151,7 @@ class Part:
     least: int
     most: int
     line: int
+    groups: tuple[tuple[int, int], ...] = ()  # (group, copies it may hold): piece groups for disassembly
 
 
 @dataclass(frozen=True)
@@ -225,6 +227,16 @@ def _voxels(element: Element, colours: int, path: Path) -> Shape:
     return Shape(size, tuple(filled), tuple(variable), colour, element.attributes.get("name", ""), element.line)
 
 
+def _groups(entry: Element, most: int, path: Path) -> tuple[tuple[int, int], ...]:
+    """A shape entry's piece groups: `group="g"` (all its copies in g) or `<group group count>`
+    children; group 0 is no group."""
+    if "group" in entry.attributes:
+        group = _number(entry, "group", path)
+        return ((group, most),) if group else ()
+    listed = ((_number(child, "group", path), _number(child, "count", path)) for child in entry.all("group"))
+    return tuple((group, count) for group, count in listed if group and count)
+
+
 def _problem(element: Element, shapes: int, colours: int, path: Path) -> Problem:
     parts = []
     listed = element.first("shapes")
@@ -241,7 +253,7 @@ def _problem(element: Element, shapes: int, colours: int, path: Path) -> Problem
         else:
             least = most = 1
         if most > 0:
-            parts.append(Part(shape, least, most, entry.line))
+            parts.append(Part(shape, least, most, entry.line, _groups(entry, most, path)))
     if not parts:
         raise SpecError([f"{path}:{element.line}: the problem has no pieces"])
     result_element = element.first("result")
@@ -335,6 +347,8 @@ def load(path: Path, options: ReadOptions) -> LoadedSpec:
         colours = _colours_of(shape, shape.filled)
         if colours:
             piece["colours"] = colours
+        if part.groups:
+            piece["disassembly_groups"] = {f"group{group}": count for group, count in part.groups}
         pieces[name] = piece
         source.lines[("pieces", name)] = part.line
     result = puzzle.shapes[problem.result]

@@ -1,0 +1,554 @@
+"""Taking an assembly apart: whether it can be done, in how many moves, and how.
+
+The model is BurrTools': pieces are rigid and keep their orientation; a move shifts a set of pieces
+by a whole number of units along one axis, through free space at every unit on the way, and counts
+as one move whatever the distance. A set of pieces that can move arbitrarily far from the rest
+comes free; both parts are then taken apart in turn, each from where it was.
+
+The search is breadth first over the pieces' positions relative to the first piece, so the first
+separation found takes the fewest moves (the "level"). Moves are found as BurrTools finds them:
+for each direction, piece and distance, the smallest set that must move with that piece (a piece
+that the moving ones would hit joins them), at most half of the pieces (moving the other half the
+other way is the same relative move), and the unions of such sets with the same distance. Every
+possible move is such a union, so no position is missed.
+
+Following the first separation is enough to decide the question: positions a part can reach with
+the other pieces around are positions it can reach alone, so a part that cannot be taken apart
+after one separation cannot be taken apart after any other. A part that cannot be taken apart is
+still accepted when the puzzle says its pieces may stay together (BurrTools' piece groups).
+
+A one-piece assembly comes apart with no move (level "0"); BurrTools' command-line solver does
+not count it (README, "Can it be taken apart?").
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from cpsolve.geometry import Cell
+from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, MAX_GAP_CACHE, NO_DEADLINE, Deadline
+
+# The six directions in BurrTools' order (x+, x-, y+, y-, z+, z-): the order moves are tried in
+# decides which of several equally short separations is followed, and so the level's later numbers.
+DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (0, -1), (1, 1), (1, -1), (2, 1), (2, -1))
+AXES = "xyz"
+FREE = 1 << 40  # the gap between two pieces that never meet along a direction
+DEADLINE_EVERY = 256  # positions expanded between two looks at the clock
+
+Lines = tuple[dict[tuple[int, int], tuple[int, ...]], ...]  # per axis: the other two coordinates -> cells on that line
+Gaps = tuple[int, ...]  # per direction: how far one piece can move before it meets another
+
+
+class Outcome(StrEnum):
+    APART = "comes apart"
+    STUCK = "does not come apart"
+    UNDECIDED = "undecided"  # the position limit or the time limit stopped the search
+
+
+@dataclass(frozen=True)
+class AssembledPiece:
+    """One piece of an assembly as the disassembler sees it."""
+
+    label: str  # what the plan calls it (the drawing's letter)
+    kind: str  # the spec's piece name: copies share it, and it is what piece groups list
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class PieceGroups:
+    """Which pieces may stay together when they cannot be taken apart (BurrTools' piece groups).
+
+    `capacity[(group, kind)]` is how many copies of that piece one stuck part placed in the group
+    may hold. Each stuck part of one assembly needs a group of its own, all at the same time.
+    """
+
+    capacity: Mapping[tuple[str, str], int] = field(default_factory=dict)
+
+    def groups_of(self, kind: str) -> list[str]:
+        return [group for group, each in self.capacity if each == kind]
+
+    def one_group(self, kinds: Sequence[str]) -> bool:
+        """All pieces belong to one group, and to no other, which holds them all: that part is
+        never taken apart (BurrTools does not try either; it does not look at the numbers)."""
+        found = {tuple(self.groups_of(kind)) for kind in kinds}
+        if len(found) != 1 or len(groups := next(iter(found))) != 1:
+            return False
+        return all(self.capacity[(groups[0], kind)] >= kinds.count(kind) for kind in set(kinds))
+
+    def fits(self, stuck: Sequence[Sequence[str]]) -> bool:
+        """Whether each stuck part can have a group of its own, within the groups' capacities."""
+        groups = sorted({group for group, _ in self.capacity})
+        return _assign(list(stuck), groups, dict(self.capacity), set())
+
+
+def _assign(parts: list[Sequence[str]], groups: list[str], left: dict[tuple[str, str], int], used: set[str]) -> bool:
+    if not parts:
+        return True
+    part, rest = parts[0], parts[1:]
+    for group in groups:
+        if group in used:
+            continue
+        needed: dict[tuple[str, str], int] = {}
+        for kind in part:
+            needed[(group, kind)] = needed.get((group, kind), 0) + 1
+        fits = all(left.get(key, 0) >= count for key, count in needed.items())
+        if fits and _assign(rest, groups, left, used | {group}):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Move:
+    """Some pieces shifted along one axis; `distance` None: they come free (out to infinity)."""
+
+    pieces: tuple[str, ...]
+    axis: int
+    sign: int
+    distance: int | None
+
+    def describe(self) -> str:
+        direction = f"{'+' if self.sign > 0 else '-'}{AXES[self.axis]}"
+        names = _names(self.pieces)
+        if self.distance is None:
+            return f"take {names} out along {direction}"
+        return f"move {names} {direction} by {self.distance}"
+
+    def as_json(self) -> dict[str, Any]:
+        direction = f"{'+' if self.sign > 0 else '-'}{AXES[self.axis]}"
+        return {"pieces": list(self.pieces), "direction": direction, "distance": self.distance}
+
+
+def _names(labels: Sequence[str]) -> str:
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+@dataclass(frozen=True)
+class Separation:
+    """The moves that split some pieces into two parts, and how each part is taken apart.
+
+    A part is None when it is one piece, or when its pieces stay together as a group.
+    """
+
+    pieces: tuple[str, ...]
+    moves: tuple[Move, ...]  # the last one takes the freed part out
+    stays: Separation | None
+    freed: Separation | None
+    stuck_groups: tuple[tuple[str, ...], ...] = ()  # parts left together as piece groups
+
+    @property
+    def multi_move(self) -> bool:
+        """Some separation in this tree takes more than one move (BurrTools writes only those)."""
+        return len(self.moves) > 1 or any(part.multi_move for part in self._parts)
+
+    @property
+    def _parts(self) -> tuple[Separation, ...]:
+        return tuple(part for part in (self.stays, self.freed) if part is not None)
+
+    def level(self) -> str:
+        """BurrTools' notation: moves until the first part comes free, then the part left in place,
+        then the part taken out, each only where it takes more than one move somewhere."""
+        numbers = [str(len(self.moves))]
+        numbers.extend(part.level() for part in self._parts if part.multi_move)
+        return ".".join(numbers)
+
+    def total_moves(self) -> int:
+        return len(self.moves) + sum(part.total_moves() for part in self._parts)
+
+    def plan(self) -> list[Move]:
+        """Every move in the order a person makes them: this split, then each part in turn."""
+        return [*self.moves, *(move for part in self._parts for move in part.plan())]
+
+    def groups(self) -> list[tuple[str, ...]]:
+        return [*self.stuck_groups, *(group for part in self._parts for group in part.groups())]
+
+
+@dataclass(frozen=True)
+class Disassembly:
+    outcome: Outcome
+    separation: Separation | None = None
+    positions: int = 0  # positions looked at, in all parts
+    pieces: int = 0
+
+    @property
+    def comes_apart(self) -> bool:
+        return self.outcome is Outcome.APART
+
+    @property
+    def level(self) -> str:
+        if not self.comes_apart:
+            return ""
+        return "0" if self.separation is None else self.separation.level()
+
+    @property
+    def moves(self) -> int:
+        return 0 if self.separation is None else self.separation.total_moves()
+
+    def plan(self) -> list[Move]:
+        return [] if self.separation is None else self.separation.plan()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "outcome": str(self.outcome),
+            "level": self.level or None,
+            "moves": self.moves if self.comes_apart else None,
+            "plan": [move.as_json() for move in self.plan()],
+            "stay_together": [list(group) for group in self.separation.groups()] if self.separation else [],
+        }
+
+    def describe(self) -> list[str]:
+        """The plan in words, one line per move."""
+        if self.outcome is not Outcome.APART:
+            return [f"it {self.outcome} ({self.positions:,} positions looked at)"]
+        lines = [f"comes apart: level {self.level}, {self.moves} moves"]
+        lines.extend(f"{number:3}. {move.describe()}" for number, move in enumerate(self.plan(), 1))
+        if self.separation is not None:
+            lines.extend(f"     {_names(group)} stay together (a piece group)" for group in self.separation.groups())
+        return lines
+
+
+class _Undecided(Exception):
+    pass
+
+
+def _lines(cells: Sequence[Cell]) -> Lines:
+    """For each axis, the piece's cells grouped by line along that axis, sorted."""
+    per_axis = []
+    for axis in range(3):
+        others = [a for a in range(3) if a != axis]
+        lines: dict[tuple[int, int], list[int]] = {}
+        for cell in cells:
+            lines.setdefault((cell[others[0]], cell[others[1]]), []).append(cell[axis])
+        per_axis.append({key: tuple(sorted(values)) for key, values in lines.items()})
+    return tuple(per_axis)
+
+
+def _gaps(mover: Lines, other: Lines, offset: tuple[int, int, int]) -> Gaps:
+    """How far `mover` can go along each direction before it meets `other`, which lies shifted by
+    `offset` from it (FREE: never)."""
+    gaps: list[int] = []
+    for axis in range(3):
+        first, second = [a for a in range(3) if a != axis]
+        shift = offset[axis]
+        ahead = behind = FREE
+        others = other[axis]
+        for (u, v), coords in mover[axis].items():
+            blocking = others.get((u - offset[first], v - offset[second]))
+            if blocking is None:
+                continue
+            for coord in coords:
+                start = coord - shift  # the blocking line's coordinates, in its own frame
+                above = bisect_right(blocking, start)
+                if above < len(blocking):
+                    ahead = min(ahead, blocking[above] - start - 1)
+                below = bisect_left(blocking, start) - 1
+                if below >= 0:
+                    behind = min(behind, start - blocking[below] - 1)
+        gaps.extend((ahead, behind))
+    return tuple(gaps)
+
+
+class Disassembler:
+    """Takes the assemblies of one puzzle apart; remembers the gaps between pairs of pieces.
+
+    `max_positions` bounds the positions looked at for one assembly (memory grows with them); an
+    assembly that needs more is `undecided`, as is one still open when the deadline passes.
+    """
+
+    def __init__(
+        self,
+        groups: PieceGroups | None = None,
+        max_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
+        deadline: Deadline = NO_DEADLINE,
+    ) -> None:
+        self.groups = groups or PieceGroups()
+        self.max_positions = max_positions
+        self.deadline = deadline
+
+    def analyse(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
+        if len(pieces) < 2:
+            return Disassembly(Outcome.APART, pieces=len(pieces))
+        search = _Search(pieces, self.groups, self.max_positions, self.deadline)
+        try:
+            separation = search.take_apart(list(range(len(pieces))), [(0, 0, 0)] * len(pieces))
+        except _Undecided:
+            return Disassembly(Outcome.UNDECIDED, positions=search.positions, pieces=len(pieces))
+        outcome = Outcome.APART if separation is not None and search.groups_fit() else Outcome.STUCK
+        return Disassembly(outcome, separation, search.positions, len(pieces))
+
+
+class _Search:
+    """One assembly's analysis: the breadth-first search of each part, and the parts left stuck."""
+
+    def __init__(self, pieces: Sequence[AssembledPiece], groups: PieceGroups, limit: int, deadline: Deadline):
+        self.pieces = pieces
+        self.lines = [_lines(piece.cells) for piece in pieces]
+        self.groups = groups
+        self.limit = limit
+        self.deadline = deadline
+        self.positions = 0
+        self.stuck: list[tuple[str, ...]] = []
+        self.gap_cache: dict[tuple[int, int, int, int, int], Gaps] = {}
+
+    def groups_fit(self) -> bool:
+        return self.groups.fits(self.stuck)
+
+    # -- one part ---------------------------------------------------------------------------
+
+    def take_apart(self, members: list[int], offsets: list[tuple[int, int, int]]) -> Separation | None:
+        """The first (shortest) separation of these pieces and how its parts come apart; None when
+        the pieces cannot be separated or a part of them is stuck outside any piece group."""
+        count = len(members)
+        start = _normalised(offsets)
+        parents: dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int] | None] = {start: None}
+        frontier = [start]
+        while frontier:
+            following: list[tuple[int, ...]] = []
+            for state in frontier:
+                self._count_position()
+                gaps = self._matrix(members, state)
+                removal = _first_removal(gaps, count)
+                if removal is not None:
+                    return self._split(members, state, parents, removal)
+                for mask, direction, distance in _moves(gaps, count):
+                    child = _moved(state, mask, count, direction, distance)
+                    if child not in parents:
+                        parents[child] = (state, mask, direction, distance)
+                        following.append(child)
+            frontier = following
+        return None
+
+    def _count_position(self) -> None:
+        self.positions += 1
+        if self.positions > self.limit:
+            raise _Undecided
+        if self.positions % DEADLINE_EVERY == 0 and self.deadline.passed():
+            raise _Undecided
+
+    def _matrix(self, members: list[int], state: tuple[int, ...]) -> list[list[list[int]]]:
+        """gaps[d][i][j]: how far piece i can move along direction d with piece j held still."""
+        count = len(members)
+        cache = self.gap_cache
+        if len(cache) > MAX_GAP_CACHE:
+            cache.clear()
+        gaps = [[[FREE] * count for _ in range(count)] for _ in DIRECTIONS]
+        for i in range(count):
+            xi, yi, zi = state[3 * i], state[3 * i + 1], state[3 * i + 2]
+            for j in range(i + 1, count):
+                offset = (state[3 * j] - xi, state[3 * j + 1] - yi, state[3 * j + 2] - zi)
+                key = (members[i], members[j], *offset)
+                pair = cache.get(key)
+                if pair is None:
+                    pair = _gaps(self.lines[members[i]], self.lines[members[j]], offset)
+                    cache[key] = pair
+                for direction in range(0, 6, 2):
+                    gaps[direction][i][j] = gaps[direction + 1][j][i] = pair[direction]
+                    gaps[direction + 1][i][j] = gaps[direction][j][i] = pair[direction + 1]
+        return gaps
+
+    def _split(
+        self,
+        members: list[int],
+        state: tuple[int, ...],
+        parents: Mapping[tuple[int, ...], tuple[tuple[int, ...], int, int, int] | None],
+        removal: tuple[int, int],
+    ) -> Separation | None:
+        mask, direction = removal
+        path: list[tuple[int, int, int | None]] = [(mask, direction, None)]
+        step = parents[state]
+        while step is not None:
+            previous, moved, moved_direction, distance = step
+            path.append((moved, moved_direction, distance))
+            step = parents[previous]
+        path.reverse()
+        labels = [self.pieces[m].label for m in members]
+        moves = tuple(
+            Move(tuple(labels[i] for i in range(len(members)) if bits >> i & 1), *DIRECTIONS[way], distance)
+            for bits, way, distance in path
+        )
+        offsets = [(state[3 * i], state[3 * i + 1], state[3 * i + 2]) for i in range(len(members))]
+        stays_at = [i for i in range(len(members)) if not mask >> i & 1]
+        freed_at = [i for i in range(len(members)) if mask >> i & 1]
+        stays_apart, stays = self._part(members, offsets, stays_at)
+        if not stays_apart:
+            return None
+        freed_apart, freed = self._part(members, offsets, freed_at)
+        if not freed_apart:
+            return None
+        stuck = tuple(
+            tuple(labels[i] for i in part)
+            for part, separation in ((stays_at, stays), (freed_at, freed))
+            if separation is None and len(part) > 1
+        )
+        return Separation(tuple(labels), moves, stays, freed, stuck)
+
+    def _part(
+        self, members: list[int], offsets: list[tuple[int, int, int]], at: list[int]
+    ) -> tuple[bool, Separation | None]:
+        """A part after a split: whether it comes apart (or may stay together), and its separation
+        (None for one piece or a part that stays together as a piece group)."""
+        if len(at) == 1:
+            return True, None
+        kinds = [self.pieces[members[i]].kind for i in at]
+        if self.groups.one_group(kinds):
+            return True, None
+        separation = self.take_apart([members[i] for i in at], [offsets[i] for i in at])
+        if separation is not None:
+            return True, separation
+        self.stuck.append(tuple(kinds))
+        return self.groups.fits(self.stuck), None
+
+
+def _normalised(offsets: Sequence[tuple[int, int, int]]) -> tuple[int, ...]:
+    """The positions relative to the first piece, as one flat tuple: the search's state."""
+    x0, y0, z0 = offsets[0]
+    return tuple(value for x, y, z in offsets for value in (x - x0, y - y0, z - z0))
+
+
+def _moved(state: tuple[int, ...], mask: int, count: int, direction: int, distance: int) -> tuple[int, ...]:
+    """The state after the pieces in mask move; when the first piece moves, the others move back
+    instead, which keeps it at the origin and is the same relative position."""
+    axis, sign = DIRECTIONS[direction]
+    shift = sign * distance
+    if mask & 1:
+        mask = ~mask
+        shift = -shift
+    values = list(state)
+    for i in range(1, count):
+        if mask >> i & 1:
+            values[3 * i + axis] += shift
+    return tuple(values)
+
+
+def _closure(gaps: list[list[int]], count: int, piece: int, distance: int, most: int) -> tuple[int, int]:
+    """The pieces that must move with `piece` for it to move `distance` along one direction (as a
+    bit mask; 0 when they are more than `most`), and the farthest that same set can move.
+
+    `gaps[i][j]`: how far piece i can move along that direction with piece j held still.
+    (Measured: plain loops over these lists beat building bit masks of the pieces each would hit,
+    PelikanBurr 1.5 s against 2.2 s.)
+    """
+    mask = 1 << piece
+    moved = 1
+    todo = [piece]
+    while todo:
+        row = gaps[todo.pop()]
+        for j in range(count):
+            if row[j] < distance and not mask >> j & 1:
+                moved += 1
+                if moved > most:
+                    return 0, 0
+                mask |= 1 << j
+                todo.append(j)
+    reach = FREE
+    for i in range(count):
+        if mask >> i & 1:
+            row = gaps[i]
+            for j in range(count):
+                if row[j] < reach and not mask >> j & 1:
+                    reach = row[j]
+    return mask, reach
+
+
+def _first_removal(gaps: list[list[list[int]]], count: int) -> tuple[int, int] | None:
+    """The first set of pieces (as BurrTools tries them: single pieces first, then sets of up to
+    half) that can move out arbitrarily far, with its direction."""
+    for direction in range(len(DIRECTIONS)):
+        for piece in range(count):
+            if min(gaps[direction][piece]) == FREE:
+                return 1 << piece, direction
+    for direction in range(len(DIRECTIONS)):
+        for piece in range(count):
+            mask, _ = _closure(gaps[direction], count, piece, FREE, count // 2)
+            if mask:
+                return mask, direction
+    return None
+
+
+def _moves(gaps: list[list[list[int]]], count: int) -> list[tuple[int, int, int]]:
+    """Every move from a position no part can leave: (pieces as a bit mask, direction, distance),
+    in BurrTools' order: by direction, piece and distance, each followed by its unions with the
+    sets found before it that move the same distance.
+
+    The set found for one distance moves the same way up to its reach, so it is worked out once
+    per band of distances rather than once per distance.
+    """
+    moves: list[tuple[int, int, int]] = []
+    everyone = (1 << count) - 1
+    most = count // 2
+    for direction in range(len(DIRECTIONS)):
+        along = gaps[direction]
+        found: list[tuple[int, int]] = []
+        known: set[tuple[int, int]] = set()
+        for piece in range(count):
+            distance = 1
+            mask, reach = _closure(along, count, piece, distance, most)
+            while mask:
+                if (mask, distance) not in known:
+                    known.add((mask, distance))
+                    moves.append((mask, direction, distance))
+                    for other, other_distance in list(found):
+                        union = mask | other
+                        new = union not in (mask, other, everyone) and (union, distance) not in known
+                        if other_distance == distance and new:
+                            known.add((union, distance))
+                            found.append((union, distance))
+                            moves.append((union, direction, distance))
+                    found.append((mask, distance))
+                distance += 1
+                if distance > reach:
+                    mask, reach = _closure(along, count, piece, distance, most)
+    return moves
+
+
+def level_key(level: str) -> tuple[int, ...]:
+    """Levels compare number by number, the first (moves to the first part) first."""
+    return tuple(int(number) for number in level.split(".")) if level else ()
+
+
+@dataclass
+class DisassemblySummary:
+    """What `--disassemble` found over a run's unique assemblies (the report's `disassembly`)."""
+
+    checked: int = 0
+    apart: int = 0
+    stuck: int = 0
+    undecided: int = 0
+    one_piece: int = 0  # assemblies of one piece: they come apart with no move
+    highest_level: str = ""
+    seconds: float = 0.0
+
+    def add(self, result: Disassembly) -> None:
+        self.checked += 1
+        if result.outcome is Outcome.APART:
+            self.apart += 1
+            self.one_piece += result.pieces < 2
+            if level_key(result.level) > level_key(self.highest_level):
+                self.highest_level = result.level
+        elif result.outcome is Outcome.STUCK:
+            self.stuck += 1
+        else:
+            self.undecided += 1
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "checked": self.checked,
+            "comes_apart": self.apart,
+            "does_not": self.stuck,
+            "undecided": self.undecided,
+            "one_piece": self.one_piece,
+            "highest_level": self.highest_level or None,
+            "seconds": round(self.seconds, 4),
+        }
+
+    def describe(self) -> str:
+        text = f"disassembly: {self.apart} of {self.checked} assemblies come apart (one checked per class"
+        text += f"; highest level {self.highest_level})" if self.apart else ")"
+        if self.undecided:
+            text += f"; {self.undecided} undecided (position or time limit)"
+        if self.one_piece:
+            text += f"; {self.one_piece} of one piece"
+        return text

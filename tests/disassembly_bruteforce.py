@@ -1,0 +1,144 @@
+"""An independent, slow and plain check of disassembly, and a replay of a plan.
+
+`brute_force` tries, from every position it can reach, every set of pieces in every direction
+over every distance (no closures, no halves, no unions): a set comes free when it can move past
+everything else. It answers whether the pieces come apart (trying every separation, not only the
+first) and how many moves the first part needs. Only for a few small pieces.
+
+`replay` takes the moves of a plan and checks each against the cells: nothing passes through
+anything on the way, a part "taken out" really is free, and at the end every piece is on its own
+or in a part the plan says stays together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+from cpsolve.disassembly import Move
+from cpsolve.geometry import Cell
+
+Offsets = tuple[Cell, ...]
+
+
+def _cells(pieces: Sequence[Sequence[Cell]], offsets: Offsets, members: Sequence[int]) -> dict[Cell, int]:
+    occupied: dict[Cell, int] = {}
+    for member in members:
+        dx, dy, dz = offsets[member]
+        for x, y, z in pieces[member]:
+            occupied[(x + dx, y + dy, z + dz)] = member
+    return occupied
+
+
+def _shifted(offsets: Offsets, moving: Sequence[int], axis: int, amount: int) -> Offsets:
+    moved = list(offsets)
+    for member in moving:
+        vector = list(moved[member])
+        vector[axis] += amount
+        moved[member] = (vector[0], vector[1], vector[2])
+    return tuple(moved)
+
+
+def _collides(pieces: Sequence[Sequence[Cell]], offsets: Offsets, members: Sequence[int]) -> bool:
+    seen: set[Cell] = set()
+    for member in members:
+        dx, dy, dz = offsets[member]
+        for x, y, z in pieces[member]:
+            cell = (x + dx, y + dy, z + dz)
+            if cell in seen:
+                return True
+            seen.add(cell)
+    return False
+
+
+def _span(pieces: Sequence[Sequence[Cell]], offsets: Offsets | None = None, members: Sequence[int] = ()) -> int:
+    """The largest extent along any axis (of the given members where they are now): a set moved
+    this far has passed everything else."""
+    if offsets is None:
+        values = [value for piece in pieces for cell in piece for value in cell]
+    else:
+        values = [value for cell in _cells(pieces, offsets, members) for value in cell]
+    return max(values) - min(values) + 1
+
+
+def brute_force(pieces: Sequence[Sequence[Cell]]) -> tuple[bool, int | None]:
+    """(whether the assembly comes apart, moves until the first part comes free or None)."""
+    members = list(range(len(pieces)))
+    start = tuple((0, 0, 0) for _ in pieces)
+    return _apart(pieces, members, start, _span(pieces))
+
+
+def _apart(pieces: Sequence[Sequence[Cell]], members: list[int], start: Offsets, span: int) -> tuple[bool, int | None]:
+    if len(members) == 1:
+        return True, 0
+    bound = 2 * span + 1  # the first piece never moves (the others move back instead); none goes farther
+    seen = {_relative(start, members)}
+    frontier = [start]
+    first_level: int | None = None
+    depth = 0
+    while frontier:
+        following = []
+        for offsets in frontier:
+            for moving in _subsets(members[1:]):
+                staying = [m for m in members if m not in moving]
+                for axis in range(3):
+                    for sign in (1, -1):
+                        free_at = _span(pieces, offsets, members)
+                        for distance in range(1, free_at + 1):
+                            moved = _shifted(offsets, moving, axis, sign * distance)
+                            if _collides(pieces, moved, members):
+                                break
+                            if distance == free_at:  # past everything: a part comes free
+                                if first_level is None:
+                                    first_level = depth + 1
+                                if (
+                                    _apart(pieces, list(moving), offsets, span)[0]
+                                    and _apart(pieces, staying, offsets, span)[0]
+                                ):
+                                    return True, first_level
+                                break
+                            key = _relative(moved, members)
+                            if key in seen or max(abs(v) for o in moved for v in o) > bound:
+                                continue
+                            seen.add(key)
+                            following.append(moved)
+        frontier = following
+        depth += 1
+    return False, first_level
+
+
+def _subsets(members: list[int]) -> list[tuple[int, ...]]:
+    """Every non-empty set of the pieces (all but the first: moving a set that holds it is moving
+    the others the other way)."""
+    return [subset for size in range(1, len(members) + 1) for subset in combinations(members, size)]
+
+
+def _relative(offsets: Offsets, members: Sequence[int]) -> tuple[int, ...]:
+    base = offsets[members[0]]
+    return tuple(offsets[m][axis] - base[axis] for m in members for axis in range(3))
+
+
+def replay(
+    pieces: Sequence[Sequence[Cell]], labels: Sequence[str], plan: Sequence[Move], groups: Sequence[Sequence[str]]
+) -> None:
+    """Check every move of a plan on the cells; raises AssertionError at the first that fails."""
+    index = {label: number for number, label in enumerate(labels)}
+    assert len(index) == len(labels), "labels must name the pieces one to one"
+    offsets: Offsets = tuple((0, 0, 0) for _ in pieces)
+    parts: list[set[int]] = [set(range(len(pieces)))]
+    for move in plan:
+        moving = [index[label] for label in move.pieces]
+        part = next(p for p in parts if moving[0] in p)
+        assert set(moving) < part, f"{move.describe()}: the pieces are not all in one part, or are all of it"
+        members = sorted(part)
+        distance = move.distance if move.distance is not None else _span(pieces, offsets, members)
+        for step in range(1, distance + 1):
+            moved = _shifted(offsets, moving, move.axis, move.sign * step)
+            assert not _collides(pieces, moved, members), f"{move.describe()}: collides after {step}"
+        if move.distance is None:
+            parts.remove(part)
+            parts.extend([set(moving), part - set(moving)])
+        else:
+            offsets = _shifted(offsets, moving, move.axis, move.sign * move.distance)
+    together = sorted(sorted(index[label] for label in group) for group in groups)
+    assert sorted(sorted(p) for p in parts if len(p) > 1) == together, "pieces left together that no group holds"

@@ -1,0 +1,333 @@
+"""`--disassemble`: the counts and levels of BurrTools, a brute-force check, plans that replay, the CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SPECS, checked_run, corpus_dir, peer
+from disassembly_bruteforce import brute_force, replay
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from cpsolve.cli import app
+from cpsolve.counting import Solution
+from cpsolve.disassembly import AssembledPiece, Disassembler, Move, Outcome, PieceGroups
+from cpsolve.engines import SearchOptions
+from cpsolve.geometry import Cell
+from cpsolve.models import PuzzleModel
+from cpsolve.models.packing import PackingModel
+from cpsolve.run import RunOptions, run
+
+runner = CliRunner()
+
+
+def _corpus_rows() -> list[Any]:
+    table = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "burrtools" / "counts.tsv"
+    if not table.is_file():
+        return [pytest.param(None, marks=pytest.mark.skip(reason="corpus/burrtools is absent"))]
+    with table.open() as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    return [
+        pytest.param(
+            row, id=f"{row['file']}:{row['problem']}", marks=[pytest.mark.slow] if "SolidSix" in row["file"] else []
+        )
+        for row in rows
+    ]
+
+
+def _assembled(cells_of: Sequence[Sequence[Cell]], kinds: Sequence[str] | None = None) -> list[AssembledPiece]:
+    names = [chr(ord("A") + n) for n in range(len(cells_of))]
+    return [
+        AssembledPiece(name, kinds[n] if kinds else name, tuple(cells))
+        for n, (name, cells) in enumerate(zip(names, cells_of, strict=True))
+    ]
+
+
+class Found:
+    """Each unique assembly of a run with its disassembly, as `--solutions` gets them."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[Solution, PackingModel, dict[str, Any]]] = []
+
+    def __call__(self, solution: Solution, model: PuzzleModel, details: Any) -> None:
+        assert isinstance(model, PackingModel)
+        self.found.append((solution, model, dict(details)))
+
+
+def _check_plans(found: Found) -> None:
+    """Every plan that says an assembly comes apart replays on its cells."""
+    for solution, model, details in found.found:
+        disassembly = details["disassembly"]
+        if disassembly["outcome"] != str(Outcome.APART):
+            continue
+        pieces = model.assembled(solution)
+        plan = [_move(move) for move in disassembly["plan"]]
+        replay([p.cells for p in pieces], [p.label for p in pieces], plan, disassembly["stay_together"])
+
+
+def _move(data: dict[str, Any]) -> Move:
+    return Move(
+        tuple(data["pieces"]),
+        "xyz".index(data["direction"][1]),
+        1 if data["direction"][0] == "+" else -1,
+        data["distance"],
+    )
+
+
+# -- BurrTools' corpus: the same counts and the same levels ------------------------------------------------
+
+
+@pytest.mark.parametrize("row", _corpus_rows())
+def test_corpus_counts_match_burrtools(row: dict[str, str]) -> None:
+    """As many assemblies come apart as BurrTools says; one-piece assemblies come apart as well
+    (BurrTools' command-line solver leaves them out of its count), and every plan replays."""
+    path = corpus_dir("burrtools") / row["file"]
+    found = Found()
+    report = run(path, RunOptions(show=0, problem=row["problem"], disassemble=True), on_new_class=found)
+    assert report.complete and report.identity_problems == []
+    summary = report.disassembly
+    assert summary is not None
+    assert summary.checked == report.counts.unique == int(row["assemblies"])
+    assert summary.undecided == 0
+    assert summary.apart - summary.one_piece == int(row["disassemble"])
+    assert summary.apart + summary.stuck == summary.checked
+    assert summary.one_piece == (1 if "DemoPieceGenerator" in row["file"] else 0)
+    _check_plans(found)
+
+
+def _burrtools_levels(path: Path) -> list[str]:
+    printed = subprocess.run([str(peer("burrTxt")), "-d", str(path)], capture_output=True, text=True, timeout=600)
+    return re.findall(r"^level: ([0-9.]+)$", printed.stdout, flags=re.MULTILINE)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "AlPackino",
+        "CubeInCage",
+        "DemoPieceGenerator",
+        "DraculasDentalDesaster",
+        "PelikanBurr",
+        pytest.param("SolidSixPieceBurrs", marks=pytest.mark.slow),
+    ],
+)
+def test_levels_match_burrtools(name: str) -> None:
+    """The levels of the assemblies that come apart are the ones burrTxt -d prints (BurrTools'
+    notation, and the same choice among equally short separations)."""
+    path = corpus_dir("burrtools") / f"{name}.xmpuzzle"
+    theirs = _burrtools_levels(path)
+    found = Found()
+    run(path, RunOptions(show=0, disassemble=True), on_new_class=found)
+    levels = [d["disassembly"]["level"] for _, _, d in found.found if d["disassembly"]["outcome"] == str(Outcome.APART)]
+    ours = [level for level in levels if level != "0"]  # burrTxt leaves out the one-piece assembly
+    assert Counter(ours) == Counter(theirs)
+
+
+def test_published_levels() -> None:
+    """Two levels the puzzle world quotes: Pelikan 98 moves to the first piece, the cage's 4.9.3."""
+    levels = {}
+    for name in ("PelikanBurr", "CubeInCage"):
+        report = run(corpus_dir("burrtools") / f"{name}.xmpuzzle", RunOptions(show=0, disassemble=True))
+        assert report.disassembly is not None
+        levels[name] = report.disassembly.highest_level
+    assert levels == {"PelikanBurr": "98.2.4.2", "CubeInCage": "4.9.3"}
+
+
+# -- brute force on random small assemblies ---------------------------------------------------------------
+
+
+@st.composite
+def small_assemblies(draw: st.DrawFn, most_pieces: int, most_layers: int) -> list[list[Cell]]:
+    """A small box with each cell given to one of 2-4 pieces or left empty (pieces need not be
+    connected: a rigid body is all the model needs, and loose bits interlock readily)."""
+    size = (draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, most_layers)))
+    count = draw(st.integers(2, most_pieces))
+    cells = [(x, y, z) for x in range(size[0]) for y in range(size[1]) for z in range(size[2])]
+    owners = draw(st.lists(st.integers(-1, count - 1), min_size=len(cells), max_size=len(cells)))
+    pieces: list[list[Cell]] = [[] for _ in range(count)]
+    for cell, owner in zip(cells, owners, strict=True):
+        if owner >= 0:
+            pieces[owner].append(cell)
+    pieces = [piece for piece in pieces if piece]
+    if len(pieces) < 2:
+        pieces = [[cells[0]], [cells[-1]]] if len(cells) > 1 else [[(0, 0, 0)], [(1, 0, 0)]]
+    return pieces
+
+
+def _agrees_with_brute_force(pieces: list[list[Cell]]) -> None:
+    result = Disassembler().analyse(_assembled(pieces))
+    apart, first = brute_force(pieces)
+    assert result.comes_apart == apart
+    if apart:
+        assert result.separation is not None
+        assert len(result.separation.moves) == first
+        labels = [chr(ord("A") + n) for n in range(len(pieces))]
+        replay(pieces, labels, result.plan(), result.separation.groups())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_assemblies(most_pieces=3, most_layers=2))
+def test_agrees_with_brute_force(pieces: list[list[Cell]]) -> None:
+    """Whether it comes apart, and the moves to the first part, as a search of every set of
+    pieces over every distance finds; its plan replays on the cells."""
+    _agrees_with_brute_force(pieces)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_assemblies(most_pieces=3, most_layers=3))
+def test_agrees_with_brute_force_on_more(pieces: list[list[Cell]]) -> None:
+    _agrees_with_brute_force(pieces)
+
+
+# -- small cases made by hand ------------------------------------------------------------------------------
+
+# Two interlocked rings: A's loop in the z=0 plane, B's loop in the y=1 plane through it.
+RING_A: list[Cell] = [(x, y, 0) for x in range(3) for y in range(3) if (x, y) != (1, 1)]
+RING_B: list[Cell] = [(x, 1, z) for x in range(1, 4) for z in range(-1, 2) if (x, z) != (2, 0)]
+
+
+def test_interlocked_rings_are_stuck() -> None:
+    assert brute_force([RING_A, RING_B]) == (False, None)
+    result = Disassembler().analyse(_assembled([RING_A, RING_B]))
+    assert result.outcome is Outcome.STUCK and result.level == "" and result.moves == 0
+
+
+def test_a_piece_group_may_stay_together() -> None:
+    """The rings stuck, and a third piece that comes off: with the rings in one group the
+    assembly comes apart, the rings left together (as BurrTools' CubeInCage's cage)."""
+    loose: list[Cell] = [(6, 6, 6)]
+    pieces = _assembled([RING_A, RING_B, loose], kinds=["ring", "ring", "loose"])
+    assert Disassembler().analyse(pieces).outcome is Outcome.STUCK
+    grouped = Disassembler(PieceGroups({("cage", "ring"): 2})).analyse(pieces)
+    assert grouped.comes_apart and grouped.level == "1"
+    assert grouped.separation is not None and grouped.separation.groups() == [("A", "B")]
+    too_small = Disassembler(PieceGroups({("cage", "ring"): 1})).analyse(pieces)
+    assert too_small.outcome is Outcome.STUCK
+
+
+def test_one_piece_comes_apart_with_no_move() -> None:
+    result = Disassembler().analyse(_assembled([[(0, 0, 0), (1, 0, 0)]]))
+    assert (result.comes_apart, result.level, result.moves, result.plan()) == (True, "0", 0, [])
+
+
+def test_a_piece_in_a_tube_slides_out() -> None:
+    """A rod in a closed-bottom tube leaves along +z only, in one move."""
+    tube = [(x, y, z) for x in range(3) for y in range(3) for z in range(3) if (x, y) != (1, 1) or z == 0]
+    rod = [(1, 1, 1), (1, 1, 2)]
+    result = Disassembler().analyse(_assembled([tube, rod]))
+    assert result.level == "1"
+    assert [move.describe() for move in result.plan()] == ["take B out along +z"]
+
+
+def test_words_of_a_move() -> None:
+    assert Move(("A", "C"), 0, 1, 2).describe() == "move A and C +x by 2"
+    assert Move(("A", "B", "D"), 2, -1, None).describe() == "take A, B and D out along -z"
+
+
+def test_position_limit_leaves_it_undecided() -> None:
+    report = run(
+        corpus_dir("burrtools") / "PelikanBurr.xmpuzzle",
+        RunOptions(show=0, disassemble=True, max_disassembly_positions=50),
+    )
+    assert report.disassembly is not None
+    assert report.disassembly.undecided > 0 and report.disassembly.apart == 0
+
+
+# -- runs and the command line ------------------------------------------------------------------------------
+
+
+def test_packings_without_interlocking_come_apart_at_level_one() -> None:
+    found = Found()
+    report = checked_run(SPECS / "soma.yaml", RunOptions(show=0, disassemble=True))
+    assert report.disassembly is not None
+    assert (report.disassembly.apart, report.disassembly.highest_level) == (240, "1")
+    run(
+        SPECS / "pentominoes_6x10.yaml",
+        RunOptions(SearchOptions(max_solutions=3), show=0, disassemble=True),
+        on_new_class=found,
+    )
+    assert [d["disassembly"]["level"] for _, _, d in found.found] == ["1", "1", "1"]
+    _check_plans(found)
+
+
+def test_json_keeps_its_fields_and_adds_the_disassembly() -> None:
+    plain = runner.invoke(app, ["run", str(SPECS / "soma.yaml"), "--json"])
+    taken = runner.invoke(app, ["run", str(SPECS / "soma.yaml"), "--json", "--disassemble"])
+    assert plain.exit_code == taken.exit_code == 0
+    before, after = json.loads(plain.stdout), json.loads(taken.stdout)
+    assert set(after) - set(before) == {"disassembly"}
+    assert after["counts"] == before["counts"]
+    assert after["disassembly"]["comes_apart"] == 240 and after["disassembly"]["checked"] == 240
+
+
+def test_first_stops_at_the_first_assembly_that_comes_apart(tmp_path: Path) -> None:
+    """Dracula's Dental Disaster: 1 of its 84 assemblies comes apart, and the search meets stuck
+    ones first; --first keeps looking until one comes apart, then stops."""
+    out = tmp_path / "found.jsonl"
+    path = corpus_dir("burrtools") / "DraculasDentalDesaster.xmpuzzle"
+    result = runner.invoke(app, ["run", str(path), "--disassemble", "--first", "--solutions", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    outcomes = [line["disassembly"]["outcome"] for line in lines]
+    assert outcomes[-1] == str(Outcome.APART) and outcomes.count(str(Outcome.APART)) == 1
+    assert 1 < len(lines) < 84  # stuck ones first, and not the whole search
+    assert "INCOMPLETE: stopped by first solution" in result.stdout
+    assert (
+        f"disassembly: 1 of {len(lines)} assemblies come apart (one checked per class; highest level 3.5.16.6.4)"
+        in result.stdout
+    )
+
+
+def test_show_prints_the_plan_in_words() -> None:
+    result = runner.invoke(app, ["run", str(corpus_dir("burrtools") / "CubeInCage.xmpuzzle"), "--disassemble"])
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "disassembly: 1 of 96 assemblies come apart (one checked per class; highest level 4.9.3)" in text
+    assert "comes apart: level 4.9.3, 16 moves" in text
+    assert re.search(r"^ +1\. move [A-F] [+-][xyz] by 1$", text, flags=re.MULTILINE)
+    assert "stay together (a piece group)" in text
+
+
+def test_other_families_are_refused_in_one_line() -> None:
+    spec = SPECS / "snake_standard.yaml"
+    result = runner.invoke(app, ["run", str(spec), "--disassemble"])
+    assert result.exit_code == 2
+    assert (
+        result.output.strip()
+        == f"{spec}: --disassemble takes packing puzzles (pieces to take apart), not a chain puzzle"
+    )
+
+
+def test_spec_groups_reach_the_disassembler(tmp_path: Path) -> None:
+    """A YAML spec's `disassembly_groups`: the rings above and a cube beside them. The whole
+    assembly never counts as a group (nothing would come apart), as in BurrTools."""
+    cube: Cell = (-1, 0, 0)
+    cells = [*RING_A, *RING_B, cube]
+    low = [min(c[i] for c in cells) for i in range(3)]
+
+    def moved(shape: Sequence[Cell]) -> list[list[int]]:
+        return [[x - low[0], y - low[1], z - low[2]] for x, y, z in shape]
+
+    def spec(groups: dict[str, int]) -> str:
+        rings = {
+            name: {"cells": moved(ring), "disassembly_groups": groups} for name, ring in (("A", RING_A), ("B", RING_B))
+        }
+        pieces = {**rings, "C": {"cells": moved([cube])}}
+        return json.dumps({"name": "rings", "pieces": pieces, "target": {"cells": moved(cells)}})
+
+    path = tmp_path / "rings.yaml"
+    for groups, comes_apart in (({"chain": 1}, True), ({}, False)):
+        path.write_text(spec(groups))
+        report = run(path, RunOptions(show=0, disassemble=True))
+        assert report.disassembly is not None and report.disassembly.checked >= 1
+        assert report.disassembly.apart == (report.disassembly.checked if comes_apart else 0)
