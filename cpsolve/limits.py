@@ -41,10 +41,11 @@ MAX_NUMBER_DIGITS = 30  # a longer integer in a file is refused where it stands
 # Symmetries: the group's elements (a target of many separate parts turned on their own has the
 # product of their groups), and elements times atoms, the size of the atom maps built for them.
 MAX_SYMMETRIES = 100_000
-# `--disassemble`: positions looked at for one assembly before it is called undecided (each takes
-# a few hundred bytes; the corpus's hardest, PelikanBurr, needs REPLACE_ME).
+# `--disassemble`: positions looked at for one assembly before it is called undecided. PelikanBurr's
+# hardest assembly needs 6,265 at about 400 bytes each (tracemalloc's peak over its analysis), so a
+# million stays near 400 MB.
 DEFAULT_MAX_DISASSEMBLY_POSITIONS = 1_000_000
-MAX_GAP_CACHE = 2_000_000  # gaps between pairs of pieces remembered while taking one puzzle apart
+MAX_GAP_CACHE = 2_000_000  # gaps between pairs of pieces (and sets found from them) remembered for one assembly
 MAX_SYMMETRY_ENTRIES = 30_000_000
 
 
