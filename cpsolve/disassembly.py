@@ -23,14 +23,19 @@ not count it (README, "Can it be taken apart?").
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cpsolve.geometry import Cell
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, MAX_GAP_CACHE, NO_DEADLINE, Deadline
+
+if TYPE_CHECKING:
+    from cpsolve.counting import Solution
+    from cpsolve.models.packing import PackingModel
 
 # The six directions in BurrTools' order (x+, x-, y+, y-, z+, z-): the order moves are tried in
 # decides which of several equally short separations is followed, and so the level's later numbers.
@@ -617,3 +622,24 @@ class DisassemblySummary:
         if self.one_piece:
             text += f"; {self.one_piece} of one piece"
         return text
+
+
+@dataclass
+class AssemblyChecker:
+    """A run's `--disassemble`: takes each new unique assembly apart, keeps the summary, and knows
+    when --first or --max-solutions (then counting assemblies that come apart) have enough."""
+
+    model: PackingModel
+    disassembler: Disassembler
+    wanted: int | None
+    summary: DisassemblySummary = field(default_factory=DisassemblySummary)
+
+    def check(self, solution: Solution) -> Disassembly:
+        started = time.perf_counter()
+        result = self.disassembler.analyse(self.model.assembled(solution))
+        self.summary.add(result)
+        self.summary.seconds += time.perf_counter() - started
+        return result
+
+    def enough(self) -> bool:
+        return self.wanted is not None and self.summary.apart >= self.wanted

@@ -13,11 +13,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cpsolve import engines, formats
 from cpsolve.counting import Breaking, Classifier, Counts, Solution
-from cpsolve.disassembly import Disassembler, Disassembly, DisassemblySummary
 from cpsolve.engines import AUTO, Engine, Enumeration, PartsEnumeration, SearchOptions, StopReason
 from cpsolve.engines.breaking import BreakingChoice
 from cpsolve.engines.parts import PARTS_PER_WORKER
@@ -26,6 +25,9 @@ from cpsolve.formats import load_puzzle
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, PuzzleModel, build_model
 from cpsolve.models.packing import PackingModel
+
+if TYPE_CHECKING:
+    from cpsolve.disassembly import AssemblyChecker, DisassemblySummary
 from cpsolve.spec import LoadedSpec
 
 ProgressHook = Callable[[int, int, float], None]
@@ -211,7 +213,7 @@ def run(
     except (KeyboardInterrupt, Terminated) as stop:
         reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
         return _unfinished_report(loaded, options, reason, time.perf_counter() - started)
-    checker = _DisassemblyCheck.of(prepared.puzzle, options, deadline) if options.disassemble else None
+    checker = _checker(prepared.puzzle, options, deadline) if options.disassemble else None
     if on_ready is not None:
         on_ready()
     enumeration = open_search(prepared, _search_options(options), deadline, Path(path))
@@ -260,6 +262,16 @@ def run(
     return report
 
 
+def _checker(puzzle: PuzzleModel, options: RunOptions, deadline: Deadline) -> AssemblyChecker:
+    """The disassembly of each new class (imported only when asked for: the import alone takes
+    about 7 ms, `python -X importtime -c "import cpsolve.disassembly"`)."""
+    from cpsolve.disassembly import AssemblyChecker, Disassembler
+
+    assert isinstance(puzzle, PackingModel)  # run() refused other kinds before building
+    disassembler = Disassembler(puzzle.piece_groups(), options.max_disassembly_positions, deadline)
+    return AssemblyChecker(puzzle, disassembler, options.search.solution_limit)
+
+
 def _search_options(options: RunOptions) -> RunOptions:
     """With --disassemble, --first and --max-solutions count assemblies that come apart, so the
     search itself runs without them (the run stops it once enough have come apart)."""
@@ -267,33 +279,6 @@ def _search_options(options: RunOptions) -> RunOptions:
     if not options.disassemble or not (search.first_only or search.max_solutions is not None):
         return options
     return dataclasses.replace(options, search=dataclasses.replace(search, first_only=False, max_solutions=None))
-
-
-@dataclass
-class _DisassemblyCheck:
-    """Takes each new unique assembly apart and keeps the summary; knows when --first or
-    --max-solutions have what they asked for."""
-
-    model: PackingModel
-    disassembler: Disassembler
-    wanted: int | None
-    summary: DisassemblySummary = field(default_factory=DisassemblySummary)
-
-    @staticmethod
-    def of(puzzle: PuzzleModel, options: RunOptions, deadline: Deadline) -> _DisassemblyCheck:
-        assert isinstance(puzzle, PackingModel)  # run() refused other kinds before building
-        disassembler = Disassembler(puzzle.piece_groups(), options.max_disassembly_positions, deadline)
-        return _DisassemblyCheck(puzzle, disassembler, options.search.solution_limit)
-
-    def check(self, solution: Solution) -> Disassembly:
-        started = time.perf_counter()
-        result = self.disassembler.analyse(self.model.assembled(solution))
-        self.summary.add(result)
-        self.summary.seconds += time.perf_counter() - started
-        return result
-
-    def enough(self) -> bool:
-        return self.wanted is not None and self.summary.apart >= self.wanted
 
 
 def _expected(loaded: LoadedSpec) -> dict[str, int]:

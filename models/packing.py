@@ -14,12 +14,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cpsolve.counting import AtomSymmetry, Classifier, Solution, SymmetryGroup
-from cpsolve.disassembly import AssembledPiece, PieceGroups
 from cpsolve.errors import CpsolveError, ModelTooBigError
 from cpsolve.geometry import (
     Cell,
@@ -53,6 +52,9 @@ from cpsolve.symmetry import (
 )
 
 from .base import BuildOptions, Constraints, ConstraintsBuilder, CoverProblem, ModelBuilder, PuzzleModel
+
+if TYPE_CHECKING:
+    from cpsolve.disassembly import AssembledPiece, PieceGroups
 
 Loc = tuple[str | int, ...]
 SYMMETRY_BLOCK_ENTRIES = 4_000_000  # array entries per block of symmetries mapped at once
@@ -838,6 +840,8 @@ class PackingModel(PuzzleModel):
     def assembled(self, solution: Solution) -> list[AssembledPiece]:
         """The solution's pieces for the disassembler, in the spec's piece order (the order moves
         are tried in), each named by its letter in the drawing."""
+        from cpsolve.disassembly import AssembledPiece  # only --disassemble needs it
+
         symbol_of = self._symbol_of_atom(solution)
         atoms = sorted(solution, key=lambda a: (self.placements[a].piece, min(self.placements[a].cells)))
         names = [self.puzzle.pieces[self.placements[atom].piece].name for atom in atoms]
@@ -856,6 +860,8 @@ class PackingModel(PuzzleModel):
 
     def piece_groups(self) -> PieceGroups:
         """The spec's `disassembly_groups`, for the disassembler."""
+        from cpsolve.disassembly import PieceGroups
+
         pieces = self.puzzle.pieces
         return PieceGroups({(group, p.name): copies for p in pieces for group, copies in p.disassembly_groups})
 
