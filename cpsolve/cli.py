@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from cpsolve.counting import Solution
     from cpsolve.errors import CpsolveError
     from cpsolve.models import PuzzleModel
-    from cpsolve.run import RunOptions, SolutionHook
+    from cpsolve.pictures import Collected
+    from cpsolve.run import RunOptions, RunReport, SolutionHook
 
 app = typer.Typer(
     help="Solve and count discrete assembly puzzles with OR-Tools CP-SAT.",
@@ -115,6 +116,14 @@ def run_command(
             " --first/--max-solutions then count assemblies that come apart",
         ),
     ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="write a page that shows the unique solutions in 3-D (one file, opens from disk)"),
+    ] = None,
+    png: Annotated[
+        Path | None,
+        typer.Option("--png", help="write a picture of the first solution (of solution N with --show N)"),
+    ] = None,
     max_positions: Annotated[
         int,
         typer.Option("--max-positions", min=1, help="--disassemble: positions looked at per assembly before undecided"),
@@ -159,12 +168,14 @@ def run_command(
     except CpsolveError as error:
         raise fail(error) from None
     several = problem is None and len(names) > 1
-    if several and xmpuzzle is not None:
-        raise fail(CpsolveError(f"{puzzle}: holds {len(names)} problems; give --problem with --xmpuzzle"))
+    for flag, given in (("--xmpuzzle", xmpuzzle), ("--html", html), ("--png", png)):
+        if several and given is not None:
+            raise fail(CpsolveError(f"{puzzle}: holds {len(names)} problems; give --problem with {flag}"))
+    pictures = Pictures(html, png, show) if html is not None or png is not None else None
     codes: list[int] = []
     for number in range(len(names)) if several else [None]:
         each = dataclasses.replace(options, problem=str(number)) if number is not None else options
-        codes.append(_run_one(puzzle, each, as_json, solutions, xmpuzzle, freeze, appending=bool(codes)))
+        codes.append(_run_one(puzzle, each, as_json, solutions, xmpuzzle, pictures, freeze, appending=bool(codes)))
         if codes[-1] in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             break
     worst = max(codes, key=lambda code: (code in (EXIT_INTERRUPTED, EXIT_TERMINATED), code))
@@ -178,6 +189,7 @@ def _run_one(
     as_json: bool,
     solutions: Path | None,
     xmpuzzle: Path | None,
+    pictures: Pictures | None,
     freeze: Callable[[], None] | None,
     appending: bool,
 ) -> int:
@@ -186,21 +198,25 @@ def _run_one(
     from cpsolve.engines import StopReason
     from cpsolve.errors import CpsolveError
     from cpsolve.output import format_report, progress, solution_writer
+    from cpsolve.pictures import Collected
     from cpsolve.run import run
 
     collector = AssemblyCollector() if xmpuzzle is not None else None
+    pictured = Collected() if pictures is not None else None
     try:
         with (
             solution_writer(solutions, puzzle, append=appending, problem=options.problem) as write,
             progress(enabled=not as_json) as on_progress,
         ):
-            hooks = [hook for hook in (write, collector) if hook is not None]
+            hooks = [hook for hook in (write, collector, pictured) if hook is not None]
             report = run(puzzle, options, on_progress, on_new_class=_both(hooks), on_ready=freeze)
         if xmpuzzle is not None and collector is not None:
             if collector.model is None:
                 convert(puzzle, xmpuzzle, options.problem, options.max_file_bytes)
             else:
                 collector.write(report.name, xmpuzzle)
+        if pictures is not None and pictured is not None:
+            pictures.write(report, pictured)
     except CpsolveError as error:
         typer.echo(str(error), err=True)
         return EXIT_BAD_INPUT
@@ -215,6 +231,26 @@ def _run_one(
     if report.stopped_by is StopReason.TERMINATED:
         return EXIT_TERMINATED
     return 0 if report.ok else EXIT_MISMATCH
+
+
+@dataclasses.dataclass(frozen=True)
+class Pictures:
+    """What `--html` and `--png` asked for; `--show N` picks the solution the PNG draws."""
+
+    html: Path | None
+    png: Path | None
+    show: int | None
+
+    def write(self, report: RunReport, collected: Collected) -> None:
+        from cpsolve.pictures import scene, write_page
+
+        drawn = scene(report, collected)
+        if self.html is not None:
+            write_page(drawn, self.html)
+        if self.png is not None:
+            from cpsolve.pictures.png import write_png
+
+            write_png(drawn, self.png, max(1, self.show or 1) - 1)
 
 
 def _both(hooks: Sequence[SolutionHook]) -> SolutionHook | None:

@@ -35,7 +35,6 @@ from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, MAX_GAP_CACHE, NO_
 
 if TYPE_CHECKING:
     from cpsolve.counting import Solution
-    from cpsolve.models.packing import PackingModel
 
 # The six directions in BurrTools' order (x+, x-, y+, y-, z+, z-): the order moves are tried in
 # decides which of several equally short separations is followed, and so the level's later numbers.
@@ -629,14 +628,14 @@ class AssemblyChecker:
     """A run's `--disassemble`: takes each new unique assembly apart, keeps the summary, and knows
     when --first or --max-solutions (then counting assemblies that come apart) have enough."""
 
-    model: PackingModel
+    assemble: Callable[[Solution], Sequence[AssembledPiece]]  # the model's pieces of a solution
     disassembler: Disassembler
     wanted: int | None
     summary: DisassemblySummary = field(default_factory=DisassemblySummary)
 
     def check(self, solution: Solution) -> Disassembly:
         started = time.perf_counter()
-        result = self.disassembler.analyse(self.model.assembled(solution))
+        result = self.disassembler.analyse(self.assemble(solution))
         self.summary.add(result)
         self.summary.seconds += time.perf_counter() - started
         return result

@@ -269,7 +269,7 @@ def _checker(puzzle: PuzzleModel, options: RunOptions, deadline: Deadline) -> As
 
     assert isinstance(puzzle, PackingModel)  # run() refused other kinds before building
     disassembler = Disassembler(puzzle.piece_groups(), options.max_disassembly_positions, deadline)
-    return AssemblyChecker(puzzle, disassembler, options.search.solution_limit)
+    return AssemblyChecker(puzzle.assembled, disassembler, options.search.solution_limit)
 
 
 def _search_options(options: RunOptions) -> RunOptions:

@@ -144,6 +144,7 @@ class TilesModel(PuzzleModel):
         self.kinds = tile_kinds(spec.tiles)
         self.border = spec.border
         self.fits = fit_rule(spec, source)
+        self.match_kind = spec.match if isinstance(spec.match, str) else "pairs"  # how pictures label edges
         self.options = options
         self.placements = self._placements(options)
         deadline.check("placing the tiles")

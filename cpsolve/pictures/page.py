@@ -1,0 +1,60 @@
+"""The page: one self-contained HTML file (scene, script and style inside) that opens from disk.
+
+The viewer (viewer.js, viewer.css beside this module) draws cubes on a 2-D canvas, farthest face
+first, and tiles as SVG; it fetches nothing. Chosen after measuring (README, "Seeing the
+solutions"): a plotting package would add megabytes to each page for what a few hundred lines do.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from cpsolve.errors import OutputError
+
+
+def _asset(name: str) -> str:
+    return resources.files("cpsolve.pictures").joinpath(name).read_text(encoding="utf-8")
+
+
+def page_html(scene: dict[str, Any]) -> str:
+    """The whole page as text. The scene goes in as JSON inside a script element, with every `<`
+    escaped so that no text of a puzzle can end the element."""
+    data = json.dumps(scene, separators=(",", ":")).replace("<", "\\u003c")
+    title = html.escape(str(scene.get("name", "cpsolve")))
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy"
+ content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<title>{title} · cpsolve</title>
+<style>{_asset("viewer.css")}</style>
+</head>
+<body>
+<h1 id="title"></h1>
+<div id="counts"></div>
+<div id="bar">
+  <label>show <select id="solution"></select></label><span id="limit"></span>
+  <label id="step-box">build <input id="step" type="range" min="0" value="0"> <span id="step-text"></span></label>
+  <label id="explode-box">explode <input id="explode" type="range" min="0" max="100" value="0"></label>
+</div>
+<div id="stage"><canvas id="canvas" width="720" height="560"></canvas></div>
+<div id="hint">drag to turn, wheel to zoom; click a piece in the legend to hide or show it</div>
+<div id="legend"></div>
+<script id="scene" type="application/json">{data}</script>
+<script>{_asset("viewer.js")}</script>
+</body>
+</html>
+"""
+
+
+def write_page(scene: dict[str, Any], path: Path) -> None:
+    try:
+        path.write_text(page_html(scene), encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write the page: {exc.strerror}") from None

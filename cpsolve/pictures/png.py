@@ -1,0 +1,153 @@
+"""A PNG of one solution for a README or a forum post: the page's colours and default view, with a
+legend; tiles as the flat board. Drawn with Pillow (the `pictures` extra), faces farthest first.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from cpsolve.errors import CpsolveError, OutputError
+
+YAW, PITCH = -0.65, 0.5  # the page's first view
+SIZE = (760, 560)
+FACES: tuple[tuple[tuple[int, int, int], tuple[tuple[int, int, int], ...]], ...] = (
+    ((1, 0, 0), ((1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1))),
+    ((-1, 0, 0), ((0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0))),
+    ((0, 1, 0), ((0, 1, 0), (0, 1, 1), (1, 1, 1), (1, 1, 0))),
+    ((0, -1, 0), ((0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1))),
+    ((0, 0, 1), ((0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1))),
+    ((0, 0, -1), ((0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0))),
+)
+Point = tuple[float, float, float]
+
+
+def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
+    """Draw solution `number` (0: the first) of a scene into a PNG file."""
+    try:
+        from PIL import Image, ImageDraw
+    except ImportError:
+        raise CpsolveError('--png needs Pillow: pip install "cpsolve[pictures]"') from None
+    if not scene["solutions"]:
+        raise CpsolveError(f"{path}: nothing to draw: the run found no solution")
+    solution = scene["solutions"][min(number, len(scene["solutions"]) - 1)]
+    image = Image.new("RGB", SIZE, "white")
+    draw = ImageDraw.Draw(image)
+    draw.text((12, 10), _headline(scene), fill="black")
+    if scene["kind"] == "tiles":
+        _tiles(draw, scene, solution)
+    else:
+        _cubes(draw, scene, solution)
+    try:
+        image.save(path, format="PNG", optimize=True)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write the picture: {exc.strerror}") from None
+
+
+def _headline(scene: dict[str, Any]) -> str:
+    counts = scene["counts"]
+    return f"{scene['name']}: raw {counts['raw']}, rotations {counts['rotations']}, unique {counts['unique']}"
+
+
+def _rotate(point: Point) -> Point:
+    """The page's projection: [screen x, screen y (down), depth (away)]."""
+    cy, sy, cp, sp = math.cos(YAW), math.sin(YAW), math.cos(PITCH), math.sin(PITCH)
+    x, y, z = point[0] * cy - point[1] * sy, point[0] * sy + point[1] * cy, point[2]
+    return x, -(z * cp + y * sp), y * cp - z * sp
+
+
+def _shade(colour: str, normal: tuple[int, int, int]) -> tuple[int, int, int]:
+    n = _rotate((float(normal[0]), float(normal[1]), float(normal[2])))
+    light = 0.5 + 0.5 * max(0.0, -0.4 * n[0] - 0.7 * n[1] - 0.6 * n[2])
+    value = int(colour[1:], 16)
+    return tuple(min(255, round(channel * light)) for channel in (value >> 16, (value >> 8) & 255, value & 255))  # type: ignore[return-value]
+
+
+def _cube_items(scene: dict[str, Any], solution: dict[str, Any]) -> list[tuple[list[int], str, bool]]:
+    """Each cube with its colour and whether it is marked (a chain's segment end)."""
+    if scene["kind"] == "packing":
+        colours = [scene["pieces"][unit["piece"]]["colour"] for unit in solution["units"]]
+        return [(cube[:3], colours[cube[3]], False) for cube in solution["cubes"]]
+    path, ends = solution["path"], set(solution["ends"])
+    return [(cell, _chain_colour(i, len(path)), i in ends) for i, cell in enumerate(path)]
+
+
+def _chain_colour(index: int, length: int) -> str:
+    import colorsys
+
+    red, green, blue = colorsys.hls_to_rgb(240 / 360 * index / max(1, length - 1), 0.5, 0.7)
+    return f"#{round(red * 255):02x}{round(green * 255):02x}{round(blue * 255):02x}"
+
+
+def _cubes(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
+    items = _cube_items(scene, solution)
+    occupied = {tuple(cell) for cell, _, _ in items}
+    centre = [sum(cell[axis] + 0.5 for cell, _, _ in items) / len(items) for axis in range(3)]
+    # the farthest corner from the centre bounds what any view shows
+    extent = max(math.dist([c + 0.5 for c in cell], centre) + 0.87 for cell, _, _ in items)
+    area = (SIZE[0] - 200, SIZE[1] - 40)
+    scale = min(area) / (2 * extent)
+    faces = []
+    for cell, colour, marked in items:
+        for normal, corners in FACES:
+            if _rotate((float(normal[0]), float(normal[1]), float(normal[2])))[2] > 0:
+                continue
+            if (cell[0] + normal[0], cell[1] + normal[1], cell[2] + normal[2]) in occupied:
+                continue
+            points = [
+                _rotate((cell[0] + k[0] - centre[0], cell[1] + k[1] - centre[1], cell[2] + k[2] - centre[2]))
+                for k in corners
+            ]
+            depth = sum(p[2] for p in points) / 4
+            faces.append((depth, points, colour, normal, marked))
+    faces.sort(key=lambda face: -face[0])
+    middle = (area[0] / 2, 30 + area[1] / 2)
+    for _, points, colour, normal, marked in faces:
+        polygon = [(middle[0] + p[0] * scale, middle[1] + p[1] * scale) for p in points]
+        draw.polygon(
+            polygon,
+            fill=_shade(colour, normal),
+            outline=(0, 0, 0) if marked else (70, 70, 70),
+            width=3 if marked else 1,
+        )
+    if scene["kind"] == "packing":
+        _legend(draw, scene)
+
+
+def _legend(draw: Any, scene: dict[str, Any]) -> None:
+    left, top = SIZE[0] - 185, 40
+    for row, piece in enumerate(scene["pieces"][:34]):
+        y = top + row * 15
+        draw.rectangle((left, y, left + 11, y + 11), fill=piece["colour"], outline="black")
+        draw.text((left + 18, y), f"{piece['name']} x{piece['copies']}", fill="black")
+    if len(scene["pieces"]) > 34:
+        draw.text((left, top + 34 * 15), f"... {len(scene['pieces']) - 34} more", fill="black")
+
+
+def _tiles(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
+    columns, rows = scene["board"]
+    size = max(24, min((SIZE[0] - 40) // columns, (SIZE[1] - 50) // rows))
+    corners = (((0, 0), (1, 0)), ((1, 0), (1, 1)), ((1, 1), (0, 1)), ((0, 1), (0, 0)))
+    label_at = ((0.5, 0.17), (0.83, 0.5), (0.5, 0.83), (0.17, 0.5))
+    for number, place in enumerate(solution["places"]):
+        left, top = 20 + (number % columns) * size, 36 + (number // columns) * size
+        for side, label in enumerate(place["shown"]):
+            (ax, ay), (bx, by) = corners[side]
+            triangle = [
+                (left + ax * size, top + ay * size),
+                (left + bx * size, top + by * size),
+                (left + size / 2, top + size / 2),
+            ]
+            equal = scene["match"] == "equal"
+            fill = scene["label_colours"][str(label)] if equal else ("#f4f4f4" if side % 2 else "#e8e8e8")
+            draw.polygon(triangle, fill=fill, outline=(80, 80, 80))
+            if not equal:
+                draw.text(
+                    (left + label_at[side][0] * size, top + label_at[side][1] * size),
+                    str(label),
+                    fill="black",
+                    anchor="mm",
+                )
+        turns = f" r{place['turns']}" if place["turns"] else ""
+        draw.text((left + size / 2, top + size / 2), f"{place['tile']}{turns}", fill="black", anchor="mm")

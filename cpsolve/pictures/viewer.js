@@ -1,0 +1,298 @@
+// cpsolve's solution viewer: reads the scene (JSON in #scene) and draws it on a 2-D canvas
+// (cubes as shaded faces, farthest first) or, for tiles, as SVG. No network, no libraries.
+"use strict";
+(function () {
+  const scene = JSON.parse(document.getElementById("scene").textContent);
+  const $ = (id) => document.getElementById(id);
+  const state = { index: 0, yaw: -0.65, pitch: 0.5, zoom: 1, explode: 0, step: 0, hidden: new Set() };
+  const view = { shownUnits: [], drawnUnits: [], drawnTiles: 0, frames: 0 }; // shown: in the scene; drawn: a face in sight
+  window.cpsolveView = view; // read by the tests: what the last frame drew
+
+  function header() {
+    const c = scene.counts;
+    const status = scene.complete ? "complete" : "incomplete: stopped by " + scene.stopped_by;
+    $("title").textContent = scene.name;
+    let text = `raw ${c.raw} · rotations ${c.rotations} · unique ${c.unique} (${status})`;
+    if (scene.disassembly) {
+      const d = scene.disassembly;
+      text += ` · ${d.comes_apart} of ${d.checked} come apart` + (d.highest_level ? ` (highest level ${d.highest_level})` : "");
+    }
+    $("counts").textContent = text;
+    const select = $("solution");
+    scene.solutions.forEach((s, i) => {
+      const option = document.createElement("option");
+      option.value = String(i);
+      option.textContent = `solution ${i + 1}` + (s.level ? `: comes apart, level ${s.level}` : scene.disassembly ? ": does not come apart" : "");
+      select.appendChild(option);
+    });
+    const apart = scene.solutions.findIndex((s) => s.level); // with --disassemble, open on one that comes apart
+    if (apart > 0) { state.index = apart; select.value = String(apart); }
+    if (scene.shown < scene.counts.unique) {
+      $("limit").textContent = `the first ${scene.shown} of ${scene.counts.unique} unique solutions`;
+    }
+    select.addEventListener("change", () => {
+      state.index = Number(select.value);
+      if (scene.kind !== "tiles") resetStep();
+      draw();
+    });
+  }
+
+  // -- cubes ----------------------------------------------------------------------------------
+  const FACES = [ // normal, then the four corners of the unit cube's face
+    [[1, 0, 0], [[1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 0, 1]]],
+    [[-1, 0, 0], [[0, 0, 0], [0, 0, 1], [0, 1, 1], [0, 1, 0]]],
+    [[0, 1, 0], [[0, 1, 0], [0, 1, 1], [1, 1, 1], [1, 1, 0]]],
+    [[0, -1, 0], [[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]]],
+    [[0, 0, 1], [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]],
+    [[0, 0, -1], [[0, 0, 0], [0, 1, 0], [1, 1, 0], [1, 0, 0]]],
+  ];
+
+  function rotate(p) { // z up: turn about z by yaw, then look down by pitch; [screen x, screen y (down), depth (away)]
+    const cy = Math.cos(state.yaw), sy = Math.sin(state.yaw), cp = Math.cos(state.pitch), sp = Math.sin(state.pitch);
+    const x = p[0] * cy - p[1] * sy, y = p[0] * sy + p[1] * cy, z = p[2];
+    return [x, -(z * cp + y * sp), y * cp - z * sp];
+  }
+
+  function shade(hex, normal) { // light from the upper left, in front
+    const n = rotate(normal);
+    const light = 0.5 + 0.5 * Math.max(0, -0.4 * n[0] - 0.7 * n[1] - 0.6 * n[2]);
+    const v = parseInt(hex.slice(1), 16);
+    const f = (c) => Math.max(0, Math.min(255, Math.round(c * light)));
+    return `rgb(${f(v >> 16)},${f((v >> 8) & 255)},${f(v & 255)})`;
+  }
+
+  function cubeItems() { // [cell, colour, unit or null, outline, translucent]
+    const s = scene.solutions[state.index];
+    if (scene.kind === "packing") {
+      const shown = new Set(s.order.slice(0, state.step));
+      const centre = centreOf(s.cubes);
+      const centres = unitCentres(s);
+      const items = [];
+      for (const [x, y, z, unit] of s.cubes) {
+        const piece = s.units[unit].piece;
+        if (!shown.has(unit) || state.hidden.has(piece)) continue;
+        const c = centres[unit], k = state.explode;
+        items.push([[x + k * (c[0] - centre[0]), y + k * (c[1] - centre[1]), z + k * (c[2] - centre[2])],
+          scene.pieces[piece].colour, unit, false]);
+      }
+      if (state.step >= s.order.length) for (const cell of s.empty) items.push([cell, "#dddddd", null, true]);
+      return items;
+    }
+    const path = s.path.slice(0, state.step), ends = new Set(s.ends);
+    return path.map((cell, i) => [cell, chainColour(i, s.path.length), i, ends.has(i)]);
+  }
+
+  function chainColour(i, n) {
+    const hue = Math.round(240 * i / Math.max(1, n - 1));
+    const [r, g, b] = hsl(hue, 0.7, 0.5);
+    return "#" + [r, g, b].map((v) => v.toString(16).padStart(2, "0")).join("");
+  }
+
+  function hsl(h, s, l) {
+    const k = (n) => (n + h / 30) % 12, a = s * Math.min(l, 1 - l);
+    const f = (n) => Math.round(255 * (l - a * Math.max(-1, Math.min(k(n) - 3, 9 - k(n), 1))));
+    return [f(0), f(8), f(4)];
+  }
+
+  function centreOf(cubes) {
+    const c = [0, 0, 0];
+    for (const q of cubes) for (let a = 0; a < 3; a++) c[a] += q[a] + 0.5;
+    return c.map((v) => v / Math.max(1, cubes.length));
+  }
+
+  function unitCentres(s) {
+    const sums = s.units.map(() => [0, 0, 0, 0]);
+    for (const [x, y, z, u] of s.cubes) { sums[u][0] += x; sums[u][1] += y; sums[u][2] += z; sums[u][3] += 1; }
+    return sums.map((t) => [t[0] / t[3], t[1] / t[3], t[2] / t[3]]);
+  }
+
+  function drawCubes() {
+    const canvas = $("canvas"), g = canvas.getContext("2d");
+    const width = canvas.width, height = canvas.height;
+    g.fillStyle = "#ffffff";
+    g.fillRect(0, 0, width, height);
+    const s = scene.solutions[state.index];
+    const all = scene.kind === "packing" ? s.cubes : s.path;
+    const centre = centreOf(all);
+    let extent = 1; // the farthest corner from the centre bounds what any view shows
+    for (const q of all) extent = Math.max(extent, Math.hypot(q[0] + 0.5 - centre[0], q[1] + 0.5 - centre[1], q[2] + 0.5 - centre[2]) + 0.87);
+    const scale = state.zoom * Math.min(width, height) / (2 * extent * (1 + state.explode));
+    const faces = [];
+    const occupied = new Set();
+    const items = cubeItems();
+    view.shownUnits = Array.from(new Set(items.filter((item) => item[2] !== null).map((item) => item[2])));
+    for (const [cell, , unit] of items) if (unit !== null) occupied.add(cell.join(","));
+    for (const [cell, colour, unit, mark] of items) {
+      for (const [normal, corners] of FACES) {
+        if (rotate(normal)[2] > 0) continue; // faces turned away
+        const next = [cell[0] + normal[0], cell[1] + normal[1], cell[2] + normal[2]].join(",");
+        if (occupied.has(next) && state.explode === 0) continue; // hidden between two cubes
+        const points = corners.map((k) => rotate([cell[0] + k[0] - centre[0], cell[1] + k[1] - centre[1], cell[2] + k[2] - centre[2]]));
+        const depth = points.reduce((sum, p) => sum + p[2], 0) / 4;
+        faces.push([depth, points, colour, normal, unit, mark]);
+      }
+    }
+    faces.sort((a, b) => b[0] - a[0]);
+    const units = new Set();
+    for (const [, points, colour, normal, unit, mark] of faces) {
+      g.beginPath();
+      points.forEach((p, i) => {
+        const x = width / 2 + p[0] * scale, y = height / 2 + p[1] * scale;
+        if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
+      });
+      g.closePath();
+      if (mark === true && unit === null) { g.strokeStyle = "#999999"; g.setLineDash([4, 3]); g.stroke(); g.setLineDash([]); continue; }
+      g.fillStyle = shade(colour, normal);
+      g.fill();
+      g.strokeStyle = mark ? "#000000" : "rgba(0,0,0,0.35)";
+      g.lineWidth = mark ? 2.5 : 1;
+      g.stroke();
+      if (unit !== null) units.add(unit);
+    }
+    view.drawnUnits = Array.from(units);
+    if (scene.kind === "chain") drawChainLine(g, s, centre, scale, width, height);
+  }
+
+  function drawChainLine(g, s, centre, scale, width, height) {
+    const path = s.path.slice(0, state.step);
+    g.strokeStyle = "rgba(0,0,0,0.6)";
+    g.lineWidth = 2;
+    g.beginPath();
+    path.forEach((cell, i) => {
+      const p = rotate([cell[0] + 0.5 - centre[0], cell[1] + 0.5 - centre[1], cell[2] + 0.5 - centre[2]]);
+      const x = width / 2 + p[0] * scale, y = height / 2 + p[1] * scale;
+      if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
+    });
+    g.stroke();
+  }
+
+  // -- tiles ----------------------------------------------------------------------------------
+  function drawTiles() {
+    const s = scene.solutions[state.index];
+    const [columns, rows] = scene.board, size = 96, svgNS = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(svgNS, "svg");
+    svg.setAttribute("viewBox", `0 0 ${columns * size} ${rows * size}`);
+    svg.setAttribute("width", String(Math.min(900, columns * size)));
+    svg.id = "board";
+    const edges = [[[0, 0], [1, 0]], [[1, 0], [1, 1]], [[1, 1], [0, 1]], [[0, 1], [0, 0]]]; // top, right, bottom, left
+    const labelAt = [[0.5, 0.17], [0.83, 0.5], [0.5, 0.83], [0.17, 0.5]];
+    s.places.forEach((place, n) => {
+      const ox = (n % columns) * size, oy = Math.floor(n / columns) * size;
+      const group = document.createElementNS(svgNS, "g");
+      group.setAttribute("class", "tile");
+      place.shown.forEach((label, side) => {
+        const [a, b] = edges[side];
+        const triangle = document.createElementNS(svgNS, "polygon");
+        triangle.setAttribute("points", [[a[0], a[1]], [b[0], b[1]], [0.5, 0.5]].map((p) => `${ox + p[0] * size},${oy + p[1] * size}`).join(" "));
+        const colour = scene.match === "equal" ? scene.label_colours[String(label)] : side % 2 ? "#f4f4f4" : "#e8e8e8";
+        triangle.setAttribute("fill", colour);
+        triangle.setAttribute("stroke", "#555555");
+        group.appendChild(triangle);
+        if (scene.match !== "equal") {
+          const text = document.createElementNS(svgNS, "text");
+          text.setAttribute("x", String(ox + labelAt[side][0] * size));
+          text.setAttribute("y", String(oy + labelAt[side][1] * size + 4));
+          text.setAttribute("text-anchor", "middle");
+          text.setAttribute("font-size", "11");
+          text.textContent = String(label);
+          group.appendChild(text);
+        }
+      });
+      const centre = document.createElementNS(svgNS, "text");
+      centre.setAttribute("x", String(ox + size / 2));
+      centre.setAttribute("y", String(oy + size / 2 + 5));
+      centre.setAttribute("text-anchor", "middle");
+      centre.setAttribute("font-size", "13");
+      centre.setAttribute("font-weight", "bold");
+      centre.textContent = `${place.tile}` + (place.turns ? `↻${place.turns}` : "");
+      group.appendChild(centre);
+      const title = document.createElementNS(svgNS, "title");
+      title.textContent = `tile ${place.tile}, turned ${place.turns} quarter(s) counter-clockwise; edges ${place.shown.join(", ")}`;
+      group.appendChild(title);
+      svg.appendChild(group);
+    });
+    $("stage").replaceChildren(svg);
+    view.drawnTiles = s.places.length;
+  }
+
+  // -- controls -------------------------------------------------------------------------------
+  function stepsOf() {
+    const s = scene.solutions[state.index];
+    return scene.kind === "packing" ? s.order.length : s.path.length;
+  }
+
+  function resetStep() {
+    const slider = $("step");
+    slider.max = String(stepsOf());
+    slider.value = slider.max;
+    state.step = stepsOf();
+    describeStep();
+  }
+
+  function describeStep() {
+    const s = scene.solutions[state.index];
+    let text = `${state.step} of ${stepsOf()}`;
+    if (scene.kind === "packing") {
+      text += ` pieces (${s.order_from})`;
+      if (state.step > 0 && state.step <= s.order.length) text += `: last placed ${s.units[s.order[state.step - 1]].label}`;
+    } else text += " cubes";
+    $("step-text").textContent = text;
+  }
+
+  function legend() {
+    const box = $("legend");
+    if (scene.kind !== "packing") { box.style.display = "none"; return; }
+    scene.pieces.forEach((piece, i) => {
+      const entry = document.createElement("button");
+      entry.className = "entry";
+      entry.dataset.piece = String(i);
+      entry.innerHTML = `<span class="swatch" style="background:${piece.colour}"></span>`;
+      entry.appendChild(document.createTextNode(` ${piece.name} ×${piece.copies}`));
+      entry.title = "click to hide or show this piece";
+      entry.addEventListener("click", () => {
+        if (state.hidden.has(i)) state.hidden.delete(i); else state.hidden.add(i);
+        entry.classList.toggle("off", state.hidden.has(i));
+        draw();
+      });
+      box.appendChild(entry);
+    });
+  }
+
+  function controls() {
+    const canvas = $("canvas");
+    let dragging = null;
+    canvas.addEventListener("pointerdown", (e) => { dragging = [e.clientX, e.clientY]; canvas.setPointerCapture(e.pointerId); });
+    canvas.addEventListener("pointermove", (e) => {
+      if (!dragging) return;
+      state.yaw += (e.clientX - dragging[0]) * 0.01;
+      state.pitch = Math.max(-1.5, Math.min(1.5, state.pitch + (e.clientY - dragging[1]) * 0.01));
+      dragging = [e.clientX, e.clientY];
+      draw();
+    });
+    canvas.addEventListener("pointerup", () => { dragging = null; });
+    canvas.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      state.zoom = Math.max(0.2, Math.min(8, state.zoom * Math.exp(-e.deltaY * 0.001)));
+      draw();
+    }, { passive: false });
+    $("explode").addEventListener("input", (e) => { state.explode = Number(e.target.value) / 100; draw(); });
+    $("step").addEventListener("input", (e) => { state.step = Number(e.target.value); describeStep(); draw(); });
+  }
+
+  function draw() {
+    view.frames += 1;
+    if (!scene.solutions.length) { $("stage").textContent = "no solution to show"; return; }
+    if (scene.kind === "tiles") drawTiles(); else drawCubes();
+  }
+
+  header();
+  if (scene.kind === "tiles") {
+    for (const id of ["explode-box", "step-box", "hint"]) $(id).style.display = "none";
+  } else {
+    legend();
+    controls();
+  }
+  if (scene.kind === "chain") $("explode-box").style.display = "none";
+  if (scene.solutions.length && scene.kind !== "tiles") resetStep();
+  draw();
+})();

@@ -1,0 +1,211 @@
+"""--html pages in a real headless Chromium, --png pictures, and cpsolve.solve() with its notebook view.
+
+The browser is the Debian `chromium` package (or $CPSOLVE_CHROMIUM) driven by Playwright; the
+browser tests skip when either is missing. Every page must open from disk with no console error
+and no request, draw something, and answer its controls.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SPECS, corpus_dir
+from typer.testing import CliRunner
+
+import cpsolve
+from cpsolve.cli import app
+
+runner = CliRunner()
+SOMA = SPECS / "soma.yaml"
+
+
+def _chromium() -> str | None:
+    return os.environ.get("CPSOLVE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = _chromium()
+    if executable is None:
+        pytest.skip("no chromium (apt-get install chromium)")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+class Opened:
+    """A page opened from a file, with what it said on the console and what it asked the network for."""
+
+    def __init__(self, browser: Any, path: Path) -> None:
+        self.page = browser.new_page()
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("request", lambda request: self.requests.append(request.url))
+        self.page.goto(path.resolve().as_uri())  # waits for the load event: the viewer has drawn by then
+        assert self.page.evaluate("window.cpsolveView.frames") > 0
+
+    def pixels(self) -> tuple[int, int]:
+        """(pixels that are not the white background, a checksum of the whole canvas)."""
+        found = self.page.evaluate(
+            """() => {
+                const c = document.getElementById('canvas');
+                const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                let drawn = 0, sum = 0;
+                for (let i = 0; i < data.length; i += 4) {
+                    if (data[i] !== 255 || data[i + 1] !== 255 || data[i + 2] !== 255) drawn++;
+                    sum = (sum * 31 + data[i] + 7 * data[i + 1] + 13 * data[i + 2]) % 1000000007;
+                }
+                return [drawn, sum];
+            }"""
+        )
+        return int(found[0]), int(found[1])
+
+    def shown_units(self) -> list[int]:
+        """The pieces (chain: cubes) in the picture, whether or not others hide them."""
+        return sorted(self.page.evaluate("window.cpsolveView.shownUnits"))
+
+    def set_range(self, element: str, value: int) -> None:
+        self.page.eval_on_selector(element, f"(e) => {{ e.value = '{value}'; e.dispatchEvent(new Event('input')); }}")
+
+    def clean(self) -> None:
+        local = [url for url in self.requests if not url.startswith("file:")]
+        assert self.errors == [] and local == []
+        assert len([url for url in self.requests if url.startswith("file:")]) == 1  # the page itself
+
+
+def _page(tmp_path: Path, spec: Path, *extra: str) -> Path:
+    out = tmp_path / f"{spec.stem}.html"
+    result = runner.invoke(app, ["run", str(spec), "--html", str(out), "--show", "0", *extra])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_packing_page(browser: Any, tmp_path: Path) -> None:
+    """The Soma cube's 240 solutions: drawn, the selector changes the picture, the step slider at 1
+    shows one piece, the legend hides a piece, and the page stays small."""
+    path = _page(tmp_path, SOMA)
+    assert path.stat().st_size < 2 * 2**20
+    opened = Opened(browser, path)
+    assert opened.page.locator("#solution option").count() == 240
+    drawn, first = opened.pixels()
+    assert drawn > 10_000
+    assert sorted(opened.shown_units()) == list(range(7))
+    opened.page.select_option("#solution", "5")
+    assert opened.pixels()[1] != first
+    opened.set_range("#step", 1)
+    assert len(opened.shown_units()) == 1
+    one_piece = opened.pixels()[0]
+    assert 0 < one_piece < drawn
+    opened.set_range("#step", 7)
+    opened.page.locator("#legend .entry").first.click()
+    units = opened.shown_units()
+    assert len(units) == 6 and opened.page.locator("#legend .entry.off").count() == 1
+    opened.set_range("#explode", 80)
+    assert opened.pixels()[0] > 0
+    assert "240" in opened.page.inner_text("#counts")
+    opened.clean()
+
+
+def test_chain_page(browser: Any, tmp_path: Path) -> None:
+    opened = Opened(browser, _page(tmp_path, SPECS / "snake_standard.yaml"))
+    drawn, _ = opened.pixels()
+    assert drawn > 10_000 and len(opened.shown_units()) == 27
+    opened.set_range("#step", 1)
+    assert opened.shown_units() == [0]
+    assert 0 < opened.pixels()[0] < drawn
+    opened.clean()
+
+
+def test_tiles_page(browser: Any, tmp_path: Path) -> None:
+    """The board as tiles: as many as the board has places, every edge label written, and the
+    selector shows another solution."""
+    opened = Opened(browser, _page(tmp_path, SPECS / "tiles_rectangle_4x3.yaml"))
+    assert opened.page.locator("#board .tile").count() == 12
+    assert opened.page.locator("#board .tile text").count() == 12 * 5  # four edges and the tile
+    before = opened.page.inner_html("#board")
+    opened.page.select_option("#solution", "3")
+    assert opened.page.inner_html("#board") != before
+    opened.clean()
+
+
+def test_equal_tiles_are_coloured(browser: Any, tmp_path: Path) -> None:
+    opened = Opened(browser, _page(tmp_path, SPECS / "tiles_frame_4x4.yaml"))
+    assert opened.page.locator("#board .tile").count() == 16
+    fills = set(opened.page.eval_on_selector_all("#board polygon", "(all) => all.map((p) => p.getAttribute('fill'))"))
+    assert len(fills) > 2
+    opened.clean()
+
+
+def test_burrtools_page_with_disassembly(browser: Any, tmp_path: Path) -> None:
+    """CubeInCage: optional cells left empty are outlined, the build order is the reverse of the
+    disassembly, and the page says how many come apart."""
+    path = corpus_dir("burrtools") / "CubeInCage.xmpuzzle"
+    opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
+    assert "1 of 96 come apart" in opened.page.inner_text("#counts")
+    assert "disassembly" in opened.page.inner_text("#step-text")
+    opened.clean()
+
+
+def test_notebook_view(browser: Any) -> None:
+    """What Jupyter shows for a result: the page in a frame, drawn."""
+    result = cpsolve.solve(SOMA)
+    page = browser.new_page()
+    page.set_content(result._repr_html_())
+    frame = page.frames[1]
+    frame.wait_for_load_state("load")
+    assert frame.evaluate("window.cpsolveView.shownUnits.length") == 7
+
+
+# -- without a browser ---------------------------------------------------------------------------------
+
+
+def test_solve_returns_counts_solutions_and_the_report() -> None:
+    result = cpsolve.solve(SOMA)
+    assert (result.counts.raw, result.counts.unique) == (11520, 240)
+    assert len(result.solutions) == 240 and set(result.solutions[0]) == {"pieces"}
+    assert result.report.complete and "<iframe srcdoc=" in result._repr_html_()
+    limited = cpsolve.solve(SOMA, max_solutions=3, pictured=2)
+    assert len(limited.solutions) == 2 and not limited.report.complete
+
+
+def test_solve_takes_a_spec_as_data_and_checks_its_options() -> None:
+    spec = {"name": "two dominoes", "pieces": {"D": {"box": [2, 1], "count": 2}}, "target": {"box": [2, 2]}}
+    result = cpsolve.solve(spec, disassemble=True)
+    assert result.counts.unique == 1 and result.solutions[0]["disassembly"]["level"] == "1"
+    with pytest.raises(TypeError, match="unknown options colour"):
+        cpsolve.solve(spec, colour="red")
+
+
+def test_scene_marks_empty_optional_cells_and_orders_by_disassembly() -> None:
+    result = cpsolve.solve(corpus_dir("burrtools") / "CubeInCage.xmpuzzle", disassemble=True, pictured=96)
+    solutions = result.scene["solutions"]
+    assert all(solution["empty"] for solution in solutions)  # the cage's variable cells left free
+    apart = [s for s in solutions if s["order_from"] == "disassembly"]
+    assert len(apart) == 1 and sorted(apart[0]["order"]) == list(range(6))
+    assert {s["order_from"] for s in solutions} == {"disassembly", "bottom layer first"}
+
+
+@pytest.mark.parametrize("spec", ["soma.yaml", "snake_standard.yaml", "tiles_bugs_3x3.yaml"])
+def test_png(spec: str, tmp_path: Path) -> None:
+    image_module = pytest.importorskip("PIL.Image")
+    out = tmp_path / "picture.png"
+    result = runner.invoke(app, ["run", str(SPECS / spec), "--png", str(out), "--show", "1"])
+    assert result.exit_code == 0, result.output
+    with image_module.open(out) as image:
+        colours = image.convert("RGB").getcolors(maxcolors=100_000)
+    assert colours is not None and len(colours) > 8  # shaded faces or labels, not a blank page
+
+
+def test_pictures_of_a_file_with_several_problems_need_one(tmp_path: Path) -> None:
+    path = corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle"
+    result = runner.invoke(app, ["run", str(path), "--html", str(tmp_path / "x.html")])
+    assert result.exit_code == 2 and "give --problem with --html" in result.output
