@@ -247,7 +247,9 @@ class Pictures:
         drawn = scene(report, collected)
         if self.html is not None:
             write_page(drawn, self.html)
-        if self.png is not None:
+        if self.png is not None and not drawn["solutions"]:
+            typer.echo(f"{self.png}: not written: the run found no solution to draw", err=True)
+        elif self.png is not None:
             from cpsolve.pictures.png import write_png
 
             write_png(drawn, self.png, max(1, self.show or 1) - 1)

@@ -209,3 +209,17 @@ def test_pictures_of_a_file_with_several_problems_need_one(tmp_path: Path) -> No
     path = corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle"
     result = runner.invoke(app, ["run", str(path), "--html", str(tmp_path / "x.html")])
     assert result.exit_code == 2 and "give --problem with --html" in result.output
+
+
+def test_a_puzzle_without_solution(browser: Any, tmp_path: Path) -> None:
+    """The page still opens and says so; no PNG is written, and the run ends well (exit 0)."""
+    spec = tmp_path / "none.yaml"
+    spec.write_text("pieces:\n  T: {cells: [[0,0],[1,0],[2,0],[1,1]]}\n  D: {box: [2, 1]}\ntarget: {box: [3, 2]}\n")
+    page, picture = tmp_path / "none.html", tmp_path / "none.png"
+    result = runner.invoke(app, ["run", str(spec), "--html", str(page), "--png", str(picture)])
+    assert result.exit_code == 0, result.output
+    assert "not written: the run found no solution to draw" in result.output and not picture.exists()
+    opened = Opened(browser, page)
+    assert opened.page.inner_text("#stage") == "no solution to show"
+    assert "unique 0 (complete)" in opened.page.inner_text("#counts")
+    opened.clean()

@@ -241,7 +241,7 @@
 
   function legend() {
     const box = $("legend");
-    if (scene.kind !== "packing") { box.style.display = "none"; return; }
+    if (scene.kind !== "packing" || !scene.pieces) { box.style.display = "none"; return; }
     scene.pieces.forEach((piece, i) => {
       const entry = document.createElement("button");
       entry.className = "entry";
