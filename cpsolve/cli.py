@@ -172,6 +172,13 @@ def run_command(
         if several and given is not None:
             raise fail(CpsolveError(f"{puzzle}: holds {len(names)} problems; give --problem with {flag}"))
     pictures = Pictures(html, png, show) if html is not None or png is not None else None
+    if png is not None:
+        from cpsolve.pictures.png import check_installed
+
+        try:
+            check_installed()
+        except CpsolveError as error:
+            raise fail(error) from None
     codes: list[int] = []
     for number in range(len(names)) if several else [None]:
         each = dataclasses.replace(options, problem=str(number)) if number is not None else options
@@ -242,17 +249,10 @@ class Pictures:
     show: int | None
 
     def write(self, report: RunReport, collected: Collected) -> None:
-        from cpsolve.pictures import scene, write_page
+        from cpsolve.pictures import write_pictures
 
-        drawn = scene(report, collected)
-        if self.html is not None:
-            write_page(drawn, self.html)
-        if self.png is not None and not drawn["solutions"]:
-            typer.echo(f"{self.png}: not written: the run found no solution to draw", err=True)
-        elif self.png is not None:
-            from cpsolve.pictures.png import write_png
-
-            write_png(drawn, self.png, max(1, self.show or 1) - 1)
+        for message in write_pictures(report, collected, self.html, self.png, max(1, self.show or 1)):
+            typer.echo(message, err=True)
 
 
 def _both(hooks: Sequence[SolutionHook]) -> SolutionHook | None:

@@ -25,10 +25,10 @@ from cpsolve.formats import load_puzzle
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, PuzzleModel, build_model
 from cpsolve.models.packing import PackingModel
+from cpsolve.spec import LoadedSpec
 
 if TYPE_CHECKING:
     from cpsolve.disassembly import AssemblyChecker, DisassemblySummary
-from cpsolve.spec import LoadedSpec
 
 ProgressHook = Callable[[int, int, float], None]
 # a new class's representative, its model, and what else is known of it (its disassembly) as JSON
@@ -206,8 +206,9 @@ def run(
         raise CpsolveError(
             f"{path}: --disassemble takes packing puzzles (pieces to take apart), not a {loaded.spec.kind} puzzle"
         )
+    searching = _search_options(options)
     try:
-        prepared = prepare(loaded, build, _search_options(options), deadline)
+        prepared = prepare(loaded, build, searching, deadline)
     except OutOfTimeError:
         return _unfinished_report(loaded, options, StopReason.TIME_LIMIT, time.perf_counter() - started)
     except (KeyboardInterrupt, Terminated) as stop:
@@ -216,7 +217,7 @@ def run(
     checker = _checker(prepared.puzzle, options, deadline) if options.disassemble else None
     if on_ready is not None:
         on_ready()
-    enumeration = open_search(prepared, _search_options(options), deadline, Path(path))
+    enumeration = open_search(prepared, searching, deadline, Path(path))
     puzzle = prepared.puzzle
     classifier = Classifier(puzzle.group, prepared.compiled.breaking)
     shown: list[str] = []

@@ -1,6 +1,29 @@
 """Pictures of solutions: the scene (what is shown), the self-contained page, the PNG."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
 from cpsolve.pictures.page import page_html, write_page
 from cpsolve.pictures.scene import Collected, scene
+from cpsolve.run import RunReport
 
-__all__ = ["Collected", "page_html", "scene", "write_page"]
+__all__ = ["Collected", "page_html", "scene", "write_page", "write_pictures"]
+
+
+def write_pictures(
+    report: RunReport, collected: Collected, html: Path | None, png: Path | None, number: int
+) -> list[str]:
+    """What `--html` and `--png` ask for after a run (`number`: the solution the PNG draws, from 1).
+    Returns what the user should be told: a PNG is not drawn for a run without solution."""
+    drawn = scene(report, collected)
+    if html is not None:
+        write_page(drawn, html)
+    if png is None:
+        return []
+    if not drawn["solutions"]:
+        return [f"{png}: not written: the run found no solution to draw"]
+    from cpsolve.pictures.png import write_png
+
+    write_png(drawn, png, number - 1)
+    return []

@@ -23,12 +23,19 @@ FACES: tuple[tuple[tuple[int, int, int], tuple[tuple[int, int, int], ...]], ...]
 Point = tuple[float, float, float]
 
 
-def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
-    """Draw solution `number` (0: the first) of a scene into a PNG file."""
+def check_installed() -> None:
+    """Refuse --png before a run when Pillow is missing, rather than after it."""
     try:
-        from PIL import Image, ImageDraw
+        import PIL  # noqa: F401
     except ImportError:
         raise CpsolveError('--png needs Pillow: pip install "cpsolve[pictures]"') from None
+
+
+def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
+    """Draw solution `number` (0: the first) of a scene into a PNG file."""
+    check_installed()
+    from PIL import Image, ImageDraw
+
     if not scene["solutions"]:
         raise CpsolveError(f"{path}: nothing to draw: the run found no solution")
     solution = scene["solutions"][min(number, len(scene["solutions"]) - 1)]
