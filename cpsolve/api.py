@@ -21,8 +21,8 @@ from typing import Any
 from cpsolve.counting import Counts
 from cpsolve.engines import SearchOptions
 from cpsolve.limits import MAX_PICTURED
-from cpsolve.pictures import Collected, page_html, scene, write_page
-from cpsolve.run import RunOptions, RunReport, run
+from cpsolve.pictures import page_html, scene, write_page
+from cpsolve.run import ClassCollector, RunOptions, RunReport, run
 
 SEARCH_OPTIONS = {"time_limit", "max_solutions", "first_only", "guided"}
 RUN_OPTIONS = {f.name for f in dataclasses.fields(RunOptions)} - {"search", "build"}
@@ -73,7 +73,7 @@ def solve(puzzle: str | Path | Mapping[str, Any], pictured: int = MAX_PICTURED, 
         raise TypeError(f"solve() got unknown options {', '.join(sorted(unknown))}; known: {known}")
     search = SearchOptions(**{k: v for k, v in options.items() if k in SEARCH_OPTIONS})
     run_options = RunOptions(search=search, **{"show": 0, **{k: v for k, v in options.items() if k in RUN_OPTIONS}})
-    collected = Collected(pictured)
+    collected = ClassCollector(pictured)
     if isinstance(puzzle, Mapping):
         with tempfile.TemporaryDirectory(prefix="cpsolve-") as folder:
             path = Path(folder) / "spec.yaml"

@@ -32,8 +32,7 @@ if TYPE_CHECKING:
     from cpsolve.counting import Solution
     from cpsolve.errors import CpsolveError
     from cpsolve.models import PuzzleModel
-    from cpsolve.pictures import Collected
-    from cpsolve.run import RunOptions, RunReport, SolutionHook
+    from cpsolve.run import ClassCollector, RunOptions, RunReport, SolutionHook
 
 app = typer.Typer(
     help="Solve and count discrete assembly puzzles with OR-Tools CP-SAT.",
@@ -204,12 +203,12 @@ def _run_one(
     from cpsolve.convert import AssemblyCollector, convert
     from cpsolve.engines import StopReason
     from cpsolve.errors import CpsolveError
+    from cpsolve.limits import MAX_PICTURED
     from cpsolve.output import format_report, progress, solution_writer
-    from cpsolve.pictures import Collected
-    from cpsolve.run import run
+    from cpsolve.run import ClassCollector, run
 
     collector = AssemblyCollector() if xmpuzzle is not None else None
-    pictured = Collected() if pictures is not None else None
+    pictured = ClassCollector(MAX_PICTURED) if pictures is not None else None
     try:
         with (
             solution_writer(solutions, puzzle, append=appending, problem=options.problem) as write,
@@ -248,7 +247,7 @@ class Pictures:
     png: Path | None
     show: int | None
 
-    def write(self, report: RunReport, collected: Collected) -> None:
+    def write(self, report: RunReport, collected: ClassCollector) -> None:
         from cpsolve.pictures import write_pictures
 
         for message in write_pictures(report, collected, self.html, self.png, max(1, self.show or 1)):

@@ -7,20 +7,18 @@ count (tests). What one side cannot say is refused with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from cpsolve import formats
-from cpsolve.counting import Solution
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import burrtools
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
-from cpsolve.models import PuzzleModel
 from cpsolve.models.packing import PackingModel, PackingPuzzle, resolve
+from cpsolve.run import ClassCollector
 from cpsolve.spec import LoadedSpec, PackingSpec
 
 WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml"}
@@ -57,17 +55,8 @@ def convert(source: Path, target: Path, problem: str | None = None, max_bytes: i
     return f"{target}: YAML spec of {loaded.spec.name!r}"
 
 
-@dataclass
-class AssemblyCollector:
-    """Keeps each new class's representative as it is found (a run's `on_new_class` hook), to
-    write them as BurrTools assemblies when the run is done."""
-
-    model: PuzzleModel | None = None
-    solutions: list[Solution] = field(default_factory=list)
-
-    def __call__(self, solution: Solution, model: PuzzleModel, details: Mapping[str, Any]) -> None:
-        self.model = model
-        self.solutions.append(solution)
+class AssemblyCollector(ClassCollector):
+    """Every new class's representative, written as BurrTools assemblies when the run is done."""
 
     def write(self, loaded_name: str, path: Path) -> str:
         if self.model is None:

@@ -114,16 +114,18 @@ class Move:
     sign: int
     distance: int | None
 
+    @property
+    def direction(self) -> str:
+        return f"{'+' if self.sign > 0 else '-'}{AXES[self.axis]}"
+
     def describe(self) -> str:
-        direction = f"{'+' if self.sign > 0 else '-'}{AXES[self.axis]}"
         names = _names(self.pieces)
         if self.distance is None:
-            return f"take {names} out along {direction}"
-        return f"move {names} {direction} by {self.distance}"
+            return f"take {names} out along {self.direction}"
+        return f"move {names} {self.direction} by {self.distance}"
 
     def as_json(self) -> dict[str, Any]:
-        direction = f"{'+' if self.sign > 0 else '-'}{AXES[self.axis]}"
-        return {"pieces": list(self.pieces), "direction": direction, "distance": self.distance}
+        return {"pieces": list(self.pieces), "direction": self.direction, "distance": self.distance}
 
 
 def _names(labels: Sequence[str]) -> str:
@@ -137,7 +139,6 @@ class Separation:
     A part is None when it is one piece, or when its pieces stay together as a group.
     """
 
-    pieces: tuple[str, ...]
     moves: tuple[Move, ...]  # the last one takes the freed part out
     stays: Separation | None
     freed: Separation | None
@@ -418,7 +419,7 @@ class _Search:
             for part, separation in ((stays_at, stays), (freed_at, freed))
             if separation is None and len(part) > 1
         )
-        return Separation(tuple(labels), moves, stays, freed, stuck)
+        return Separation(moves, stays, freed, stuck)
 
     def _part(
         self, members: list[int], offsets: list[tuple[int, int, int]], at: list[int]

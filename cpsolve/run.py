@@ -263,6 +263,24 @@ def run(
     return report
 
 
+@dataclass
+class ClassCollector:
+    """Keeps each new class's representative, its model and its details as they are found (a
+    run's `on_new_class` hook), the first `limit` of them (None: all); for what is written once
+    the run is done (pictures, a BurrTools file)."""
+
+    limit: int | None = None
+    model: PuzzleModel | None = None
+    solutions: list[Solution] = field(default_factory=list)
+    details: list[dict[str, Any]] = field(default_factory=list)
+
+    def __call__(self, solution: Solution, model: PuzzleModel, details: Mapping[str, Any]) -> None:
+        self.model = model
+        if self.limit is None or len(self.solutions) < self.limit:
+            self.solutions.append(solution)
+            self.details.append(dict(details))
+
+
 def _checker(puzzle: PuzzleModel, options: RunOptions, deadline: Deadline) -> AssemblyChecker:
     """The disassembly of each new class (imported only when asked for: the import alone takes
     about 7 ms, `python -X importtime -c "import cpsolve.disassembly"`)."""

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from cpsolve.pictures.page import page_html, write_page
-from cpsolve.pictures.scene import Collected, scene
-from cpsolve.run import RunReport
+from cpsolve.pictures.scene import scene
+from cpsolve.run import ClassCollector, RunReport
 
-__all__ = ["Collected", "page_html", "scene", "write_page", "write_pictures"]
+__all__ = ["page_html", "scene", "write_page", "write_pictures"]
 
 
 def write_pictures(
-    report: RunReport, collected: Collected, html: Path | None, png: Path | None, number: int
+    report: RunReport, collected: ClassCollector, html: Path | None, png: Path | None, number: int
 ) -> list[str]:
     """What `--html` and `--png` ask for after a run (`number`: the solution the PNG draws, from 1).
     Returns what the user should be told: a PNG is not drawn for a run without solution."""

@@ -76,15 +76,8 @@ def _cube_items(scene: dict[str, Any], solution: dict[str, Any]) -> list[tuple[l
     if scene["kind"] == "packing":
         colours = [scene["pieces"][unit["piece"]]["colour"] for unit in solution["units"]]
         return [(cube[:3], colours[cube[3]], False) for cube in solution["cubes"]]
-    path, ends = solution["path"], set(solution["ends"])
-    return [(cell, _chain_colour(i, len(path)), i in ends) for i, cell in enumerate(path)]
-
-
-def _chain_colour(index: int, length: int) -> str:
-    import colorsys
-
-    red, green, blue = colorsys.hls_to_rgb(240 / 360 * index / max(1, length - 1), 0.5, 0.7)
-    return f"#{round(red * 255):02x}{round(green * 255):02x}{round(blue * 255):02x}"
+    colours, ends = scene["chain_colours"], set(solution["ends"])
+    return [(cell, colours[i], i in ends) for i, cell in enumerate(solution["path"])]
 
 
 def _cubes(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:

@@ -17,48 +17,27 @@ from __future__ import annotations
 
 import colorsys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from cpsolve.counting import Solution
-from cpsolve.limits import MAX_PICTURED
-from cpsolve.models import PuzzleModel
 from cpsolve.models.chain import ChainModel
 from cpsolve.models.packing import PackingModel
 from cpsolve.models.tiles import TilesModel
-from cpsolve.run import RunReport
+from cpsolve.run import ClassCollector, RunReport
 
 GOLDEN_TURN = 0.381966  # hues this far apart stay distinct for many pieces
 
 
+def _hex(hue: float, lightness: float, saturation: float) -> str:
+    red, green, blue = colorsys.hls_to_rgb(hue, lightness, saturation)
+    return f"#{round(red * 255):02x}{round(green * 255):02x}{round(blue * 255):02x}"
+
+
 def palette(count: int) -> list[str]:
     """`count` distinct colours as #rrggbb: hues a golden turn apart, lightness alternating."""
-    colours = []
-    for index in range(count):
-        hue = (0.02 + index * GOLDEN_TURN) % 1.0
-        lightness = (0.55, 0.42, 0.66)[index % 3]
-        red, green, blue = colorsys.hls_to_rgb(hue, lightness, 0.72)
-        colours.append(f"#{round(red * 255):02x}{round(green * 255):02x}{round(blue * 255):02x}")
-    return colours
+    return [_hex((0.02 + index * GOLDEN_TURN) % 1.0, (0.55, 0.42, 0.66)[index % 3], 0.72) for index in range(count)]
 
 
-@dataclass
-class Collected:
-    """The first `limit` new classes of a run with their details (a run's `on_new_class` hook)."""
-
-    limit: int = MAX_PICTURED
-    model: PuzzleModel | None = None
-    solutions: list[Solution] = field(default_factory=list)
-    details: list[dict[str, Any]] = field(default_factory=list)
-
-    def __call__(self, solution: Solution, model: PuzzleModel, details: Mapping[str, Any]) -> None:
-        self.model = model
-        if len(self.solutions) < self.limit:
-            self.solutions.append(solution)
-            self.details.append(dict(details))
-
-
-def scene(report: RunReport, collected: Collected) -> dict[str, Any]:
+def scene(report: RunReport, collected: ClassCollector) -> dict[str, Any]:
     """The scene of a finished run: its report's headline and the collected solutions."""
     data: dict[str, Any] = {
         "name": report.name,
@@ -82,7 +61,7 @@ def scene(report: RunReport, collected: Collected) -> dict[str, Any]:
     return data
 
 
-def _packing(model: PackingModel, collected: Collected) -> dict[str, Any]:
+def _packing(model: PackingModel, collected: ClassCollector) -> dict[str, Any]:
     pieces = model.puzzle.pieces
     colours = palette(len(pieces))
     legend = [
@@ -158,15 +137,20 @@ def _reverse_of_disassembly(plan: Sequence[Mapping[str, Any]], labels: Sequence[
     return [index[label] for label in reversed(freed)]
 
 
-def _chain(model: ChainModel, collected: Collected) -> dict[str, Any]:
+def _chain(model: ChainModel, collected: ClassCollector) -> dict[str, Any]:
     ends = [0]
     for length in model.segments:
         ends.append(ends[-1] + length - 1)
     solutions = [{"path": model.describe(solution)["path"], "ends": ends} for solution in collected.solutions]
-    return {"segments": list(model.segments), "solutions": solutions}
+    return {"segments": list(model.segments), "chain_colours": _along(ends[-1] + 1), "solutions": solutions}
 
 
-def _tiles(model: TilesModel, collected: Collected) -> dict[str, Any]:
+def _along(cubes: int) -> list[str]:
+    """A chain's colours, cube by cube: hues from red (the first cube) to blue (the last)."""
+    return [_hex(2 / 3 * index / max(1, cubes - 1), 0.5, 0.7) for index in range(cubes)]
+
+
+def _tiles(model: TilesModel, collected: ClassCollector) -> dict[str, Any]:
     labels = sorted({str(label) for tile in model.tiles for label in tile})
     solutions = [
         {"places": [place for row in model.describe(solution)["board"] for place in row]}

@@ -79,19 +79,7 @@
       return items;
     }
     const path = s.path.slice(0, state.step), ends = new Set(s.ends);
-    return path.map((cell, i) => [cell, chainColour(i, s.path.length), i, ends.has(i)]);
-  }
-
-  function chainColour(i, n) {
-    const hue = Math.round(240 * i / Math.max(1, n - 1));
-    const [r, g, b] = hsl(hue, 0.7, 0.5);
-    return "#" + [r, g, b].map((v) => v.toString(16).padStart(2, "0")).join("");
-  }
-
-  function hsl(h, s, l) {
-    const k = (n) => (n + h / 30) % 12, a = s * Math.min(l, 1 - l);
-    const f = (n) => Math.round(255 * (l - a * Math.max(-1, Math.min(k(n) - 3, 9 - k(n), 1))));
-    return [f(0), f(8), f(4)];
+    return path.map((cell, i) => [cell, scene.chain_colours[i], i, ends.has(i)]);
   }
 
   function centreOf(cubes) {
