@@ -12,14 +12,12 @@ import time
 
 from cpsolve.counting import choose_breaking
 from cpsolve.engines import SearchOptions
-from cpsolve.engines.chain_walk import ChainEnumeration, ChainWalkEngine
-from cpsolve.formats import load_puzzle
-from cpsolve.models import build_model
+from cpsolve.engines.chain_dfs import ChainEnumeration, ChainWalkEngine
+from cpsolve.formats import read_puzzle
 
 
 def measure(spec: str, check_dead_ends: bool, breaking_on: bool, repeat: int) -> tuple[int, int, float]:
-    loaded, build = load_puzzle(spec)
-    puzzle = build_model(loaded, build)
+    puzzle, _ = read_puzzle(spec).model()
     walk = puzzle.chain_walk()
     if walk is None:
         raise SystemExit(f"{spec}: not a chain")

@@ -92,17 +92,15 @@ def split_times(repeat: int, address: str | None, only: str) -> None:
 
 
 def part_sizes(wanted: int) -> None:
+    from cpsolve.engines import DEFAULT as ENGINES
     from cpsolve.engines import SearchOptions
-    from cpsolve.engines import choose_breaking as choose_run_breaking
     from cpsolve.engines.exact_cover import ExactCoverEngine
-    from cpsolve.formats import load_puzzle
-    from cpsolve.models import build_model
+    from cpsolve.formats import read_puzzle
 
     engine = ExactCoverEngine()
     engine.load()
-    loaded, build = load_puzzle(SPECS / "bedlam.yaml")
-    puzzle = build_model(loaded, build)
-    prepared = engine.prepare(puzzle, choose_run_breaking(puzzle).breaking)
+    puzzle, _ = read_puzzle(SPECS / "bedlam.yaml").model()
+    prepared = engine.prepare(puzzle, ENGINES.choose_breaking(puzzle).breaking)
     sizes = []
     for key in prepared.part_keys(wanted):
         started = time.perf_counter()

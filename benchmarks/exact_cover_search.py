@@ -34,15 +34,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from cpsolve.counting import Breaking, choose_breaking, first_sets
+from cpsolve.engines import DEFAULT as ENGINES
 from cpsolve.engines import SearchOptions
-from cpsolve.engines import choose_breaking as choose_run_breaking
-from cpsolve.engines.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
 from cpsolve.engines.breaking import FINAL_PROBES
-from cpsolve.engines.cover_search import CoverSearch
 from cpsolve.engines.exact_cover import CoverEnumeration, ExactCoverEngine, parts_for, search_for
-from cpsolve.formats import load_puzzle
+from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
+from cpsolve.engines.exact_cover.cover_search import CoverSearch
+from cpsolve.formats import read_puzzle
 from cpsolve.limits import Deadline
-from cpsolve.models import CoverProblem, PuzzleModel, build_model
+from cpsolve.models import CoverProblem, PuzzleModel
 
 Search = CoverSearch | BoxSearch
 
@@ -101,7 +101,7 @@ def searches(problem: CoverProblem) -> list[tuple[str, Search]]:
 def compare_searches(
     spec: str, puzzle: PuzzleModel, problem: CoverProblem, repeat: int, limit: float, only: str
 ) -> None:
-    breaking = choose_run_breaking(puzzle).breaking
+    breaking = ENGINES.choose_breaking(puzzle).breaking
     for label, search in searches(problem):
         if only not in label:
             continue
@@ -112,7 +112,7 @@ def compare_breaking(spec: str, puzzle: PuzzleModel, problem: CoverProblem, repe
     """Each breaking set on the run's search: estimated against measured placements."""
     search = search_for(problem)
     estimator = search.estimate if isinstance(search, BoxSearch) else None
-    chosen = choose_run_breaking(puzzle)
+    chosen = ENGINES.choose_breaking(puzzle)
     labels = puzzle.breaking_labels
     print(f"{spec}: a run chooses {chosen.label} ({chosen.chosen_by})")
     print(f"  {'set':24} {'kept':>5} {'estimated':>14} {'placements':>14} {'solutions':>9} {'seconds':>8}")
@@ -157,8 +157,7 @@ def main() -> None:
     ExactCoverEngine().load()
     print(f"{'spec':32} {'search':>28} {'placements':>14} {'solutions':>9} {'seconds':>8}")
     for spec in args.specs:
-        loaded, build = load_puzzle(spec)
-        puzzle = build_model(loaded, build)
+        puzzle, _ = read_puzzle(spec).model()
         problem = puzzle.cover_problem()
         if problem is None:
             raise SystemExit(f"{spec}: not an exact cover")
@@ -167,7 +166,7 @@ def main() -> None:
             continue
         compare_searches(spec, puzzle, problem, args.repeat, args.limit, args.search)
         if args.xcover:
-            solutions, seconds = xcover_time(problem, choose_run_breaking(puzzle).breaking, args.repeat)
+            solutions, seconds = xcover_time(problem, ENGINES.choose_breaking(puzzle).breaking, args.repeat)
             print(f"{spec:32} {'xcover':>28} {'-':>14} {solutions:>9} {seconds:>8.3f}")
 
 

@@ -20,8 +20,9 @@ import time
 from pathlib import Path
 
 from cpsolve import peers
-from cpsolve.engines import ENGINES
+from cpsolve.engines import DEFAULT
 from cpsolve.errors import CpsolveError
+from cpsolve.formats import read_puzzle
 from cpsolve.run import RunOptions, run
 
 
@@ -32,7 +33,7 @@ def ours(figures: list[Path], expected: dict[str, tuple[int, int] | None], break
     started = time.perf_counter()
     for figure in figures:
         try:
-            report = run(figure, options, on_ready=gc.freeze)  # as `cpsolve bench` runs
+            report = run(read_puzzle(figure), options, on_ready=gc.freeze)  # as `cpsolve bench` runs
         except CpsolveError:
             refused += expected[figure.name] is None
             continue
@@ -59,9 +60,7 @@ def main() -> None:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     figures = [corpus / "figures" / row["figure"] for row in rows]
     expected = {row["figure"]: None if row["error"] else (int(row["unique"]), int(row["raw"])) for row in rows}
-    for engine in ENGINES:
-        if engine.installed():
-            engine.load()
+    DEFAULT.load_installed()
     gc.freeze()  # as a cpsolve process does once its libraries are loaded
     program = peers.find(peers.YASS)
     mine, yours = [], []

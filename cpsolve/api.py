@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import json
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cpsolve import formats
 from cpsolve.counting import Counts
 from cpsolve.engines import SearchOptions
+from cpsolve.formats import Puzzle, ReadOptions
 from cpsolve.limits import MAX_PICTURED
 from cpsolve.pictures import page_html, scene, write_page
 from cpsolve.run import ClassCollector, RunOptions, RunReport, run
@@ -62,9 +62,10 @@ class Result:
         )
 
 
-def solve(puzzle: str | Path | Mapping[str, Any], pictured: int = MAX_PICTURED, **options: Any) -> Result:
-    """Solve a puzzle file, or a spec given as a dict (the YAML spec's fields), and keep its first
-    `pictured` unique solutions. Options are RunOptions' and SearchOptions' fields by name:
+def solve(puzzle: str | Path | Mapping[str, Any] | Puzzle, pictured: int = MAX_PICTURED, **options: Any) -> Result:
+    """Solve a puzzle file, a spec given as a dict (the YAML spec's fields; its errors name it
+    `<spec>`) or a puzzle read with `cpsolve.formats`, and keep its first `pictured` unique
+    solutions. Options are RunOptions' and SearchOptions' fields by name:
     `engine="cpsat"`, `time_limit=10`, `max_solutions=5`, `first_only=True`, `disassemble=True`,
     `problem="1"`, `workers=2`, ... Raises CpsolveError for a puzzle that must be fixed."""
     unknown = set(options) - SEARCH_OPTIONS - RUN_OPTIONS
@@ -74,17 +75,20 @@ def solve(puzzle: str | Path | Mapping[str, Any], pictured: int = MAX_PICTURED, 
     search = SearchOptions(**{k: v for k, v in options.items() if k in SEARCH_OPTIONS})
     run_options = RunOptions(search=search, **{"show": 0, **{k: v for k, v in options.items() if k in RUN_OPTIONS}})
     collected = ClassCollector(pictured)
-    if isinstance(puzzle, Mapping):
-        with tempfile.TemporaryDirectory(prefix="cpsolve-") as folder:
-            path = Path(folder) / "spec.yaml"
-            path.write_text(json.dumps(dict(puzzle)), encoding="utf-8")
-            report = run(path, run_options, on_new_class=collected)
-        report.source = "(a spec given as data)"
-    else:
-        report = run(puzzle, run_options, on_new_class=collected)
+    report = run(_puzzle(puzzle, run_options), run_options, on_new_class=collected)
     model = collected.model
     described = [
         {**(model.describe(solution) if model else {}), **details}
         for solution, details in zip(collected.solutions, collected.details, strict=True)
     ]
     return Result(report, described, scene(report, collected))
+
+
+def _puzzle(puzzle: str | Path | Mapping[str, Any] | Puzzle, options: RunOptions) -> Puzzle:
+    """The puzzle to solve: as given, from data, or the first problem of a file (the one named by
+    `problem`)."""
+    if isinstance(puzzle, Puzzle):
+        return puzzle
+    if isinstance(puzzle, Mapping):
+        return formats.puzzle_from_data(puzzle)
+    return formats.read_puzzle(puzzle, ReadOptions(options.max_file_bytes, options.problem))

@@ -15,10 +15,9 @@ gets a line saying why and the batch goes on.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
-import multiprocessing
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -27,12 +26,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TextIO
 
-from cpsolve import engines, formats
-from cpsolve.distributed import PuzzleFile, Workers, workers_for
+from cpsolve import formats
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, Terminated
+from cpsolve.formats import PuzzleFile, ReadOptions
 from cpsolve.journal import read_records
 from cpsolve.run import RunOptions, RunReport, run
+from cpsolve.workers import DONE, cores, workers_for
 
 
 class Status(StrEnum):
@@ -49,7 +49,7 @@ class Status(StrEnum):
 class BatchOptions:
     run: RunOptions = dataclasses.field(default_factory=lambda: RunOptions(show=0))
     processes: int = 0  # 0: one per core
-    cluster: str | None = None  # a Dask scheduler's address, or `local` (distributed.py)
+    cluster: str | None = None  # a Dask scheduler's address, or `local` (cpsolve.workers)
 
 
 @dataclass
@@ -94,24 +94,29 @@ def done_files(results: Path) -> set[tuple[str, str]]:
 
 def solve_file(path: Path, options: RunOptions) -> list[dict[str, Any]]:
     """One JSON line per problem of the file: the report with its file, hash and status."""
-    digest = content_hash(path)
-    head = {"file": str(path), "sha256": digest}
     try:
-        names = formats.problems(path, formats.ReadOptions(options.max_file_bytes))
+        file = PuzzleFile.read(path, options.max_file_bytes)
+    except CpsolveError as error:
+        return [refused_line(path, str(error))]
+    return solve_content(file, options)
+
+
+def solve_content(file: PuzzleFile, options: RunOptions) -> list[dict[str, Any]]:
+    """One JSON line per problem of a file read into memory (here, or on a cluster's worker that
+    received its content); the lines name the file as the user did."""
+    head = {"file": file.name, "sha256": file.digest}
+    try:
         lines = []
-        for number in range(len(names)) if len(names) > 1 else [None]:
-            each = options if number is None else dataclasses.replace(options, problem=str(number))
-            report = run(path, each)
+        for puzzle in formats.puzzles(file, ReadOptions(options.max_file_bytes)):
+            report = run(puzzle, options)
             if report.stopped_by is StopReason.INTERRUPTED:  # the batch's Ctrl-C: no line, runs again
                 raise KeyboardInterrupt
             if report.stopped_by is StopReason.TERMINATED:
                 raise Terminated
-            if number is not None:
-                report.problem = str(number)
             lines.append({**head, "status": str(status_of(report)), **report.as_json()})
         return lines
     except CpsolveError as error:
-        return [refused_line(path, str(error))]
+        return [{**head, "status": str(Status.REFUSED), "error": str(error).replace("\n", "; ")}]
     except Exception as error:  # a bug in cpsolve: said on the puzzle's line, and the batch goes on
         return [{**head, "status": str(Status.FAILED), "error": f"internal error: {type(error).__name__}: {error}"}]
 
@@ -159,63 +164,36 @@ def run_batch(
 
 
 def _solved(files: list[Path], options: BatchOptions) -> Iterator[list[dict[str, Any]]]:
-    """Each file's lines as it finishes: on a cluster, in forked processes, or here for one."""
+    """Each file's lines as it finishes, on the executor: a cluster (each file sent as its
+    content), forked processes (the engines loaded once, before the fork), or this process."""
     if not files:
         return
     run_options = dataclasses.replace(options.run, workers=1)
-    processes = options.processes or engines.cores()
+    processes = options.processes or cores()
     if options.cluster is not None:
-        yield from _on_cluster(files, run_options, workers_for(options.cluster, processes))
-        return
-    for engine in engines.ENGINES:  # loaded once here, shared by the forked processes
-        if engine.installed():
-            engine.load()
-    processes = min(processes, len(files))
-    if processes == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        units: list[Any] = []
         for path in files:
-            yield solve_file(path, run_options)
-        return
-    runners = workers_for(None, processes)
+            try:
+                units.append(PuzzleFile.read(path, run_options.max_file_bytes))
+            except CpsolveError as error:
+                yield [refused_line(path, str(error))]
+        runners = workers_for(options.cluster, processes)
+        task = functools.partial(_content_lines, options=run_options)
+    else:
+        run_options.engines.load_installed()
+        units, runners = list(files), workers_for(None, min(processes, len(files)))
+        task = functools.partial(_file_lines, options=run_options)
     try:
-        yield from runners.results(_solve_job, ((path, run_options) for path in files))
-    finally:
-        runners.close()
-
-
-def _on_cluster(files: list[Path], options: RunOptions, runners: Workers) -> Iterator[list[dict[str, Any]]]:
-    """Each file as a unit of its content; its lines merged once by its id, whatever is retried."""
-    merged: set[str] = set()
-    units = []
-    for path in files:
-        try:
-            units.append((PuzzleFile.read(path), options))
-        except OSError as error:
-            yield [refused_line(path, f"{path}: cannot read: {error.strerror}")]
-    try:
-        for unit, lines in runners.results(_solve_unit_job, units):
-            if unit not in merged:
-                merged.add(unit)
+        for _, lines in runners.stream(task, units):
+            if lines != DONE:
                 yield lines
     finally:
         runners.close()
 
 
-def _solve_unit_job(job: tuple[PuzzleFile, RunOptions]) -> tuple[str, list[dict[str, Any]]]:
-    return solve_file_unit(*job)
+def _file_lines(path: Path, *, options: RunOptions) -> Iterator[list[dict[str, Any]]]:
+    yield solve_file(path, options)
 
 
-def solve_file_unit(puzzle: PuzzleFile, options: RunOptions) -> tuple[str, list[dict[str, Any]]]:
-    """On a cluster's worker: one puzzle from its content; its lines name the file as the user did."""
-    with tempfile.TemporaryDirectory(prefix="cpsolve-unit-") as folder:
-        lines = solve_file(puzzle.on_disk(folder), options)
-    for line in lines:
-        line["file"] = puzzle.name
-        if "source" in line:
-            line["source"] = puzzle.name
-        if "error" in line:
-            line["error"] = line["error"].replace(str(Path(folder) / Path(puzzle.name).name), puzzle.name)
-    return f"{puzzle.name}:{puzzle.digest}", lines
-
-
-def _solve_job(job: tuple[Path, RunOptions]) -> list[dict[str, Any]]:
-    return solve_file(*job)
+def _content_lines(file: PuzzleFile, *, options: RunOptions) -> Iterator[list[dict[str, Any]]]:
+    yield solve_content(file, options)

@@ -2,8 +2,9 @@
 
 A spec with `expected` counts (or a foreign file, whose program's counts are unknown here) is
 counted in full; a spec without them is a find-one benchmark (`--first` under a time limit), as
-are the large planted boards. Each engine runs the same file through `cpsolve.run.run`, so
-the seconds are the same measure `cpsolve run --json` reports: spec loaded to counts ready.
+are the large planted boards. The file is read and each problem's model built once; each engine
+runs it through `cpsolve.run.run`, whose seconds count reading and building as `cpsolve run
+--json` does: file read to counts ready.
 With `peers`, the peer programs that can take a puzzle run it too (cpsolve/peers.py); yass's
 counts must agree with cpsolve's, as must burrTxt's on a BurrTools file (its own rule of
 uniqueness, `burrtools_unique`).
@@ -17,11 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve import formats, peers
-from cpsolve.engines import SearchOptions, StopReason, engines_for, reference
+from cpsolve.engines import DEFAULT, SearchOptions, StopReason
 from cpsolve.errors import CpsolveError
-from cpsolve.formats import load_puzzle
+from cpsolve.formats import Puzzle
 from cpsolve.limits import DEFAULT_COUNT_SECONDS, DEFAULT_FIND_ONE_SECONDS
-from cpsolve.models import build_model
 from cpsolve.run import RunOptions, RunReport, run
 
 
@@ -54,12 +54,12 @@ class BenchRow:
     @property
     def reference(self) -> RunReport | None:
         """The reference engine's run (None when `--engine` left it out)."""
-        return next((r for r in self.results if r.engine == reference().name), None)
+        return next((r for r in self.results if r.engine == DEFAULT.reference.name), None)
 
     @property
     def other(self) -> RunReport | None:
         """The first engine beside the reference that took the puzzle."""
-        return next((r for r in self.results if r.engine != reference().name), None)
+        return next((r for r in self.results if r.engine != DEFAULT.reference.name), None)
 
     @property
     def fastest(self) -> RunReport | None:
@@ -119,29 +119,28 @@ class BenchRow:
 
 
 def bench_file(path: Path, options: BenchOptions) -> list[BenchRow]:
-    """A row for each problem the file holds; a file that cannot be read becomes a row saying why."""
+    """A row for each problem the file holds (the file read once); a file that cannot be read
+    becomes a row saying why."""
     try:
-        problems = formats.problems(path, formats.ReadOptions())
+        found = formats.read_puzzles(path)
     except CpsolveError as error:
         return [BenchRow(str(path), path.stem, "count", refused=str(error).replace("\n", "; "))]
-    return [bench_one(path, options, str(n) if len(problems) > 1 else None) for n in range(len(problems))]
+    return [bench_one(path, puzzle, options) for puzzle in found]
 
 
-def bench_one(path: Path, options: BenchOptions, problem: str | None = None) -> BenchRow:
+def bench_one(path: Path, puzzle: Puzzle, options: BenchOptions) -> BenchRow:
     """One row; a problem that cannot be built becomes a row that says why."""
-    source = str(path) if problem is None else f"{path}[{problem}]"
+    source = str(path) if puzzle.problem is None else f"{path}[{puzzle.problem}]"
     try:
-        return _bench_one(path, options, problem, source)
+        return _bench_one(path, puzzle, options, source)
     except CpsolveError as error:
         return BenchRow(source, path.stem, "count", refused=str(error).replace("\n", "; "))
 
 
-def _bench_one(path: Path, options: BenchOptions, problem: str | None, source: str) -> BenchRow:
-    loaded, build = load_puzzle(path, problem=problem)
-    spec = loaded.spec
+def _bench_one(path: Path, puzzle: Puzzle, options: BenchOptions, source: str) -> BenchRow:
+    spec = puzzle.loaded.spec
     expected = {k: v for k, v in (spec.expected.model_dump() if spec.expected else {}).items() if v is not None}
-    find_one = formats.format_for(path).find_one_unless_expected and not expected
-    mode = "first" if find_one else "count"
+    mode = "first" if puzzle.rules.find_one_unless_expected and not expected else "count"
     row = BenchRow(source, spec.name, mode, expected, symmetry=spec.symmetry)
     if spec.slow and not options.include_slow:
         row.skipped = "slow (run with --slow)"
@@ -150,19 +149,17 @@ def _bench_one(path: Path, options: BenchOptions, problem: str | None, source: s
         search = SearchOptions(first_only=True, time_limit=options.first_time_limit)
     else:
         search = SearchOptions(time_limit=options.count_time_limit)
-    model = build_model(loaded, build)
-    for engine in engines_for(model):
+    model, _ = puzzle.model()  # built once; each engine's run counts its building seconds
+    for engine in DEFAULT.for_puzzle(model):
         if options.engine is not None and engine.name != options.engine:
             continue
-        options_for_engine = RunOptions(
-            search=search, show=0, engine=engine.name, workers=options.workers, problem=problem
-        )
-        row.results.append(run(path, options_for_engine, on_ready=options.on_ready))
+        options_for_engine = RunOptions(search=search, show=0, engine=engine.name, workers=options.workers)
+        row.results.append(run(puzzle, options_for_engine, on_ready=options.on_ready))
     if not row.results:  # only with --engine
         row.skipped = f"the {options.engine} engine does not take it"
         return row
     if options.peers and mode == "count":
-        row.peers = peers.run_peers(path, model, problem, options.peer_time_limit)
+        row.peers = peers.run_peers(path, model, puzzle.problem, options.peer_time_limit)
     return row
 
 

@@ -31,6 +31,7 @@ from cpsolve.limits import (
 if TYPE_CHECKING:
     from cpsolve.counting import Solution
     from cpsolve.errors import CpsolveError
+    from cpsolve.formats import Puzzle
     from cpsolve.models import PuzzleModel
     from cpsolve.run import ClassCollector, RunOptions, RunReport, SolutionHook
 
@@ -161,15 +162,12 @@ def run_command(
         max_disassembly_positions=max_positions,
     )
     try:
-        names = (
-            [problem] if problem is not None else formats.problems(puzzle, formats.ReadOptions(options.max_file_bytes))
-        )
+        found = formats.read_puzzles(puzzle, formats.ReadOptions(options.max_file_bytes, problem))
     except CpsolveError as error:
         raise fail(error) from None
-    several = problem is None and len(names) > 1
     for flag, given in (("--xmpuzzle", xmpuzzle), ("--html", html), ("--png", png)):
-        if several and given is not None:
-            raise fail(CpsolveError(f"{puzzle}: holds {len(names)} problems; give --problem with {flag}"))
+        if len(found) > 1 and given is not None:
+            raise fail(CpsolveError(f"{puzzle}: holds {len(found)} problems; give --problem with {flag}"))
     pictures = Pictures(html, png, show) if html is not None or png is not None else None
     if png is not None:
         from cpsolve.pictures.png import check_installed
@@ -179,9 +177,8 @@ def run_command(
         except CpsolveError as error:
             raise fail(error) from None
     codes: list[int] = []
-    for number in range(len(names)) if several else [None]:
-        each = dataclasses.replace(options, problem=str(number)) if number is not None else options
-        codes.append(_run_one(puzzle, each, as_json, solutions, xmpuzzle, pictures, freeze, appending=bool(codes)))
+    for each in found:
+        codes.append(_run_one(each, options, as_json, solutions, xmpuzzle, pictures, freeze, appending=bool(codes)))
         if codes[-1] in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             break
     worst = max(codes, key=lambda code: (code in (EXIT_INTERRUPTED, EXIT_TERMINATED), code))
@@ -190,7 +187,7 @@ def run_command(
 
 
 def _run_one(
-    puzzle: Path,
+    puzzle: Puzzle,
     options: RunOptions,
     as_json: bool,
     solutions: Path | None,
@@ -200,7 +197,7 @@ def _run_one(
     appending: bool,
 ) -> int:
     """One problem: run, write what was asked for, print the report; the exit code it calls for."""
-    from cpsolve.convert import AssemblyCollector, convert
+    from cpsolve.convert import AssemblyCollector, write_puzzle
     from cpsolve.engines import StopReason
     from cpsolve.errors import CpsolveError
     from cpsolve.limits import MAX_PICTURED
@@ -210,15 +207,16 @@ def _run_one(
     collector = AssemblyCollector() if xmpuzzle is not None else None
     pictured = ClassCollector(MAX_PICTURED) if pictures is not None else None
     try:
+        puzzle.loaded  # noqa: B018  (the spec is checked before any output is opened)
         with (
-            solution_writer(solutions, puzzle, append=appending, problem=options.problem) as write,
+            solution_writer(solutions, Path(puzzle.name), append=appending, problem=puzzle.problem) as write,
             progress(enabled=not as_json) as on_progress,
         ):
             hooks = [hook for hook in (write, collector, pictured) if hook is not None]
             report = run(puzzle, options, on_progress, on_new_class=_both(hooks), on_ready=freeze)
         if xmpuzzle is not None and collector is not None:
             if collector.model is None:
-                convert(puzzle, xmpuzzle, options.problem, options.max_file_bytes)
+                write_puzzle(puzzle.loaded, xmpuzzle)
             else:
                 collector.write(report.name, xmpuzzle)
         if pictures is not None and pictured is not None:
@@ -226,8 +224,6 @@ def _run_one(
     except CpsolveError as error:
         typer.echo(str(error), err=True)
         return EXIT_BAD_INPUT
-    if options.problem is not None:
-        report.problem = options.problem
     text = json.dumps(report.as_json()) if as_json else format_report(report)
     if not write_stdout(text):
         # the counts exist but did not reach the user: 1 when they were complete, else 2
@@ -292,13 +288,11 @@ def validate_command(
 ) -> None:
     """Check a puzzle file and build its model without solving."""
     from cpsolve.errors import CpsolveError
-    from cpsolve.formats import load_puzzle
-    from cpsolve.models import build_model
+    from cpsolve.formats import read_puzzle
 
     started = time.perf_counter()
     try:
-        loaded, build = load_puzzle(puzzle)
-        model = build_model(loaded, build)
+        model, _ = read_puzzle(puzzle).model()
     except CpsolveError as error:
         raise fail(error) from None
     typer.echo(
@@ -314,7 +308,7 @@ def engines_command() -> None:
     """List the engines: what each takes, and whether it is installed."""
     from cpsolve import engines
 
-    for engine in engines.ENGINES:
+    for engine in engines.DEFAULT:
         state = "installed" if engine.installed() else f'not installed: pip install "cpsolve[{engine.extra}]"'
         typer.echo(f"{engine.name:12} {engine.takes_what} ({state})")
     typer.echo(f"{AUTO:12} the first installed engine above that takes the puzzle")
@@ -365,7 +359,7 @@ def bench_command(
 
     targets = paths or [Path("puzzle_specs")]
     if engine is not None:
-        engines.check_requested(engine)
+        engines.DEFAULT.check_requested(engine)
     options = BenchOptions(
         first_time_limit=time_limit,
         count_time_limit=count_time_limit or None,
@@ -377,9 +371,7 @@ def bench_command(
     printer = None if as_json else BenchPrinter(with_peers)
     whole_process = isinstance(context.obj, dict) and bool(context.obj.get(WHOLE_PROCESS))
     try:
-        for each in engines.ENGINES:
-            if each.installed():
-                each.load()  # so that no engine's first row pays for importing its libraries
+        engines.DEFAULT.load_installed()  # so that no engine's first row pays for importing its libraries
         if whole_process:  # as for run: what is loaded stays; the rows so far too
             gc.freeze()
             options = dataclasses.replace(options, on_ready=gc.freeze)
@@ -423,7 +415,7 @@ def batch_command(
     from cpsolve.run import RunOptions
 
     try:
-        engines.check_requested(engine)
+        engines.DEFAULT.check_requested(engine)
         files = formats.puzzle_files(paths)
         if out.resolve() in {path.resolve() for path in files}:
             raise CpsolveError(f"{out}: --out may not be one of the puzzle files")

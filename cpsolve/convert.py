@@ -44,7 +44,14 @@ def convert(source: Path, target: Path, problem: str | None = None, max_bytes: i
         raise CpsolveError(f"{target}: cannot write this kind of file; give a .xmpuzzle, .yaml or .yml name")
     if target.exists() and source.exists() and target.resolve() == source.resolve():
         raise CpsolveError(f"{target}: is the file being converted; give another name")
-    loaded, _ = formats.read_puzzle(source, formats.ReadOptions(max_bytes, problem))
+    return write_puzzle(formats.read_puzzle(source, formats.ReadOptions(max_bytes, problem)).loaded, target)
+
+
+def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
+    """Write a loaded puzzle as `target` (by its suffix); return a line saying what."""
+    kind = WRITERS.get(target.suffix.lower())
+    if kind is None:
+        raise CpsolveError(f"{target}: cannot write this kind of file; give a .xmpuzzle, .yaml or .yml name")
     if kind == "burrtools":
         written = burrtools.write(packing_puzzle(loaded, "cannot be written as a BurrTools file"), target)
         return f"{target}: BurrTools file with {written.shapes} shapes and 1 problem"

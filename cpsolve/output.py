@@ -181,7 +181,7 @@ class BenchPrinter:
         self.with_peers = with_peers
 
     def header(self) -> None:
-        reference = f"{engines.reference().name} s"
+        reference = f"{engines.DEFAULT.reference.name} s"
         peer = f" {'peer':>7} {'peer s':>8} {'vs peer':>7}" if self.with_peers else ""
         typer.echo(
             f"{'puzzle':44} {'mode':5} {'raw/rotations/unique':>22} {'agree':>6}"

@@ -1,8 +1,10 @@
-"""One run: read a puzzle file, build its model, enumerate on an engine, classify, and report.
+"""One run: a loaded puzzle's model, enumerated on an engine, classified, and reported.
 
-This is the library entry point the CLI (and the tests, and scripts) call; it prints nothing.
-Hooks let the caller see progress and each new class as it is found. The data flows one way:
-file -> format reader (cpsolve.formats) -> spec -> family model (cpsolve.models) -> engine
+This is the library entry point the CLI, `cpsolve.solve`, batches, bench, the tests and scripts
+call; it prints nothing. `run(puzzle)` takes a puzzle a format read (cpsolve.formats), never a
+path: `run_file(path)` reads a file once and runs each of its problems. Hooks let the caller see
+progress and each new class as it is found. The data flows one way: file -> format reader ->
+puzzle (spec + source + its program's rules) -> family model (cpsolve.models) -> engine
 (cpsolve.engines) -> classifier (cpsolve.counting) -> report.
 """
 
@@ -10,21 +12,22 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cpsolve import engines, formats
-from cpsolve.counting import Breaking, Classifier, Counts, Solution
-from cpsolve.engines import AUTO, Engine, Enumeration, PartsEnumeration, SearchOptions, StopReason
+from cpsolve import engines, formats, parts, workers
+from cpsolve.counting import Classifier, Counts, Solution
+from cpsolve.engines import AUTO, Engine, Engines, Enumeration, SearchOptions, StopReason
+from cpsolve.engines import DEFAULT as DEFAULT_ENGINES
 from cpsolve.engines.breaking import BreakingChoice
-from cpsolve.engines.parts import PARTS_PER_WORKER
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
-from cpsolve.formats import load_puzzle
+from cpsolve.formats import Puzzle, ReadOptions
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, DEFAULT_MAX_FILE_BYTES, Deadline
-from cpsolve.models import BuildOptions, PuzzleModel, build_model
+from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.models.packing import PackingModel
+from cpsolve.parts import PARTS_PER_WORKER
 from cpsolve.spec import LoadedSpec
 
 if TYPE_CHECKING:
@@ -46,7 +49,7 @@ class RunReport:
     complete: bool
     counts: Counts
     solutions_enumerated: int
-    engine: str
+    engine: str | None  # the engine that ran; None when the run ended before one did
     seconds: float
     stopped_by: StopReason | None = None
     expected: dict[str, int] = field(default_factory=dict)
@@ -98,11 +101,12 @@ class RunOptions:
     build: BuildOptions = field(default_factory=BuildOptions)
     show: int | None = None  # how many classes to draw; None: the file format's default
     symmetry_breaking: bool = True
-    engine: str = AUTO  # a name from cpsolve.engines, or auto
-    workers: int = 1  # > 1: disjoint parts in that many processes (engines/parts.py); 0: the engine's default
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    problem: str | None = None  # which problem of a file that holds several (a number from 0, or a name)
-    cluster: str | None = None  # parts as units on a Dask scheduler's address, or `local` (distributed.py)
+    engine: str = AUTO  # a name from the registry `engines`, or auto
+    engines: Engines = DEFAULT_ENGINES  # the engines to choose from (tests add one with `with_engine`)
+    workers: int = 1  # > 1: disjoint parts in that many processes (cpsolve.parts); 0: the engine's default
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # run_file: refuse larger files
+    problem: str | None = None  # run_file: which problem of a file of several (a number from 0, or a name)
+    cluster: str | None = None  # parts on a Dask scheduler's address, or `local` (cpsolve.workers)
     checkpoint: Path | None = None  # finished parts recorded there; a run started again resumes
     disassemble: bool = False  # take each unique assembly apart (cpsolve.disassembly); packings only
     max_disassembly_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS  # per assembly
@@ -110,157 +114,173 @@ class RunOptions:
 
 @dataclass
 class Prepared:
-    """A run up to the search: the spec, its model, the breaking, the engine and its compiled form."""
+    """A run up to the search: its model, the breaking, the engine and its compiled form."""
 
-    loaded: LoadedSpec
     puzzle: PuzzleModel
     choice: BreakingChoice
     engine: Engine
     compiled: engines.Prepared
-    loading_seconds: float  # importing the engine's libraries: not part of a run's `seconds`
+    # what a run's `seconds` leaves out: importing the engine's libraries, and building a model
+    # that an earlier run of the same puzzle built (its building seconds are counted instead)
+    uncounted_seconds: float
 
 
-def prepare(loaded: LoadedSpec, build: BuildOptions, options: RunOptions, deadline: Deadline) -> Prepared:
+def prepare(puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Prepared:
     """Build, break symmetry, choose and load the engine, compile: everything but the search.
 
     Raises CpsolveError for input the user must fix, OutOfTimeError when the deadline passes.
     """
     deadline.check("reading the file")
-    puzzle = build_model(loaded, build, deadline)
-    engine = engines.choose(options.engine, puzzle)
+    building = time.perf_counter()
+    model, build_seconds = puzzle.model(options.build, deadline)
+    uncounted = time.perf_counter() - building - build_seconds
+    engine = options.engines.choose(options.engine, model)
     loading_started = time.perf_counter()
     engine.load()
-    loading_seconds = time.perf_counter() - loading_started
-    choice = engines.choose_breaking(puzzle, deadline) if options.symmetry_breaking else BreakingChoice(None)
+    uncounted += time.perf_counter() - loading_started
+    choice = options.engines.choose_breaking(model, deadline) if options.symmetry_breaking else BreakingChoice(None)
     deadline.check("choosing the symmetry breaking")
-    compiled = engine.prepare(puzzle, choice.breaking, deadline)
+    compiled = engine.prepare(model, choice.breaking, deadline)
     compiled.estimated_placements = choice.estimated_placements
-    return Prepared(loaded, puzzle, choice, engine, compiled, loading_seconds)
+    return Prepared(model, choice, engine, compiled, uncounted)
 
 
-def open_search(prepared: Prepared, options: RunOptions, deadline: Deadline, path: Path) -> Enumeration:
-    """The whole search, or its parts (in this process or several) where that was measured faster;
-    with a cluster or a checkpoint, the parts as units (distributed.py)."""
-    search = options.search
-    engine, puzzle = prepared.engine, prepared.puzzle
+def open_search(prepared: Prepared, puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Enumeration:
+    """The whole search in this process, or its parts on the executor (cpsolve.workers): where
+    asked for (--workers, --cluster, --checkpoint) or measured faster (CP-SAT on big models), and
+    where a symmetry breaking gives parts to split by and the run is not limited."""
+    search, compiled = options.search, prepared.compiled
     limited = search.first_only or search.max_solutions is not None
-    breaking = prepared.compiled.breaking
-    if _as_units(prepared, options) and breaking is not None:
-        return _units(prepared, options, deadline, path, breaking)
-    workers = options.workers or prepared.compiled.default_workers(engines.cores())
-    if prepared.compiled.breaking is not None and not limited and (workers > 1 or engine.splits_by_default(puzzle)):
-        parts = prepared.compiled.part_keys(PARTS_PER_WORKER * workers if workers > 1 else 1)
-        return PartsEnumeration(prepared.compiled, parts, workers, search, deadline)
-    return prepared.compiled.enumerate(search, deadline)
+    as_units = options.cluster is not None or options.checkpoint is not None
+    default = options.workers or compiled.default_workers(engines.cores())
+    wanted = (options.workers or engines.cores()) if as_units else default
+    split = as_units or wanted > 1 or prepared.engine.splits_by_default(prepared.puzzle)
+    if compiled.breaking is None or limited or not split:
+        return compiled.enumerate(search, deadline)
+    runners = workers.workers_for(options.cluster, wanted)
+    keys = compiled.part_keys(PARTS_PER_WORKER * runners.workers if runners.workers > 1 or as_units else 1)
+    units = parts.units_of(compiled, puzzle.file, puzzle.problem, keys, search, options.build)
+    checkpoint = parts.Checkpoint(options.checkpoint) if options.checkpoint else None
+    on_dask = options.cluster is not None
+    return parts.PartsEnumeration(compiled, units, runners, search, deadline, checkpoint, on_dask)
 
 
-def _as_units(prepared: Prepared, options: RunOptions) -> bool:
-    """Whether the run goes out as units: asked for, and a split by the breaking to make."""
-    limited = options.search.first_only or options.search.max_solutions is not None
-    asked = options.cluster is not None or options.checkpoint is not None
-    return asked and prepared.compiled.breaking is not None and not limited
-
-
-def _units(prepared: Prepared, options: RunOptions, deadline: Deadline, path: Path, breaking: Breaking) -> Enumeration:
-    """The parts of the search as units on a cluster or local processes, recorded in a checkpoint."""
-    from cpsolve import distributed
-
-    checkpoint = distributed.Checkpoint(options.checkpoint) if options.checkpoint else None
-    runners = distributed.workers_for(options.cluster, options.workers or engines.cores())
-    puzzle = distributed.PuzzleFile.read(path)
-    keys = prepared.compiled.part_keys(PARTS_PER_WORKER * runners.workers)
-    units = [
-        distributed.PartUnit(
-            puzzle,
-            options.problem,
-            prepared.engine.name,
-            breaking,
-            options.search,
-            key,
-            options.build,
-            options.max_file_bytes,
-        )
-        for key in keys
-    ]
-    return distributed.UnitEnumeration(units, runners, options.search, deadline, checkpoint)
-
-
-def run(
+def run_file(
     path: str | Path,
     options: RunOptions = RunOptions(),
     on_progress: ProgressHook | None = None,
     on_new_class: SolutionHook | None = None,
     on_ready: ReadyHook | None = None,
+) -> Iterator[RunReport]:
+    """Read a puzzle file once and run each of its problems (or the one `options.problem` names),
+    yielding each problem's report as it is done. Raises CpsolveError when the file cannot be read."""
+    for puzzle in formats.read_puzzles(path, ReadOptions(options.max_file_bytes, options.problem)):
+        yield run(puzzle, options, on_progress, on_new_class, on_ready)
+
+
+def run(
+    puzzle: Puzzle,
+    options: RunOptions = RunOptions(),
+    on_progress: ProgressHook | None = None,
+    on_new_class: SolutionHook | None = None,
+    on_ready: ReadyHook | None = None,
 ) -> RunReport:
-    """Solve one puzzle file; raises CpsolveError for input the user must fix.
+    """Solve one loaded puzzle; raises CpsolveError for input the user must fix.
 
     `seconds` runs from reading the file to the counts, leaving out the time the engine's
-    libraries took to import. `--time-limit` bounds all of it, reading and building included.
+    libraries took to import. `--time-limit` bounds the building and the search.
     `on_ready` is called once the engine is loaded and the model built, before the search.
     """
-    engines.check_requested(options.engine)
+    options.engines.check_requested(options.engine)
     started = time.perf_counter()
     deadline = Deadline.after(options.search.time_limit)
-    loaded, build = load_puzzle(path, options.build, options.max_file_bytes, options.problem)
+    loaded = puzzle.loaded
     if options.disassemble and loaded.spec.kind != "packing":
+        kind = loaded.spec.kind
         raise CpsolveError(
-            f"{path}: --disassemble takes packing puzzles (pieces to take apart), not a {loaded.spec.kind} puzzle"
+            f"{puzzle.name}: --disassemble takes packing puzzles (pieces to take apart), not a {kind} puzzle"
         )
     searching = _search_options(options)
     try:
-        prepared = prepare(loaded, build, searching, deadline)
+        prepared = prepare(puzzle, searching, deadline)
     except OutOfTimeError:
-        return _unfinished_report(loaded, options, StopReason.TIME_LIMIT, time.perf_counter() - started)
+        return _unfinished_report(puzzle, StopReason.TIME_LIMIT, puzzle.read_seconds + time.perf_counter() - started)
     except (KeyboardInterrupt, Terminated) as stop:
         reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
-        return _unfinished_report(loaded, options, reason, time.perf_counter() - started)
-    checker = _checker(prepared.puzzle, options, deadline) if options.disassemble else None
+        return _unfinished_report(puzzle, reason, puzzle.read_seconds + time.perf_counter() - started)
     if on_ready is not None:
         on_ready()
-    enumeration = open_search(prepared, searching, deadline, Path(path))
-    puzzle = prepared.puzzle
-    classifier = Classifier(puzzle.group, prepared.compiled.breaking)
-    shown: list[str] = []
-    show = formats.format_for(path).show if options.show is None else options.show
+    show = puzzle.rules.show if options.show is None else options.show
+    classes = NewClasses(prepared.puzzle, show, _checker(prepared.puzzle, options, deadline), on_new_class)
+    enumeration = open_search(prepared, puzzle, searching, deadline)
+    classifier = Classifier(prepared.puzzle.group, prepared.compiled.breaking)
+    _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started)
+    seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
+    report = _report(puzzle, prepared, enumeration, classifier, seconds, classes)
+    if (options.cluster or options.checkpoint) and not isinstance(enumeration, parts.PartsEnumeration):
+        report.notes.append("--cluster and --checkpoint not used: no symmetry breaking to split by, or a limited run")
+    return report
+
+
+def _classify(
+    enumeration: Enumeration,
+    classifier: Classifier,
+    classes: NewClasses,
+    limit_reason: StopReason,
+    on_progress: ProgressHook | None,
+    started: float,
+) -> None:
+    """Hand every solution the search finds to the classifier and each new class to `classes`,
+    until the search ends, enough assemblies came apart, or the user stops it."""
     batches = enumeration.batches()
     try:
         for batch in batches:
             for new_class in classifier.add_batch(batch):
-                if new_class is None:
-                    continue
-                solution = new_class.representative
-                details: dict[str, Any] = {}
-                if checker is not None:
-                    result = checker.check(solution)
-                    details["disassembly"] = result.as_json()
-                    if len(shown) < show and result.comes_apart:
-                        shown.append("\n".join([puzzle.render(solution), "", *result.describe()]))
-                elif len(shown) < show:
-                    shown.append(puzzle.render(solution))
-                if on_new_class is not None:
-                    on_new_class(solution, puzzle, details)
-                if checker is not None and checker.enough():
-                    enumeration.interrupt(options.search.limit_reason)
-                    break
+                if new_class is not None:
+                    classes.add(new_class.representative)
+                    if classes.enough():
+                        enumeration.interrupt(limit_reason)
+                        return
             if on_progress is not None:
                 on_progress(classifier.raw_seen, len(classifier.classes), time.perf_counter() - started)
-            if checker is not None and checker.enough():
-                break
     except KeyboardInterrupt:
         enumeration.interrupt(StopReason.INTERRUPTED)
     except Terminated:
         enumeration.interrupt(StopReason.TERMINATED)
     finally:
         batches.close()  # stops the search and its worker processes, whatever ended the loop
-    seconds = time.perf_counter() - started - prepared.loading_seconds
-    report = _report(prepared.loaded, puzzle, prepared.engine.name, enumeration, classifier, seconds, shown)
-    report.workers = enumeration.workers
-    if (options.cluster or options.checkpoint) and not _as_units(prepared, options):
-        report.notes.append("--cluster and --checkpoint not used: no symmetry breaking to split by, or a limited run")
-    report.breaking = prepared.choice.as_json()
-    report.search = prepared.compiled.details
-    report.disassembly = checker.summary if checker is not None else None
-    return report
+
+
+class NewClasses:
+    """What a run does with each new class: takes it apart (--disassemble), draws the first
+    `show` (with --disassemble, the first that come apart, with their plans), and hands it to the
+    caller's hook with what is known of it."""
+
+    def __init__(
+        self, model: PuzzleModel, show: int, checker: AssemblyChecker | None, hook: SolutionHook | None
+    ) -> None:
+        self.model = model
+        self.show = show
+        self.checker = checker
+        self.hook = hook
+        self.shown: list[str] = []
+
+    def add(self, solution: Solution) -> None:
+        details: dict[str, Any] = {}
+        if self.checker is None:
+            if len(self.shown) < self.show:
+                self.shown.append(self.model.render(solution))
+        else:
+            result = self.checker.check(solution)
+            details["disassembly"] = result.as_json()
+            if len(self.shown) < self.show and result.comes_apart:
+                self.shown.append("\n".join([self.model.render(solution), "", *result.describe()]))
+        if self.hook is not None:
+            self.hook(solution, self.model, details)
+
+    def enough(self) -> bool:
+        """True once --first/--max-solutions count enough assemblies that came apart."""
+        return self.checker is not None and self.checker.enough()
 
 
 @dataclass
@@ -281,14 +301,16 @@ class ClassCollector:
             self.details.append(dict(details))
 
 
-def _checker(puzzle: PuzzleModel, options: RunOptions, deadline: Deadline) -> AssemblyChecker:
-    """The disassembly of each new class (imported only when asked for: the import alone takes
-    about 7 ms, `python -X importtime -c "import cpsolve.disassembly"`)."""
+def _checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> AssemblyChecker | None:
+    """The disassembly of each new class with --disassemble, else None (imported only when asked
+    for: the import alone takes about 7 ms, `python -X importtime -c "import cpsolve.disassembly"`)."""
+    if not options.disassemble:
+        return None
     from cpsolve.disassembly import AssemblyChecker, Disassembler
 
-    assert isinstance(puzzle, PackingModel)  # run() refused other kinds before building
-    disassembler = Disassembler(puzzle.piece_groups(), options.max_disassembly_positions, deadline)
-    return AssemblyChecker(puzzle.assembled, disassembler, options.search.solution_limit)
+    assert isinstance(model, PackingModel)  # run() refused other kinds before building
+    disassembler = Disassembler(model.piece_groups(), options.max_disassembly_positions, deadline)
+    return AssemblyChecker(model.assembled, disassembler, options.search.solution_limit)
 
 
 def _search_options(options: RunOptions) -> RunOptions:
@@ -306,56 +328,62 @@ def _expected(loaded: LoadedSpec) -> dict[str, int]:
 
 
 def _report(
-    loaded: LoadedSpec,
-    puzzle: PuzzleModel,
-    engine: str,
+    puzzle: Puzzle,
+    prepared: Prepared,
     enumeration: Enumeration,
     classifier: Classifier,
     seconds: float,
-    shown: list[str],
+    classes: NewClasses,
 ) -> RunReport:
+    model = prepared.puzzle
     complete = enumeration.complete
     counts = classifier.counts()
     problems = classifier.identity_problems() if complete else []
-    expected = _expected(loaded)
+    expected = _expected(puzzle.loaded)
     mismatches = [
         f"{name}: expected {value}, counted {getattr(counts, name)}"
         for name, value in expected.items()
         if complete and getattr(counts, name) != value
     ]
     return RunReport(
-        name=puzzle.name,
-        kind=puzzle.kind,
-        source=loaded.source.path,
+        name=model.name,
+        kind=model.kind,
+        source=puzzle.loaded.source.path,
         complete=complete,
         counts=counts,
         solutions_enumerated=classifier.raw_seen,
-        engine=engine,
+        engine=prepared.engine.name,
         seconds=seconds,
         stopped_by=enumeration.stopped_by,
         expected=expected,
         mismatches=mismatches,
         identity_problems=problems,
-        symmetries=puzzle.group.order,
-        notes=list(puzzle.notes),
-        shown=shown,
-        extra_counts=puzzle.extra_counts(classifier) if complete and not problems else {},
+        symmetries=model.group.order,
+        notes=list(model.notes),
+        shown=classes.shown,
+        workers=enumeration.workers,
+        extra_counts=model.extra_counts(classifier) if complete and not problems else {},
+        problem=puzzle.problem,
+        breaking=prepared.choice.as_json(),
+        search=prepared.compiled.details,
+        disassembly=classes.checker.summary if classes.checker is not None else None,
     )
 
 
-def _unfinished_report(loaded: LoadedSpec, options: RunOptions, reason: StopReason, seconds: float) -> RunReport:
-    """The run ended before the search could start: nothing found, nothing proven."""
+def _unfinished_report(puzzle: Puzzle, reason: StopReason, seconds: float) -> RunReport:
+    """The run ended before the search could start: nothing found, nothing proven, no engine ran."""
     during = "the time limit passed" if reason is StopReason.TIME_LIMIT else f"the run was {reason}"
     return RunReport(
-        name=loaded.spec.name,
-        kind=loaded.spec.kind,
-        source=loaded.source.path,
+        name=puzzle.loaded.spec.name,
+        kind=puzzle.loaded.spec.kind,
+        source=puzzle.loaded.source.path,
         complete=False,
         counts=Counts(0, 0, 0),
         solutions_enumerated=0,
-        engine=options.engine,
+        engine=None,
         seconds=seconds,
         stopped_by=reason,
-        expected=_expected(loaded),
+        expected=_expected(puzzle.loaded),
         notes=[f"{during} while the model was being built"],
+        problem=puzzle.problem,
     )

@@ -205,8 +205,11 @@ class PuzzleModel(ABC):
     breaking_candidates: list[list[int]] = field(default_factory=list)
     breaking_labels: list[str] = field(default_factory=list)  # what each candidate is, for reports
     notes: list[str] = field(default_factory=list)
-    # CP-SAT workers racing for a first solution (--first); measured per family, see README
+    # CP-SAT workers racing for a first solution (--first); measured per family (docs/engines.md)
     first_solution_workers: int = 4
+    # what engines derived from this model (a compiled search), kept with it by the engine's key,
+    # so that choosing the symmetry breaking and preparing the run build it once
+    derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @abstractmethod
     def constraints(self) -> Constraints:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from cpsolve.formats import load_puzzle
-from cpsolve.models import PuzzleModel, build_model
-from cpsolve.run import RunOptions, RunReport, run
+from cpsolve.formats import ReadOptions, read_puzzle
+from cpsolve.models import PuzzleModel
+from cpsolve.run import ProgressHook, ReadyHook, RunOptions, RunReport, SolutionHook, run
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "puzzle_specs"
@@ -28,9 +28,22 @@ def spec_files() -> list[Any]:
     return params
 
 
+def run_one(
+    path: Path | str,
+    options: RunOptions | None = None,
+    on_progress: ProgressHook | None = None,
+    on_new_class: SolutionHook | None = None,
+    on_ready: ReadyHook | None = None,
+) -> RunReport:
+    """The run of a file's first problem (or the one `options.problem` names)."""
+    options = options or RunOptions(show=0)
+    puzzle = read_puzzle(path, ReadOptions(options.max_file_bytes, options.problem))
+    return run(puzzle, options, on_progress, on_new_class, on_ready)
+
+
 def checked_run(path: Path | str, options: RunOptions | None = None) -> RunReport:
     """Run and assert what must hold of any complete run: the orbit-stabiliser identity."""
-    report = run(path, options or RunOptions(show=0))
+    report = run_one(path, options or RunOptions(show=0))
     assert report.complete, report.stopped_by
     assert report.identity_problems == []
     return report
@@ -38,8 +51,7 @@ def checked_run(path: Path | str, options: RunOptions | None = None) -> RunRepor
 
 def built(path: Path | str) -> PuzzleModel:
     """The solver-neutral model of a puzzle file, as a run builds it."""
-    loaded, build = load_puzzle(path)
-    return build_model(loaded, build)
+    return read_puzzle(path).model()[0]
 
 
 def peer(name: str) -> Path:
@@ -60,4 +72,4 @@ def corpus_dir(name: str) -> Path:
     return path
 
 
-__all__ = ["CORPUS", "SPECS", "built", "checked_run", "corpus_dir", "peer", "spec_files"]
+__all__ = ["CORPUS", "SPECS", "built", "checked_run", "corpus_dir", "peer", "run_one", "spec_files"]

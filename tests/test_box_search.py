@@ -10,15 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 from bruteforce import count
-from conftest import SPECS, built, checked_run, corpus_dir
+from conftest import SPECS, built, checked_run, corpus_dir, run_one
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cpsolve import engines
 from cpsolve.counting import FirstSet, Subgroup, choose_breaking, first_sets
 from cpsolve.engines import SearchOptions, breaking
-from cpsolve.engines.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
-from cpsolve.engines.cover_search import CoverSearch
 from cpsolve.engines.exact_cover import (
     CellChoice,
     CoverEnumeration,
@@ -27,12 +25,14 @@ from cpsolve.engines.exact_cover import (
     parts_for,
     search_for,
 )
+from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
+from cpsolve.engines.exact_cover.cover_search import CoverSearch
 from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE
 from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.models.base import BuildOptions
 from cpsolve.models.packing import PackingBuilder
-from cpsolve.run import RunOptions, run
+from cpsolve.run import RunOptions
 from cpsolve.spec import LoadedSpec, Source, validate_data
 
 SHAPES: dict[str, list[tuple[int, int, int]]] = {
@@ -127,7 +127,7 @@ def test_the_two_searches_meet_the_same_solutions_on_the_bedlam_and_tetris_cubes
     puzzle = built(SPECS / name)
     problem = puzzle.cover_problem()
     assert problem is not None
-    parts = parts_for(problem, engines.choose_breaking(puzzle).breaking)
+    parts = parts_for(problem, engines.DEFAULT.choose_breaking(puzzle).breaking)
     box = search_for(problem)
     assert isinstance(box, BoxSearch)
     found = solutions(box, parts)
@@ -318,12 +318,12 @@ def test_the_estimate_chooses_the_sets_measured_best(name: str, piece: str) -> N
     """The issue measured, by full searches: for Bedlam the symmetric X pentacube (D here, 2 kept),
     for the Tetris cube a hexacube (yellow4: 52 million placements against up to 289 million for
     the other pieces, README); the piece with the most placements was the worst."""
-    choice = engines.choose_breaking(built(SPECS / name))
+    choice = engines.DEFAULT.choose_breaking(built(SPECS / name))
     assert (choice.label, choice.chosen_by) == (piece, breaking.ChosenBy.ESTIMATE)
 
 
 def test_a_time_limit_stops_the_box_search_within_moments() -> None:
-    report = run(SPECS / "bedlam.yaml", RunOptions(show=0, workers=1, search=SearchOptions(time_limit=1.0)))
+    report = run_one(SPECS / "bedlam.yaml", RunOptions(show=0, workers=1, search=SearchOptions(time_limit=1.0)))
     assert not report.complete and report.stopped_by == "time limit"
     assert report.seconds < 3.0
     assert report.identity_problems == []  # what was found is counted truly

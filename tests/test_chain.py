@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from chain_bruteforce import count
-from conftest import SPECS, built, checked_run
+from conftest import SPECS, built, checked_run, run_one
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -16,8 +16,8 @@ from cpsolve import engines
 from cpsolve.cli import app
 from cpsolve.counting import choose_breaking
 from cpsolve.engines import SearchOptions, StopReason
-from cpsolve.engines.chain_walk import starts
-from cpsolve.run import RunOptions, run
+from cpsolve.engines.chain_dfs import starts
+from cpsolve.run import RunOptions
 from cpsolve.spec import ChainShape
 
 runner = CliRunner()
@@ -107,10 +107,10 @@ def test_engines_agree_on_a_target_that_is_not_a_box(tmp_path: Path) -> None:
 
 
 def test_chain_dfs_stops_at_the_time_limit_and_the_first_solution() -> None:
-    timed = run(SPECS / "snake_4x4x4_second.yaml", RunOptions(show=0, search=SearchOptions(time_limit=0.05)))
+    timed = run_one(SPECS / "snake_4x4x4_second.yaml", RunOptions(show=0, search=SearchOptions(time_limit=0.05)))
     assert (timed.engine, timed.complete, timed.stopped_by) == ("chain-dfs", False, StopReason.TIME_LIMIT)
     assert timed.seconds < 5
-    first = run(SPECS / "snake_king.yaml", RunOptions(show=0, search=SearchOptions(first_only=True)))
+    first = run_one(SPECS / "snake_king.yaml", RunOptions(show=0, search=SearchOptions(first_only=True)))
     assert (first.engine, first.stopped_by, first.solutions_enumerated) == ("chain-dfs", StopReason.FIRST_SOLUTION, 1)
 
 
@@ -133,7 +133,7 @@ def test_chain_dfs_refuses_what_it_cannot_take(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(big), "--engine", "chain-dfs"])
     assert result.exit_code == 2
     assert "the chain-dfs engine takes only chains whose target fits in a box of 64 cells" in result.output
-    assert engines.choose("auto", built(big)).name == "cpsat"
+    assert engines.DEFAULT.choose("auto", built(big)).name == "cpsat"
 
 
 def test_shipped_palindrome_matches_brute_force() -> None:

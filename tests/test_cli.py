@@ -15,7 +15,7 @@ from conftest import SPECS
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
-from cpsolve.formats.yaml_spec import load_spec
+from cpsolve.formats import read_puzzle
 from cpsolve.models.packing import resolve
 from cpsolve.spec import PackingSpec
 from cpsolve.verify import verify_packing
@@ -54,7 +54,7 @@ def test_solutions_file_holds_verified_unique_solutions(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 10
-    loaded = load_spec(spec_path)
+    loaded = read_puzzle(spec_path).loaded
     assert isinstance(loaded.spec, PackingSpec)
     puzzle = resolve(loaded.spec, loaded.source)
     shapes = {p.name: p.cells for p in puzzle.pieces}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SPECS, checked_run, corpus_dir, peer
+from conftest import SPECS, checked_run, corpus_dir, peer, run_one
 from disassembly_bruteforce import brute_force, replay
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,7 +25,7 @@ from cpsolve.engines import SearchOptions
 from cpsolve.geometry import Cell
 from cpsolve.models import PuzzleModel
 from cpsolve.models.packing import PackingModel
-from cpsolve.run import RunOptions, run
+from cpsolve.run import RunOptions
 
 runner = CliRunner()
 
@@ -92,7 +92,7 @@ def test_corpus_counts_match_burrtools(row: dict[str, str]) -> None:
     (BurrTools' command-line solver leaves them out of its count), and every plan replays."""
     path = corpus_dir("burrtools") / row["file"]
     found = Found()
-    report = run(path, RunOptions(show=0, problem=row["problem"], disassemble=True), on_new_class=found)
+    report = run_one(path, RunOptions(show=0, problem=row["problem"], disassemble=True), on_new_class=found)
     assert report.complete and report.identity_problems == []
     summary = report.disassembly
     assert summary is not None
@@ -126,7 +126,7 @@ def test_levels_match_burrtools(name: str) -> None:
     path = corpus_dir("burrtools") / f"{name}.xmpuzzle"
     theirs = _burrtools_levels(path)
     found = Found()
-    run(path, RunOptions(show=0, disassemble=True), on_new_class=found)
+    run_one(path, RunOptions(show=0, disassemble=True), on_new_class=found)
     levels = [d["disassembly"]["level"] for _, _, d in found.found if d["disassembly"]["outcome"] == str(Outcome.APART)]
     ours = [level for level in levels if level != "0"]  # burrTxt leaves out the one-piece assembly
     assert Counter(ours) == Counter(theirs)
@@ -136,7 +136,7 @@ def test_published_levels() -> None:
     """Two levels the puzzle world quotes: Pelikan 98 moves to the first piece, the cage's 4.9.3."""
     levels = {}
     for name in ("PelikanBurr", "CubeInCage"):
-        report = run(corpus_dir("burrtools") / f"{name}.xmpuzzle", RunOptions(show=0, disassemble=True))
+        report = run_one(corpus_dir("burrtools") / f"{name}.xmpuzzle", RunOptions(show=0, disassemble=True))
         assert report.disassembly is not None
         levels[name] = report.disassembly.highest_level
     assert levels == {"PelikanBurr": "98.2.4.2", "CubeInCage": "4.9.3"}
@@ -235,7 +235,7 @@ def test_words_of_a_move() -> None:
 
 
 def test_position_limit_leaves_it_undecided() -> None:
-    report = run(
+    report = run_one(
         corpus_dir("burrtools") / "PelikanBurr.xmpuzzle",
         RunOptions(show=0, disassemble=True, max_disassembly_positions=50),
     )
@@ -251,7 +251,7 @@ def test_packings_without_interlocking_come_apart_at_level_one() -> None:
     report = checked_run(SPECS / "soma.yaml", RunOptions(show=0, disassemble=True))
     assert report.disassembly is not None
     assert (report.disassembly.apart, report.disassembly.highest_level) == (240, "1")
-    run(
+    run_one(
         SPECS / "pentominoes_6x10.yaml",
         RunOptions(SearchOptions(max_solutions=3), show=0, disassemble=True),
         on_new_class=found,
@@ -328,6 +328,6 @@ def test_spec_groups_reach_the_disassembler(tmp_path: Path) -> None:
     path = tmp_path / "rings.yaml"
     for groups, comes_apart in (({"chain": 1}, True), ({}, False)):
         path.write_text(spec(groups))
-        report = run(path, RunOptions(show=0, disassemble=True))
+        report = run_one(path, RunOptions(show=0, disassemble=True))
         assert report.disassembly is not None and report.disassembly.checked >= 1
         assert report.disassembly.apart == (report.disassembly.checked if comes_apart else 0)

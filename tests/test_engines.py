@@ -12,20 +12,21 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import SPECS, built, checked_run
+from conftest import SPECS, built, checked_run, run_one
 from typer.testing import CliRunner
 
-from cpsolve import engines
+from cpsolve import engines, parts, workers
 from cpsolve.bench import BenchOptions, bench
 from cpsolve.cli import app
 from cpsolve.counting import Breaking, Solution, choose_breaking
-from cpsolve.engines import Engine, Enumeration, PartsEnumeration, Prepared, SearchOptions, StopReason
+from cpsolve.engines import Engine, Enumeration, Prepared, SearchOptions, StopReason
 from cpsolve.engines.base import PartKey
-from cpsolve.engines.chain_walk import ChainWalkEngine
+from cpsolve.engines.chain_dfs import ChainWalkEngine
 from cpsolve.engines.exact_cover import ExactCoverEngine, parts_for
+from cpsolve.formats import read_puzzle
 from cpsolve.limits import NO_DEADLINE, Deadline
-from cpsolve.models import CoverProblem, PuzzleModel
-from cpsolve.run import RunOptions, run
+from cpsolve.models import BuildOptions, CoverProblem, PuzzleModel
+from cpsolve.run import RunOptions
 
 runner = CliRunner()
 
@@ -90,7 +91,7 @@ def test_exact_cover_parts_split_the_kept_first_atoms() -> None:
 def test_parts_are_disjoint_and_make_the_whole(name: str, engine: str, wanted: int) -> None:
     puzzle = built(SPECS / name)
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
-    prepared = engines.engine_named(engine).prepare(puzzle, breaking)
+    prepared = engines.DEFAULT.named(engine).prepare(puzzle, breaking)
     whole = list(prepared.enumerate(SearchOptions()))
     keys = prepared.part_keys(wanted)
     assert len(keys) == len(set(keys))
@@ -119,7 +120,9 @@ def test_auto_falls_back_to_cpsat_when_an_engine_is_not_installed(monkeypatch: p
 
 
 def test_exact_cover_stops_at_the_first_solution() -> None:
-    report = run(SPECS / "soma.yaml", RunOptions(show=0, engine="exact-cover", search=SearchOptions(first_only=True)))
+    report = run_one(
+        SPECS / "soma.yaml", RunOptions(show=0, engine="exact-cover", search=SearchOptions(first_only=True))
+    )
     assert not report.complete
     assert report.stopped_by is StopReason.FIRST_SOLUTION
     assert report.counts.unique == 1
@@ -131,7 +134,7 @@ def test_exact_cover_honours_the_time_limit_without_any_solution(tmp_path: Path)
     cells = [[x, y, z] for x in range(5) for y in range(4) for z in range(3) if (x, y, z) != (4, 3, 2)]
     path = pentomino_spec(tmp_path, "no_solution", {"cells": [*cells, [12, 0, 0]]})
     started = time.perf_counter()
-    report = run(path, RunOptions(show=0, engine="exact-cover", search=SearchOptions(time_limit=1.0)))
+    report = run_one(path, RunOptions(show=0, engine="exact-cover", search=SearchOptions(time_limit=1.0)))
     assert time.perf_counter() - started < 4
     assert (report.complete, report.stopped_by, report.solutions_enumerated) == (False, StopReason.TIME_LIMIT, 0)
 
@@ -217,24 +220,19 @@ def test_a_registered_engine_runs_through_cpsolve_run(tmp_path: Path) -> None:
         "name: small\npieces:\n  L: {cells: [[0,0],[1,0],[0,1]]}\n  I: {box: [3, 1]}\n"
         "  D: {box: [2, 1]}\n  O: {box: [1, 1]}\ntarget: {box: [3, 3]}\n"
     )
-    engines.register(BruteForceEngine())
-    try:
-        assert [engine.name for engine in engines.engines_for(built(spec))] == [
-            "cpsat",
-            "exact-cover",
-            "brute-force",
-        ]
-        for breaking in (True, False):
-            options = RunOptions(show=0, symmetry_breaking=breaking)
-            brute = checked_run(spec, RunOptions(show=0, symmetry_breaking=breaking, engine="brute-force"))
-            assert brute.engine == "brute-force"
-            assert brute.counts == checked_run(spec, options).counts
-            assert brute.counts.raw > 0
-        parted = checked_run(spec, RunOptions(show=0, engine="brute-force", workers=2))
-        assert parted.counts == brute.counts and parted.workers == 2
-    finally:
-        engines.unregister("brute-force")
-    assert "brute-force" not in engines.names()
+    registry = engines.DEFAULT.with_engine(BruteForceEngine())
+    assert [engine.name for engine in registry.for_puzzle(built(spec))] == ["cpsat", "exact-cover", "brute-force"]
+    for breaking in (True, False):
+        options = RunOptions(show=0, symmetry_breaking=breaking)
+        brute = checked_run(
+            spec, RunOptions(show=0, symmetry_breaking=breaking, engine="brute-force", engines=registry)
+        )
+        assert brute.engine == "brute-force"
+        assert brute.counts == checked_run(spec, options).counts
+        assert brute.counts.raw > 0
+    parted = checked_run(spec, RunOptions(show=0, engine="brute-force", workers=2, engines=registry))
+    assert parted.counts == brute.counts and parted.workers == 2
+    assert "brute-force" not in engines.DEFAULT.names()  # the default registry is left as it was
 
 
 # -- bench ------------------------------------------------------------------------------------
@@ -343,21 +341,23 @@ def test_workers_give_the_serial_counts(name: str, engine: str) -> None:
 
 def test_workers_stream_solutions_before_their_part_ends(tmp_path: Path) -> None:
     """The 12 pentominoes in a 3x4x5 box: parts of several seconds each, thousands of solutions."""
-    puzzle = built(pentomino_spec(tmp_path, "box_3x4x5", {"box": [5, 4, 3]}))
+    box = read_puzzle(pentomino_spec(tmp_path, "box_3x4x5", {"box": [5, 4, 3]}))
+    puzzle = box.model()[0]
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     prepared = ExactCoverEngine().prepare(puzzle, breaking)
-    parts = PartsEnumeration(prepared, prepared.part_keys(16), 2, SearchOptions())
-    solutions = iter(parts)
+    units = parts.units_of(prepared, box.file, None, prepared.part_keys(16), SearchOptions(), BuildOptions())
+    split = parts.PartsEnumeration(prepared, units, workers.Forked(2), SearchOptions())
+    solutions = iter(split)
     first = next(solutions)
-    assert parts.parts_done == 0  # a solution arrived while every part was still being searched
+    assert split.parts_done == 0  # a solution arrived while every part was still being searched
     assert len(first) == 12
     solutions.close()  # ends the workers
-    assert not parts.complete
+    assert not split.complete
 
 
 def test_workers_respect_the_time_limit() -> None:
     options = RunOptions(show=0, engine="cpsat", workers=2, search=SearchOptions(time_limit=1.0))
-    report = run(SPECS / "pentominoes_6x10.yaml", options)
+    report = run_one(SPECS / "pentominoes_6x10.yaml", options)
     assert not report.complete
     assert report.stopped_by is StopReason.TIME_LIMIT
     assert report.seconds < 20

@@ -15,16 +15,17 @@ from typer.testing import CliRunner
 from cpsolve import peers
 from cpsolve.cli import app
 from cpsolve.errors import CpsolveError
-from cpsolve.formats import burrtools, yass
-from cpsolve.formats.yaml_spec import load_spec
+from cpsolve.formats import burrtools, read_puzzle, yass
 from cpsolve.models.packing import resolve
+from cpsolve.spec import PackingSpec
 
 runner = CliRunner()
 
 
 def packing(name: str) -> object:
-    loaded = load_spec(SPECS / name)
-    return resolve(loaded.spec, loaded.source)  # type: ignore[arg-type]
+    loaded = read_puzzle(SPECS / name).loaded
+    assert isinstance(loaded.spec, PackingSpec)
+    return resolve(loaded.spec, loaded.source)
 
 
 def test_a_soma_spec_is_written_as_a_yass_figure_that_counts_the_same(tmp_path: Path) -> None:

@@ -6,19 +6,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SPECS, checked_run, spec_files
+from conftest import SPECS, checked_run, run_one, spec_files
 
 from cpsolve.counting import Counts
 from cpsolve.engines import SearchOptions
-from cpsolve.formats.yaml_spec import load_spec
-from cpsolve.run import RunOptions, run
+from cpsolve.formats import read_puzzle
+from cpsolve.run import RunOptions
 
 
 @pytest.mark.parametrize("path", spec_files())
 def test_expected_counts(path: Path) -> None:
-    spec = load_spec(path).spec
+    spec = read_puzzle(path).loaded.spec
     if spec.expected is None:
-        report = run(path, RunOptions(show=0, search=SearchOptions(first_only=True)))
+        report = run_one(path, RunOptions(show=0, search=SearchOptions(first_only=True)))
         assert report.counts.raw >= 1
         return
     report = checked_run(path)
@@ -36,7 +36,7 @@ def comparable_specs() -> list[Any]:
     """
     params = []
     for param in spec_files():
-        expected = load_spec(param.values[0]).spec.expected
+        expected = read_puzzle(param.values[0]).loaded.spec.expected
         if expected is None or param.marks:
             continue
         slow = (expected.raw or 0) > 1000

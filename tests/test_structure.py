@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SPECS, built, checked_run
 
-from cpsolve import formats
+from cpsolve import formats, parts, workers
 from cpsolve.counting import choose_breaking
-from cpsolve.engines import PartsEnumeration, SearchOptions, parts
+from cpsolve.engines import SearchOptions
 from cpsolve.engines.cpsat import CpSatEngine, CpSatPrepared
-from cpsolve.formats import FileFormat
+from cpsolve.formats import FileFormat, read_puzzle
 from cpsolve.formats.yaml_spec import load_spec
-from cpsolve.run import RunOptions
+from cpsolve.models import BuildOptions
+from cpsolve.run import RunOptions, run
 
 # -- no import cycle ------------------------------------------------------------------------------
 
@@ -132,24 +133,25 @@ def test_formats_are_chosen_by_suffix_and_where_it_is_shared_by_content(tmp_path
     words.write_text("name: words\npieces:\n  I: {box: [2, 1]}\ntarget: {box: [2, 1]}\n")
     assert formats.format_for(words).name == "ct9"  # the only .txt format takes every .txt
     other = FileFormat("other-txt", (".txt",), load_spec, sniff=lambda head: head.startswith(b"name:"))
-    formats.FORMATS.append(other)
-    try:
-        assert formats.format_for(tiles).name == "ct9"
-        assert formats.format_for(words).name == "other-txt"
-        assert checked_run(words, RunOptions(show=0)).counts.raw == 1
-    finally:
-        formats.FORMATS.remove(other)
+    known = (*formats.FORMATS, other)
+    assert formats.format_for(tiles, known).name == "ct9"
+    assert formats.format_for(words, known).name == "other-txt"
+    (puzzle,) = formats.puzzles(formats.PuzzleFile.read(words), known=known)
+    assert run(puzzle, RunOptions(show=0)).counts.raw == 1
+    assert formats.format_for(words).name == "ct9"  # the registry itself is unchanged
 
 
 # -- parts ---------------------------------------------------------------------------------------
 
 
 def test_parts_run_in_this_process_where_fork_is_not_available(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parts, "fork_available", lambda: False)
-    puzzle = built(SPECS / "soma.yaml")
+    monkeypatch.setattr(workers, "fork_available", lambda: False)
+    soma = read_puzzle(SPECS / "soma.yaml")
+    puzzle = soma.model()[0]
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     prepared = CpSatEngine().prepare(puzzle, breaking)
-    enumeration = PartsEnumeration(prepared, prepared.part_keys(2), 2, SearchOptions())
+    units = parts.units_of(prepared, soma.file, None, prepared.part_keys(2), SearchOptions(), BuildOptions())
+    enumeration = parts.PartsEnumeration(prepared, units, workers.workers_for(None, 2), SearchOptions())
     assert enumeration.workers == 1
     assert len(list(enumeration)) == 240 and enumeration.complete
     report = checked_run(SPECS / "soma.yaml", RunOptions(show=0, engine="cpsat", workers=2))

@@ -6,10 +6,10 @@ import csv
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, checked_run, corpus_dir
+from conftest import CORPUS, checked_run, corpus_dir, run_one
 
 from cpsolve.errors import SpecError
-from cpsolve.run import RunOptions, run
+from cpsolve.run import RunOptions
 
 # yass's refusal -> words our message must contain
 REFUSALS = {
@@ -34,7 +34,7 @@ def check_row(row: dict[str, str], options: RunOptions) -> None:
     figure = corpus_dir("yass") / "figures" / row["figure"]
     if row["error"]:
         with pytest.raises(SpecError) as caught:
-            run(figure, options)
+            run_one(figure, options)
         wanted = next(words for refusal, words in REFUSALS.items() if row["error"].startswith(refusal))
         assert wanted in str(caught.value)
         assert str(figure) in str(caught.value)

@@ -2,27 +2,30 @@
 suffix is ambiguous): YAML specs, yass `.soma` figures, c't 9-piece `.txt` files, BurrTools
 `.xmpuzzle` files.
 
-To add a format: a module here with a reader and a `FORMAT`, and one line in `FORMATS`.
+A file is read once into a `PuzzleFile` (its name and bytes); its format parses it into the
+puzzles it holds (`puzzles`), which is what a run takes. To add a format: a module here with a
+reader (a `PuzzleFile` to a `Document`) and a `FORMAT`, and one line in `FORMATS`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import glob
-from collections.abc import Iterable
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from cpsolve.errors import CpsolveError
-from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
-from cpsolve.models import BuildOptions
-from cpsolve.spec import LoadedSpec
 
 from . import burrtools, ct9, yaml_spec, yass
-from .base import FileFormat, ReadOptions, read_text
+from .base import FileFormat, Puzzle, PuzzleFile, ReadOptions, puzzles_of
 
-FORMATS: list[FileFormat] = [yaml_spec.FORMAT, yass.FORMAT, ct9.FORMAT, burrtools.FORMAT]
+# the registry, built once; a caller that reads another format passes its own tuple (`known=`)
+FORMATS: tuple[FileFormat, ...] = (yaml_spec.FORMAT, yass.FORMAT, ct9.FORMAT, burrtools.FORMAT)
 DEFAULT = yaml_spec.FORMAT  # any other suffix is read as a YAML spec
 SNIFF_BYTES = 512
+SPEC_AS_DATA = "<spec>"  # the name of a spec given as data, in its errors and reports
 
 
 def puzzle_suffixes() -> tuple[str, ...]:
@@ -55,14 +58,23 @@ def puzzle_files(patterns: Iterable[str | Path]) -> list[Path]:
     return list(dict.fromkeys(files))
 
 
-def format_for(path: str | Path) -> FileFormat:
-    """The format of a file: by its suffix, and where several formats share it, by its first bytes."""
-    suffix = Path(path).suffix.lower()
-    candidates = [fmt for fmt in FORMATS if suffix in fmt.suffixes]
+def format_for(path: str | Path, known: Sequence[FileFormat] = FORMATS) -> FileFormat:
+    """The format of a file on disk: by its suffix, and where several formats share it, by its
+    first bytes."""
+    return _choose(Path(path).suffix.lower(), lambda: _head(Path(path)), known)
+
+
+def format_of(file: PuzzleFile, known: Sequence[FileFormat] = FORMATS) -> FileFormat:
+    """The format of a file read into memory: by its suffix, then its first bytes."""
+    return _choose(file.suffix, lambda: file.content[:SNIFF_BYTES], known)
+
+
+def _choose(suffix: str, head: Callable[[], bytes], known: Sequence[FileFormat]) -> FileFormat:
+    candidates = [fmt for fmt in known if suffix in fmt.suffixes]
     if len(candidates) <= 1:
         return candidates[0] if candidates else DEFAULT
-    head = _head(Path(path))
-    return next((fmt for fmt in candidates if fmt.sniff is None or fmt.sniff(head)), candidates[0])
+    first = head()
+    return next((fmt for fmt in candidates if fmt.sniff is None or fmt.sniff(first)), candidates[0])
 
 
 def _head(path: Path) -> bytes:
@@ -73,41 +85,58 @@ def _head(path: Path) -> bytes:
         return b""  # the reader reports why it cannot read the file
 
 
-def read_puzzle(path: str | Path, options: ReadOptions) -> tuple[LoadedSpec, FileFormat]:
-    """Read any file cpsolve understands (one problem of it), with the format that read it."""
-    fmt = format_for(path)
-    return fmt.read(Path(path), options), fmt
+def puzzles(
+    file: PuzzleFile,
+    options: ReadOptions | None = None,
+    read_seconds: float = 0.0,
+    known: Sequence[FileFormat] = FORMATS,
+) -> list[Puzzle]:
+    """The puzzles of a file read into memory: every problem it holds, or the one `options.problem`
+    names (a number from 0 or a name). The file is parsed once, whatever the number of problems;
+    `options.max_bytes` also bounds what a compressed file may expand to."""
+    started = time.perf_counter()
+    options = options or ReadOptions()
+    rules = format_of(file, known)
+    document = rules.read(file, options)
+    return puzzles_of(file, rules, document, options.problem, read_seconds + time.perf_counter() - started)
 
 
-def problems(path: str | Path, options: ReadOptions) -> list[str]:
-    """The names of the problems a file holds ([""] for a format of one puzzle per file)."""
-    return format_for(path).problems(Path(path), options)
+def read_puzzles(path: str | Path, options: ReadOptions | None = None) -> list[Puzzle]:
+    """The puzzles of a file on disk, read once within the size limit."""
+    options = options or ReadOptions()
+    started = time.perf_counter()
+    file = PuzzleFile.read(path, options.max_bytes)
+    return puzzles(file, options, time.perf_counter() - started)
 
 
-def load_puzzle(
-    path: str | Path,
-    build: BuildOptions | None = None,
-    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
-    problem: str | None = None,
-) -> tuple[LoadedSpec, BuildOptions]:
-    """Read any file cpsolve understands (one problem of it), with the build options its program's
-    rules call for."""
-    loaded, fmt = read_puzzle(path, ReadOptions(max_bytes, problem))
-    build = build or BuildOptions()
-    return loaded, dataclasses.replace(
-        build, require_fixed_copies=build.require_fixed_copies and fmt.build.require_fixed_copies
-    )
+def read_puzzle(path: str | Path, options: ReadOptions | None = None) -> Puzzle:
+    """The first puzzle of a file (or the one `options.problem` names)."""
+    return read_puzzles(path, options)[0]
+
+
+def puzzle_from_data(data: Mapping[str, Any], name: str = SPEC_AS_DATA) -> Puzzle:
+    """A spec given as data (the YAML spec's fields), read as a YAML spec: its errors and reports
+    name it `name` (no suffix, or .yaml); its content (JSON, which YAML reads) is what a unit on
+    a cluster carries."""
+    try:
+        content = json.dumps(dict(data)).encode()
+    except (TypeError, ValueError) as error:
+        raise CpsolveError(f"{name}: a spec as data holds only mappings, lists, text and numbers ({error})") from None
+    return puzzles(PuzzleFile(name, content))[0]
 
 
 __all__ = [
     "FORMATS",
     "FileFormat",
+    "Puzzle",
+    "PuzzleFile",
     "ReadOptions",
     "format_for",
-    "load_puzzle",
-    "problems",
+    "format_of",
     "puzzle_files",
+    "puzzle_from_data",
     "puzzle_suffixes",
+    "puzzles",
     "read_puzzle",
-    "read_text",
+    "read_puzzles",
 ]

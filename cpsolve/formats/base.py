@@ -1,39 +1,88 @@
-"""What a file format is to cpsolve: a reader from a path to a loaded spec, plus its program's rules.
+"""What a file format is to cpsolve, and what it reads: a puzzle file as data, and its puzzles.
 
-Every format reads its file through `read_text`, so every one refuses the same things the same
-way: what is not a regular file (a FIFO would wait forever for a writer, /dev/zero never ends),
-a file past the size limit (checked before reading), and text that is not UTF-8.
+A file is read once (`PuzzleFile.read`: its name as the user gave it and its bytes), and a format
+turns those bytes into a `Document`: the names of the problems it holds and each problem as a
+validated spec, made when it is asked for. A `Puzzle` is one problem of a file together with the
+rules of the program whose format it came in: that is what a run takes, whoever calls it (the
+CLI, `cpsolve.solve`, a batch, bench, a cluster worker that received the file's content).
+
+Every file is read through `read_bytes`, so every format refuses the same things the same way:
+what is not a regular file (a FIFO would wait forever for a writer, /dev/zero never ends), a file
+past the size limit (checked before reading), and text that is not UTF-8.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
-from cpsolve.errors import SpecError
-from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
-from cpsolve.models import BuildOptions
+from cpsolve.errors import CpsolveError, SpecError
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
+from cpsolve.models import BuildOptions, PuzzleModel, build_model
 from cpsolve.spec import LoadedSpec
 
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How to read a file: the most bytes to read, and which of its problems (None: the first)."""
+    """How to read a file: the most bytes to read, and which of its problems (None: every one)."""
 
     max_bytes: int = DEFAULT_MAX_FILE_BYTES
     problem: str | None = None  # a 0-based number or a name, for files that hold several
 
 
-Reader = Callable[[Path, ReadOptions], LoadedSpec]
-ProblemLister = Callable[[Path, ReadOptions], list[str]]
+@dataclass(frozen=True)
+class PuzzleFile:
+    """A puzzle file as data: the name the user gave it (errors and reports say it) and its bytes.
+
+    A unit of work sent to another process or machine carries this, not a path that may not
+    exist there; the format is chosen by the name's suffix and the content."""
+
+    name: str
+    content: bytes
+
+    @staticmethod
+    def read(path: str | Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> PuzzleFile:
+        return PuzzleFile(str(path), read_bytes(path, max_bytes))
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of the content (computed once: a split run asks for it once per unit)."""
+        return hashlib.sha256(self.content).hexdigest()
+
+    @property
+    def suffix(self) -> str:
+        return Path(self.name).suffix.lower()
+
+    @property
+    def stem(self) -> str:
+        return Path(self.name).stem
+
+    def text(self) -> str:
+        return decode(self.content, self.name)
 
 
-def one_problem(path: Path, options: ReadOptions) -> list[str]:
-    """A file of a format that holds one puzzle: one unnamed problem."""
-    return [""]
+@dataclass(frozen=True)
+class Document:
+    """What a format read from a file: its problems' names ([""] for a format of one puzzle per
+    file) and `load(i)`, problem i as a validated spec (a file of many problems converts only the
+    ones that run)."""
+
+    names: list[str]
+    load: Callable[[int], LoadedSpec]
+    one_puzzle_format: bool = False  # the format holds one puzzle per file: --problem means nothing
+
+    @staticmethod
+    def single(loaded: LoadedSpec) -> Document:
+        return Document([""], lambda _: loaded, one_puzzle_format=True)
+
+
+Reader = Callable[[PuzzleFile, ReadOptions], Document]
 
 
 @dataclass(frozen=True)
@@ -50,9 +99,81 @@ class FileFormat:
     build: BuildOptions = field(default_factory=BuildOptions)
     show: int = 1  # solutions drawn by default
     sniff: Callable[[bytes], bool] | None = None
-    # bench: a file of this format without `expected` counts is a find-one benchmark (else counted)
+    # bench and batch: a file of this format without `expected` counts is a find-one benchmark
     find_one_unless_expected: bool = False
-    problems: ProblemLister = one_problem  # the names of the problems a file holds
+
+
+class Puzzle:
+    """One problem of a puzzle file, ready to run: its spec (loaded on first use, so that a bad
+    problem in a file of several is reported when it runs), the rules of its format, its number
+    in a file that holds several, and the file it came from.
+
+    The model built from it is kept here, per build options, with the seconds building took: a
+    bench that runs one puzzle on several engines builds it once (each run still reports those
+    seconds, so every engine's `seconds` means what `cpsolve run` reports)."""
+
+    def __init__(
+        self,
+        file: PuzzleFile,
+        rules: FileFormat,
+        document: Document,
+        index: int = 0,
+        problem: str | None = None,
+        read_seconds: float = 0.0,
+    ) -> None:
+        self.file = file
+        self.rules = rules
+        self.document = document
+        self.index = index
+        self.problem = problem  # as reports show it: None for the only problem of a file
+        self.read_seconds = read_seconds  # reading and parsing the file: part of a run's `seconds`
+        self._models: dict[BuildOptions, tuple[PuzzleModel, float]] = {}
+
+    @cached_property
+    def loaded(self) -> LoadedSpec:
+        return self.document.load(self.index)
+
+    @property
+    def name(self) -> str:
+        """The file's name as the user gave it (what errors say)."""
+        return self.file.name
+
+    def build_options(self, build: BuildOptions) -> BuildOptions:
+        """The user's build options, with the rules of the puzzle's own program applied."""
+        fixed = build.require_fixed_copies and self.rules.build.require_fixed_copies
+        return build if fixed == build.require_fixed_copies else BuildOptions(build.max_atoms, build.max_terms, fixed)
+
+    def model(self, build: BuildOptions | None = None, deadline: Deadline = NO_DEADLINE) -> tuple[PuzzleModel, float]:
+        """The solver-neutral model and the seconds it took to build, built once per build options."""
+        options = self.build_options(build or BuildOptions())
+        if options not in self._models:
+            started = time.perf_counter()
+            model = build_model(self.loaded, options, deadline)
+            self._models[options] = (model, time.perf_counter() - started)
+        return self._models[options]
+
+
+def puzzles_of(
+    file: PuzzleFile, rules: FileFormat, document: Document, wanted: str | None, read_seconds: float = 0.0
+) -> list[Puzzle]:
+    """Every problem of a document (numbered when there are several), or the one asked for by its
+    number from 0 or its name."""
+    names = document.names
+    if wanted is None and len(names) == 1:
+        return [Puzzle(file, rules, document, 0, None, read_seconds)]
+    if wanted is None:
+        return [Puzzle(file, rules, document, n, str(n), read_seconds) for n in range(len(names))]
+    number = 0 if document.one_puzzle_format else _problem_index(names, wanted, file.name)
+    return [Puzzle(file, rules, document, number, wanted, read_seconds)]
+
+
+def _problem_index(names: Sequence[str], wanted: str, path: str) -> int:
+    if wanted.isascii() and wanted.isdigit() and int(wanted) < len(names):
+        return int(wanted)
+    if wanted in names:
+        return names.index(wanted)
+    listing = ", ".join(f"{i} {name!r}" for i, name in enumerate(names))
+    raise CpsolveError(f"{path}: no problem {wanted!r}; the file has: {listing}")
 
 
 def megabytes(size: int) -> str:
@@ -100,5 +221,5 @@ def decode(data: bytes, path: str | Path) -> str:
 
 
 def read_text(path: str | Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
-    """A puzzle file's text, read once; every format reads through this."""
+    """A file's text (for files that are not puzzles: the peers' outputs, tests)."""
     return decode(read_bytes(path, max_bytes), path)

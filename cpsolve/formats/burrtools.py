@@ -34,7 +34,7 @@ from cpsolve.errors import CpsolveError, SpecError
 from cpsolve.geometry import Cell
 from cpsolve.spec import LoadedSpec, Source, validate_data
 
-from .base import FileFormat, ReadOptions, read_bytes
+from .base import Document, FileFormat, PuzzleFile, ReadOptions
 
 GRIDS = {
     0: "cube",
@@ -65,9 +65,9 @@ class Element:
         return next((child for child in self.children if child.tag == tag), None)
 
 
-def _document(path: Path, options: ReadOptions) -> Element:
+def _document(file: PuzzleFile, options: ReadOptions) -> Element:
     """The file's XML as elements, decompressed within the byte limit; no DTD, no entities."""
-    data = read_bytes(path, options.max_bytes)
+    data, path = file.content, Path(file.name)
     if data.startswith(GZIP_MAGIC):
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
@@ -277,8 +277,10 @@ def _problem(element: Element, shapes: int, colours: int, path: Path) -> Problem
     return Problem(element.attributes.get("name", ""), tuple(parts), result, tuple(pairs), holes, element.line)
 
 
-def read_puzzle(path: Path, options: ReadOptions) -> BurrPuzzle:
-    root = _document(path, options)
+def read_puzzle(file: PuzzleFile, options: ReadOptions) -> BurrPuzzle:
+    """The file's shapes and problems, parsed once."""
+    root = _document(file, options)
+    path = Path(file.name)
     version = root.attributes.get("version", "")
     if version not in ("1", "2"):
         raise SpecError(
@@ -302,20 +304,10 @@ def read_puzzle(path: Path, options: ReadOptions) -> BurrPuzzle:
     return BurrPuzzle(colours, shapes, problems)
 
 
-def problem_names(path: Path, options: ReadOptions) -> list[str]:
-    return [problem.name for problem in read_puzzle(path, options).problems]
-
-
-def _select(puzzle: BurrPuzzle, wanted: str | None, path: Path) -> tuple[int, Problem]:
-    if wanted is None:
-        return 0, puzzle.problems[0]
-    if wanted.isdigit() and int(wanted) < len(puzzle.problems):
-        return int(wanted), puzzle.problems[int(wanted)]
-    named = [(i, p) for i, p in enumerate(puzzle.problems) if p.name == wanted]
-    if not named:
-        listing = ", ".join(f"{i} {p.name!r}" for i, p in enumerate(puzzle.problems))
-        raise CpsolveError(f"{path}: no problem {wanted!r}; the file has: {listing}")
-    return named[0]
+def read(file: PuzzleFile, options: ReadOptions) -> Document:
+    """The file parsed once; each problem becomes a packing spec when it is asked for."""
+    puzzle = read_puzzle(file, options)
+    return Document([problem.name for problem in puzzle.problems], lambda number: load(puzzle, number, file.name))
 
 
 def _colour_name(number: int) -> str:
@@ -331,10 +323,9 @@ def _colours_of(shape: Shape, cells: Sequence[Cell]) -> dict[str, list[list[int]
     return grouped
 
 
-def load(path: Path, options: ReadOptions) -> LoadedSpec:
-    """One problem of a BurrTools file (the first, or the one asked for) as a packing spec."""
-    puzzle = read_puzzle(path, options)
-    number, problem = _select(puzzle, options.problem, path)
+def load(puzzle: BurrPuzzle, number: int, name: str) -> LoadedSpec:
+    """Problem `number` of a BurrTools file as a packing spec."""
+    path, problem = Path(name), puzzle.problems[number]
     source = Source(str(path), {(): problem.line, ("pieces",): problem.line})
     pieces: dict[str, Any] = {}
     for part in problem.parts:
@@ -385,10 +376,10 @@ def looks_like_burrtools(head: bytes) -> bool:
     return head.startswith(GZIP_MAGIC) or b"<puzzle" in head
 
 
-FORMAT = FileFormat("burrtools", (".xmpuzzle",), load, show=1, sniff=looks_like_burrtools, problems=problem_names)
+FORMAT = FileFormat("burrtools", (".xmpuzzle",), read, show=1, sniff=looks_like_burrtools)
 
 
-__all__ = ["FORMAT", "BurrPuzzle", "Element", "load", "problem_names", "read_puzzle"]
+__all__ = ["FORMAT", "BurrPuzzle", "Element", "load", "read", "read_puzzle"]
 
 
 # -- writing ------------------------------------------------------------------------------------

@@ -8,12 +8,11 @@ files end with one.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from cpsolve.errors import SpecError
 from cpsolve.spec import LoadedSpec, Source, validate_data
 
-from .base import FileFormat, ReadOptions, read_text
+from .base import Document, FileFormat, PuzzleFile, ReadOptions
 
 TILE_COUNT = 9
 MAX_DIGITS = 12
@@ -49,14 +48,12 @@ def parse_tiles(text: str, path: str) -> tuple[list[list[int]], dict[int, int]]:
     return tiles, lines
 
 
-def load_puzzle(path: str | Path, options: ReadOptions | None = None) -> LoadedSpec:
-    """Read a c't 9-piece file as a tiles spec."""
-    path = Path(path)
-    text = read_text(path, (options or ReadOptions()).max_bytes)
-    tiles, lines = parse_tiles(text, str(path))
-    source = Source(str(path), {("tiles", index): line for index, line in lines.items()})
+def load_tiles(file: PuzzleFile, options: ReadOptions | None = None) -> Document:
+    """A c't 9-piece file as a tiles spec."""
+    tiles, lines = parse_tiles(file.text(), file.name)
+    source = Source(file.name, {("tiles", index): line for index, line in lines.items()})
     data = {
-        "name": path.stem,
+        "name": file.stem,
         "description": "c't 9-piece puzzle",
         "kind": "tiles",
         "board": [3, 3],
@@ -64,7 +61,7 @@ def load_puzzle(path: str | Path, options: ReadOptions | None = None) -> LoadedS
         "match": "sum-zero",
         "border": "any",
     }
-    return LoadedSpec(validate_data(data, source), source)
+    return Document.single(LoadedSpec(validate_data(data, source), source))
 
 
 def looks_like_ct9(head: bytes) -> bool:
@@ -75,4 +72,4 @@ def looks_like_ct9(head: bytes) -> bool:
 
 
 # the c't program prints every solution it finds
-FORMAT = FileFormat("ct9", (".txt",), load_puzzle, show=10**9, sniff=looks_like_ct9)
+FORMAT = FileFormat("ct9", (".txt",), load_tiles, show=10**9, sniff=looks_like_ct9)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -22,7 +21,7 @@ from cpsolve.errors import SpecError
 from cpsolve.limits import MAX_NUMBER_DIGITS, MAX_YAML_DEPTH, MAX_YAML_VALUES
 from cpsolve.spec import LoadedSpec, Source, validate_data
 
-from .base import FileFormat, ReadOptions, read_text
+from .base import Document, FileFormat, PuzzleFile, ReadOptions
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -178,11 +177,10 @@ def _index_lines(
             _index_lines(item, (*path, index), lines, seen)
 
 
-def load_spec(path: str | Path, options: ReadOptions | None = None) -> LoadedSpec:
-    """Read and validate a YAML spec file."""
-    text = read_text(path, (options or ReadOptions()).max_bytes)
-    data, source = parse_yaml(text, str(path))
-    return LoadedSpec(validate_data(data, source), source)
+def load_spec(file: PuzzleFile, options: ReadOptions | None = None) -> Document:
+    """A YAML spec file, validated."""
+    data, source = parse_yaml(file.text(), file.name)
+    return Document.single(LoadedSpec(validate_data(data, source), source))
 
 
 FORMAT = FileFormat("yaml", (".yaml", ".yml"), load_spec, find_one_unless_expected=True)

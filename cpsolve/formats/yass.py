@@ -7,7 +7,6 @@ refuses are refused here too, with the reason in words.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from cpsolve.errors import SpecError
@@ -15,7 +14,7 @@ from cpsolve.geometry import Cell, canonical_shape, connected_components, dimens
 from cpsolve.models import BuildOptions
 from cpsolve.spec import LoadedSpec, Source, validate_data
 
-from .base import FileFormat, ReadOptions, read_text
+from .base import Document, FileFormat, PuzzleFile, ReadOptions
 
 SOMA_PIECES: dict[str, list[Cell]] = {
     "c": [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)],
@@ -94,20 +93,20 @@ def check_figure(cells: list[Cell], placed: dict[str, list[Cell]], path: str) ->
             )
 
 
-def load_figure(path: str | Path, options: ReadOptions | None = None) -> LoadedSpec:
-    text = read_text(path, (options or ReadOptions()).max_bytes)
-    cells, placed = parse_figure(text, str(path))
-    check_figure(cells, placed, str(path))
+def load_figure(file: PuzzleFile, options: ReadOptions | None = None) -> Document:
+    path = file.name
+    cells, placed = parse_figure(file.text(), path)
+    check_figure(cells, placed, path)
     data = {
-        "name": Path(path).stem,
+        "name": file.stem,
         "description": "yass figure: the seven Soma pieces, each separate part turned on its own",
         "pieces": {name: {"cells": [list(c) for c in shape]} for name, shape in SOMA_PIECES.items()},
         "target": {"cells": [list(c) for c in cells], "fixed": {k: [list(c) for c in v] for k, v in placed.items()}},
         "parts": "separately",
         "symmetry": "all",
     }
-    source = Source(str(path))
-    return LoadedSpec(validate_data(data, source), source)
+    source = Source(path)
+    return Document.single(LoadedSpec(validate_data(data, source), source))
 
 
 # yass fills pre-placed cells drawn in the wrong shape and still counts: so do we

@@ -22,13 +22,14 @@ from enum import StrEnum
 import numpy as np
 
 from cpsolve.counting import Breaking, Solution
+from cpsolve.engines.base import Engine, Enumeration, PartKey, Prepared, SearchEstimator, SearchOptions
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
 
-from .base import Engine, Enumeration, PartKey, Prepared, SearchEstimator, SearchOptions
 from .box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
 from .cover_search import CoverSearch
 
+SEARCH = "exact-cover search"  # the key of the model's search in `PuzzleModel.derived`
 STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s between checks
 FOUND_CAPACITY = 1024
 PART_PROBES = 64  # random paths to estimate each part's size, to hand out the largest first
@@ -41,13 +42,14 @@ class ExactCoverEngine(Engine):
     required_module = "numba"
     extra = "exact-cover"
 
-    loaded = False
+    def __init__(self) -> None:
+        self.loaded = False  # this instance's compiled searches are loaded in this process
 
     def load(self) -> None:
         """Import numba and load both compiled searches (the box search for boards of one word and
         of two), once per process (about 0.5 s; the very first use after installing compiles them
         into numba's cache instead, several seconds)."""
-        if ExactCoverEngine.loaded:
+        if self.loaded:
             return
         cube = [(x, y, z) for z in range(2) for y in range(2) for x in range(2)]
         slab = [(x, y, z) for z in range(5) for y in range(4) for x in range(4)]  # 80 cells: two words
@@ -58,7 +60,7 @@ class ExactCoverEngine(Engine):
         box = BoxSearch.of(block, CHOOSE_AMONG)
         assert box is not None
         box.estimate((0,), probes=1)
-        ExactCoverEngine.loaded = True
+        self.loaded = True
 
     def takes(self, puzzle: PuzzleModel) -> bool:
         return puzzle.cover_problem() is not None
@@ -68,17 +70,16 @@ class ExactCoverEngine(Engine):
         are steady: on pentominoes 6x10, 4096 paths put the X piece's search (2.5 million
         placements) anywhere from 1.9 to 5.5 million and another piece's (5.1 million) up to
         177 million, so in 2-D the breaking keeps the fewest kept atoms."""
-        problem = puzzle.cover_problem()
-        search = None if problem is None else search_for(problem)
+        search = _search_of(puzzle)
         if not isinstance(search, BoxSearch):
             return None
         return SearchEstimator(search.estimate, steady=search.choose != LOWEST)
 
     def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
-        problem = puzzle.cover_problem()
-        if problem is None:
+        search = _search_of(puzzle)
+        if search is None:
             raise ValueError(f"{puzzle.name}: not an exact cover")
-        return ExactCoverPrepared(self, puzzle, breaking, search_for(problem))
+        return ExactCoverPrepared(self, puzzle, breaking, search)
 
 
 @dataclass(frozen=True)
@@ -139,19 +140,20 @@ def search_for(problem: CoverProblem) -> CoverSearch | BoxSearch:
     fewest open neighbours, else the lowest open cell of a short-side-first order (pentominoes
     6x10: 0.12 s on the box search against 0.22 s on the lowest-cell search, whose tables look at
     every placement of a cell where the box search skips the pieces used and the placements
-    that need a closed neighbour; README). Else the lowest-cell search. The last problem's search
-    is kept: choosing the breaking and preparing the run both ask for it."""
-    last = _last_search
-    if last is not None and last[0] is problem:
-        return last[1]
+    that need a closed neighbour; docs/engines.md). Else the lowest-cell search."""
     layout = Layout.of(problem.positions) if problem.positions else None
     box = None if layout is None else BoxSearch.of(problem, CHOOSE_AMONG if layout.three_d else LOWEST)
-    search = box if box is not None else CoverSearch.of(problem)
-    globals()["_last_search"] = (problem, search)
+    return box if box is not None else CoverSearch.of(problem)
+
+
+def _search_of(puzzle: PuzzleModel) -> CoverSearch | BoxSearch | None:
+    """The model's search, made once and kept with the model (choosing the breaking and preparing
+    the run both ask for it); None when the model is not an exact cover."""
+    if SEARCH not in puzzle.derived:
+        problem = puzzle.cover_problem()
+        puzzle.derived[SEARCH] = None if problem is None else search_for(problem)
+    search: CoverSearch | BoxSearch | None = puzzle.derived[SEARCH]
     return search
-
-
-_last_search: tuple[CoverProblem, CoverSearch | BoxSearch] | None = None
 
 
 class ExactCoverPrepared(Prepared):

@@ -21,11 +21,10 @@ from typing import Any
 import numpy as np
 
 from cpsolve.counting import Breaking, Solution
+from cpsolve.engines.base import Engine, Enumeration, PartKey, Prepared, SearchOptions
 from cpsolve.geometry import STEPS, Cell, bounding_box, step
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import ChainWalk, PuzzleModel
-
-from .base import Engine, Enumeration, PartKey, Prepared, SearchOptions
 
 MAX_CELLS = 64  # one bit per cell of the bounding box
 STEP_BUDGET = 1_000_000  # segment placements per compiled call: about 0.1 s between checks
@@ -214,7 +213,7 @@ class ChainEnumeration(Enumeration):
 
     def _walk_from(self, board: Board, start: Start) -> Iterator[list[int]]:
         """The direction of every segment, for each solution from one start; stops at the deadline."""
-        from .chain_kernel import walk
+        from .kernel import walk
 
         segments = np.array(self.walk.segments, np.int64)
         directions = np.full(len(segments), -1, np.int64)

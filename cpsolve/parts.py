@@ -1,0 +1,246 @@
+"""A search split into disjoint parts, run on the executor (cpsolve.workers), merged once by id.
+
+The split follows the symmetry breaking: every solution holds exactly one atom of the first
+breaking set, and only the kept atom of each orbit is allowed, so "this kept atom is the one" cuts
+the search into disjoint parts whose solutions together are the whole search's; an engine may cut
+each part further (`Prepared.part_keys`) so that there are enough to keep every process busy.
+Each process runs one engine with one thread (CP-SAT loses solutions with more: docs/engines.md).
+
+A part is a `PartUnit`: plain data that carries the puzzle itself (the file's name and content,
+not a path another machine may not have), the run's choices and the part's key, so that a Dask
+worker anywhere rebuilds the same model and cuts the search exactly as the client does. Local
+processes are forked after the puzzle was compiled and use the compiled form they inherit.
+
+The client keeps, per unit id, the first result that ends and ignores any other (a resumed run
+meets units it has already), so every unit is merged exactly once. `--checkpoint FILE` appends
+each finished part (its id and its solutions) as one JSON line; a run started again with the same
+file merges those and runs only the rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from cpsolve import engines
+from cpsolve.counting import Breaking, Solution
+from cpsolve.engines import Enumeration, SearchOptions, StopReason
+from cpsolve.engines.base import PartKey, Prepared
+from cpsolve.errors import CpsolveError
+from cpsolve.formats import PuzzleFile, ReadOptions, puzzles
+from cpsolve.journal import read_records
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
+from cpsolve.models import BuildOptions
+from cpsolve.workers import DONE, Workers
+
+PARTS_PER_WORKER = 8  # an engine that can split finer is asked for this many parts per process
+BATCH_SECONDS = 0.05  # a worker sends what it found at least this often while it finds solutions
+BATCH_SIZE = 512
+FOUND = "found"
+
+
+@dataclass(frozen=True)
+class PartUnit:
+    """One part of a split run: the puzzle, the run's choices, the part's key."""
+
+    puzzle: PuzzleFile
+    problem: str | None
+    engine: str
+    breaking: Breaking
+    search: SearchOptions
+    key: PartKey
+    build: BuildOptions = dataclasses.field(default_factory=BuildOptions)  # so a worker builds as the client did
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+    @cached_property
+    def id(self) -> str:
+        """The same for the same puzzle content, problem, breaking and part, whoever computes it
+        (computed once per unit: a run of thousands of parts asks for it several times each)."""
+        cut = hashlib.sha256(repr((sorted(self.breaking.first), self.breaking.forbidden_pairs)).encode())
+        where = f"{self.problem or ''}-{cut.hexdigest()[:8]}-{'.'.join(map(str, self.key))}"
+        return f"{self.puzzle.digest[:16]}-{where}"
+
+    @property
+    def compiled_for(self) -> tuple[Any, ...]:
+        """What the compiled puzzle depends on: units alike in this are solved on one compiled form."""
+        return (self.puzzle.digest, self.problem, self.engine, self.breaking.first, self.breaking.forbidden_pairs)
+
+
+def part_items(compiled: Prepared, unit: PartUnit, *, deadline: Deadline, coalesce: bool) -> Iterator[Any]:
+    """One part searched: ("found", solutions) as they come (fewer, larger batches when they cross
+    a process boundary), then the reason it stopped (None: it ran to its end)."""
+    part = compiled.enumerate(unit.search, deadline, unit.key)
+    batch: list[Solution] = []
+    sent = time.monotonic()
+    for found in part.batches():
+        if not coalesce:
+            yield FOUND, found
+            continue
+        batch.extend(found)
+        if len(batch) >= BATCH_SIZE or time.monotonic() - sent > BATCH_SECONDS:
+            yield FOUND, batch
+            batch, sent = [], time.monotonic()
+    if batch:
+        yield FOUND, batch
+    yield None if part.stopped_by is None else str(part.stopped_by)
+
+
+class Compiled:
+    """The compiled form a Dask worker keeps, with what it was compiled for: a worker takes many
+    parts of one run, and building is most of a small part's time. (Forked workers use the one
+    the run compiled, which the fork copied.)"""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[Any, ...], Prepared] = {}
+
+    def __call__(self, unit: PartUnit) -> Prepared:
+        wanted = unit.compiled_for
+        if wanted not in self.known:
+            self.known = {wanted: _compile(unit)}  # one run at a time: the last one is kept
+        return self.known[wanted]
+
+
+def _compile(unit: PartUnit) -> Prepared:
+    puzzle = puzzles(unit.puzzle, ReadOptions(unit.max_file_bytes, unit.problem))[0]
+    model, _ = puzzle.model(unit.build)
+    engine = engines.DEFAULT.named(unit.engine)
+    engine.load()
+    return engine.prepare(model, unit.breaking)
+
+
+def solve_part_on_dask(unit: PartUnit, *, time_limit: float | None) -> Iterator[Any]:
+    """A part on a Dask worker: compiled from the unit's content (kept on the worker object for the
+    run's next part), searched within the time the run had left when it sent the part."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    compiled: Compiled = worker.__dict__.setdefault("cpsolve_compiled", Compiled())
+    return part_items(compiled(unit), unit, deadline=Deadline.after(time_limit), coalesce=True)
+
+
+class Checkpoint:
+    """The finished parts of a run, one JSON line each: {"unit", "solutions"}.
+
+    Only parts that ran to their end are recorded; a line cut short by a kill is dropped."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.finished: dict[str, list[Solution]] = {}
+        for record in read_records(path, "unit", "a cpsolve checkpoint"):
+            try:
+                self.finished[str(record["unit"])] = [tuple(solution) for solution in record["solutions"]]
+            except (KeyError, TypeError):
+                raise CpsolveError(f"{path}: not a cpsolve checkpoint (a line is not a finished part)") from None
+        try:
+            self.handle = path.open("a", encoding="utf-8")
+        except OSError as error:
+            raise CpsolveError(f"{path}: cannot write the checkpoint: {error.strerror}") from None
+
+    def record(self, unit: str, solutions: list[Solution]) -> None:
+        self.handle.write(json.dumps({"unit": unit, "solutions": [list(s) for s in solutions]}) + "\n")
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+class PartsEnumeration(Enumeration):
+    """The parts of a run on an executor, each part's solutions streamed as they come and each
+    part merged once; with a checkpoint, the parts it holds are merged first and not run."""
+
+    def __init__(
+        self,
+        compiled: Prepared,
+        units: list[PartUnit],
+        runners: Workers,
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+        checkpoint: Checkpoint | None = None,
+        on_dask: bool = False,
+    ) -> None:
+        super().__init__(search, deadline)
+        self.compiled = compiled
+        self.units = units
+        self.runners = runners
+        self.checkpoint = checkpoint
+        self.on_dask = on_dask
+        self.workers = runners.workers if on_dask else max(1, min(runners.workers, len(units)))
+        self.merged: set[str] = set()
+
+    def __iter__(self) -> Generator[Solution, None, None]:
+        for batch in self.batches():
+            yield from batch
+
+    @property
+    def parts_done(self) -> int:
+        return len(self.merged)
+
+    @property
+    def complete(self) -> bool:
+        return self.stopped_by is None and all(unit.id in self.merged for unit in self.units)
+
+    def batches(self) -> Generator[list[Solution], None, None]:
+        try:
+            yield from self._recorded()
+            yield from self._run([unit for unit in self.units if unit.id not in self.merged])
+        finally:
+            self.runners.close()
+            if self.checkpoint is not None:
+                self.checkpoint.close()
+
+    def _recorded(self) -> Iterator[list[Solution]]:
+        """The parts a checkpoint holds, merged first."""
+        recorded = self.checkpoint.finished if self.checkpoint is not None else {}
+        for unit in self.units:
+            if unit.id in recorded and unit.id not in self.merged:
+                self.merged.add(unit.id)
+                yield recorded[unit.id]
+
+    def _run(self, todo: list[PartUnit]) -> Iterator[list[Solution]]:
+        found: dict[str, list[Solution]] = {}
+        for index, item in self.runners.stream(self._task(), todo):
+            unit = todo[index]
+            if unit.id in self.merged or item == DONE:
+                continue
+            if isinstance(item, tuple) and item[0] == FOUND:
+                if self.checkpoint is not None:
+                    found.setdefault(unit.id, []).extend(item[1])
+                yield item[1]
+            else:
+                self.merged.add(unit.id)
+                if item is not None:
+                    self.interrupt(StopReason(item))
+                elif self.checkpoint is not None:
+                    self.checkpoint.record(unit.id, found.pop(unit.id, []))
+            if self.stopped_by is not None or self.out_of_time():
+                return
+
+    def _task(self) -> Callable[[PartUnit], Iterator[Any]]:
+        """What runs a part: on Dask, from the unit's content within the time left; here and in
+        forked workers, on the compiled form this process holds (a fork copies it)."""
+        if self.on_dask:
+            return functools.partial(solve_part_on_dask, time_limit=self.deadline.remaining())
+        return functools.partial(part_items, self.compiled, deadline=self.deadline, coalesce=self.runners.remote)
+
+
+def units_of(
+    compiled: Prepared,
+    file: PuzzleFile,
+    problem: str | None,
+    keys: Iterable[PartKey],
+    search: SearchOptions,
+    build: BuildOptions,
+) -> list[PartUnit]:
+    """The parts of a run as units."""
+    assert compiled.breaking is not None
+    return [PartUnit(file, problem, compiled.engine.name, compiled.breaking, search, key, build) for key in keys]

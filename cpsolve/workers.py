@@ -1,0 +1,218 @@
+"""The one executor: where units of work run, each streaming what it produces as it comes.
+
+A task is a function from a unit to an iterator of items; `Workers.stream(task, units)` runs the
+task on every unit and yields `(index of the unit, item)` as items arrive, then `(index, DONE)`
+when the unit's task has ended. Three places to run:
+
+- `InProcess`: one unit after another in this process (one worker, or no `fork`).
+- `Forked`: processes forked when the stream starts. The task and everything it refers to (a
+  compiled puzzle, the engines already loaded) reach them through the fork, so nothing of it is
+  pickled; units go to them through a queue and items come back through another as they are
+  made, so progress, `--solutions` and Ctrl-C see them before a unit ends. A worker leaves when
+  its parent is gone.
+- `OnDask`: a Dask cluster (a scheduler's address, or `local` for a LocalCluster of this
+  machine). The task is pickled to the workers; a unit's items arrive when it has ended, and Dask
+  runs a unit again when its worker dies, so the caller merges each unit once.
+
+The parts of a split search (cpsolve.parts), `--checkpoint`, `--cluster` and batches all run here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.process import BaseProcess
+from typing import Any, Final
+
+from cpsolve.errors import CpsolveError
+
+LOCAL: Final = "local"  # --cluster local: a Dask LocalCluster on this machine
+DONE: Final = "done"  # the item that says a unit's task has ended
+MAX_WORKERS_PER_CORE = 4  # more forked processes than this per core only share the cores (each holds the model)
+PARENT_CHECK_SECONDS = 0.5
+POLL_SECONDS = 0.1  # how often the parent looks at its workers (and so sees Ctrl-C) while it waits
+
+Task = Callable[[Any], Iterator[Any]]
+Event = tuple[int, Any]
+
+
+def fork_available() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def cores() -> int:
+    return os.cpu_count() or 1
+
+
+class Workers(ABC):
+    """Where units run; `workers` is how many at once; `remote`: items cross a process boundary
+    (so a task sends them in fewer, larger messages)."""
+
+    workers: int = 1
+    remote: bool = True
+
+    @abstractmethod
+    def stream(self, task: Task, units: Sequence[Any]) -> Iterator[Event]:
+        """Run `task` on each unit; (unit index, item) per item as it comes, then (index, DONE).
+        Closing the iterator stops the work, running units included."""
+
+    def close(self) -> None:  # noqa: B027  (most places to run hold nothing to let go of)
+        """Let go of what the workers hold (a cluster's client)."""
+
+
+class InProcess(Workers):
+    remote = False
+
+    def stream(self, task: Task, units: Sequence[Any]) -> Iterator[Event]:
+        for index, unit in enumerate(units):
+            for item in task(unit):
+                yield index, item
+            yield index, DONE
+
+
+class Forked(Workers):
+    """`processes` forked processes, started for each stream and ended with it."""
+
+    def __init__(self, processes: int) -> None:
+        self.workers = processes
+
+    def stream(self, task: Task, units: Sequence[Any]) -> Iterator[Event]:
+        context = multiprocessing.get_context("fork")
+        todo: multiprocessing.Queue[int | None] = context.Queue()
+        results: multiprocessing.Queue[tuple[str, int, Any]] = context.Queue()
+        for index in range(len(units)):
+            todo.put(index)
+        count = max(1, min(self.workers, len(units)))
+        for _ in range(count):
+            todo.put(None)
+        arguments = (task, units, todo, results, os.getpid())
+        processes = [context.Process(target=_serve, args=arguments, daemon=True) for _ in range(count)]
+        ended = 0
+        try:
+            for process in processes:
+                process.start()
+            while ended < len(units):
+                message = _receive(results, processes)
+                if message is None:
+                    continue
+                kind, index, item = message
+                if kind == "failed":
+                    raise RuntimeError(f"a worker failed: {item}")
+                ended += item == DONE
+                yield index, item
+        finally:
+            _stop(processes)
+
+
+def _serve(
+    task: Task,
+    units: Sequence[Any],
+    todo: multiprocessing.Queue[int | None],
+    results: multiprocessing.Queue[tuple[str, int, Any]],
+    parent: int,
+) -> None:
+    """A forked worker: run the task on units until told to stop, sending each item as it comes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it ends the workers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    leave_with_parent(parent)
+    index = -1
+    try:
+        while (next_index := todo.get()) is not None:
+            index = next_index
+            for item in task(units[index]):
+                results.put(("item", index, item))
+            results.put(("item", index, DONE))
+    except Exception as error:  # a bug, reported to the parent, which raises it
+        results.put(("failed", index, f"{type(error).__name__}: {error}"))
+
+
+def _receive(
+    results: multiprocessing.Queue[tuple[str, int, Any]], processes: Sequence[BaseProcess]
+) -> tuple[str, int, Any] | None:
+    """The next message, or None after a short wait (so Ctrl-C and the clock are seen)."""
+    try:
+        return results.get(timeout=POLL_SECONDS)
+    except queue.Empty:
+        if not any(p.is_alive() for p in processes):
+            raise RuntimeError("every worker ended before the work was done") from None
+        return None
+
+
+def _stop(processes: Sequence[BaseProcess]) -> None:
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join()
+
+
+def leave_with_parent(parent: int) -> None:
+    """End this forked process once its parent is gone (killed without a chance to end it): a
+    thread that looks every PARENT_CHECK_SECONDS."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+class OnDask(Workers):
+    """A Dask cluster's workers, through a client; a unit's items arrive when it has ended."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+
+    def stream(self, task: Task, units: Sequence[Any]) -> Iterator[Event]:
+        from distributed import as_completed
+
+        futures = {self.client.submit(_all_items, task, unit, pure=False): index for index, unit in enumerate(units)}
+        try:
+            for future in as_completed(list(futures)):
+                index = futures[future]
+                for item in future.result():
+                    yield index, item
+                yield index, DONE
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        cluster = self.client.cluster
+        self.client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _all_items(task: Task, unit: Any) -> list[Any]:
+    return list(task(unit))
+
+
+def workers_for(cluster: str | None, processes: int) -> Workers:
+    """A Dask cluster's workers (`cluster`: a scheduler's address, or `local` for a LocalCluster of
+    `processes` here), else `processes` forked processes (one: this process). Raises CpsolveError
+    when Dask is missing or the scheduler cannot be reached."""
+    if cluster is None:
+        processes = min(processes, MAX_WORKERS_PER_CORE * cores())
+        return Forked(processes) if processes > 1 and fork_available() else InProcess()
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise CpsolveError('--cluster needs Dask: pip install "cpsolve[cluster]"') from None
+    if cluster == LOCAL:
+        local = LocalCluster(
+            n_workers=processes, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0", processes=True
+        )
+        return OnDask(Client(local))
+    try:
+        return OnDask(Client(cluster, timeout=10))
+    except (OSError, TimeoutError) as error:
+        raise CpsolveError(f"--cluster {cluster}: cannot reach the scheduler ({error})") from None
