@@ -157,7 +157,8 @@ def format_report(report: RunReport) -> str:
         )
     if report.disassembly is not None:
         lines.append(report.disassembly.describe())
-    lines.append(f"time: {report.seconds:.2f} s ({report.engine}, {report.solutions_enumerated} solutions enumerated)")
+    engine = report.engine or "no engine ran"
+    lines.append(f"time: {report.seconds:.2f} s ({engine}, {report.solutions_enumerated} solutions enumerated)")
     lines.extend(f"note: {n}" for n in report.notes)
     for number, drawing in enumerate(report.shown, 1):
         kind = "assembly that comes apart" if report.disassembly is not None else "solution"
@@ -210,7 +211,7 @@ class BenchPrinter:
         if reference is not None and other is not None and other.seconds > 0 and not timed_out:
             ratio = f"{reference.seconds / other.seconds:.1f}x"
         agree = "yes" if not row.problems else "NO"
-        engine = "-" if other is None else other.engine
+        engine = "-" if other is None or other.engine is None else other.engine
         typer.echo(
             f"{name:44} {row.mode:5} {shown:>22} {agree:>6} {self._time(reference):>9} {engine:>17}"
             f" {self._time(other):>7} {ratio:>6}{self._peers(row)}"

@@ -47,6 +47,13 @@ def test_json_has_the_stable_fields() -> None:
     assert data["matches_expected"] is True
 
 
+def test_engine_is_null_when_the_run_ended_before_any_engine_ran() -> None:
+    result = runner.invoke(app, ["run", str(SPECS / "soma.yaml"), "--json", "--time-limit", "0"])
+    data = json.loads(result.output)
+    assert data["complete"] is False and data["stopped_by"] == "time limit"
+    assert data["engine"] is None  # not "auto": no engine ran
+
+
 def test_solutions_file_holds_verified_unique_solutions(tmp_path: Path) -> None:
     out = tmp_path / "solutions.jsonl"
     spec_path = SPECS / "t_tetracubes_6x6x2.yaml"
