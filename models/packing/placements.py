@@ -1,0 +1,254 @@
+"""Where each piece can go: every de-duplicated placement (piece, cells, colours) in the target,
+found with whole arrays of shifts at once; and the placements as sorted integer keys, so that a
+symmetry's image of every placement is looked up in one search.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from math import prod
+from typing import Any
+
+import numpy as np
+
+from cpsolve.errors import ModelTooBigError
+from cpsolve.geometry import (
+    Cell,
+    Colour,
+    Shape,
+    bounding_box,
+    coloured_orientations,
+    normalise,
+    orientations,
+)
+from cpsolve.limits import (
+    MAX_BOX_VOLUME,
+    NO_DEADLINE,
+    Deadline,
+)
+
+from .puzzle import PackingPuzzle, Piece, Placement
+
+SHIFT_BLOCK = 262_144  # shifts of one orientation tested at once (each shift x cells x 3 integers)
+CACHED_SHIFTS = 4_096  # shift arrays up to this size are kept for the next piece of the same size
+
+
+def occupancy(target: Iterable[Cell]) -> tuple[Any, Cell]:
+    """The target as a boolean grid over its bounding box, and the box's low corner."""
+    cells = np.array(list(target), dtype=np.int64)
+    low = cells.min(axis=0)
+    grid = np.zeros(tuple(cells.max(axis=0) - low + 1), dtype=bool)
+    grid[tuple((cells - low).T)] = True
+    return grid, (int(low[0]), int(low[1]), int(low[2]))
+
+
+def _shifts(x: int, y: int, z: int) -> Any:
+    """All shifts (dx, dy, dz) in a box of that size, z slowest and x fastest."""
+    if x * y * z <= CACHED_SHIFTS:
+        return _cached_shifts(x, y, z)
+    return np.indices((z, y, x)).reshape(3, -1)[::-1].T.copy()
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_shifts(x: int, y: int, z: int) -> Any:
+    """All shifts (dx, dy, dz) in a box of that size, z slowest and x fastest (cached: every
+    orientation of every piece of a figure asks for one of a few sizes)."""
+    return np.indices((z, y, x)).reshape(3, -1)[::-1].T.copy()
+
+
+def fitting_shifts(shape: Shape, grid: Any, low: Cell) -> list[tuple[Cell, ...]]:
+    """Every shift of a normalised shape that lies inside the target, z slowest and x fastest.
+
+    All shifts are tested at once on the occupancy grid; a shifted sorted shape stays sorted.
+    """
+    cells = np.array(shape, dtype=np.int64)
+    room = np.array(grid.shape) - cells.max(axis=0)
+    if (room <= 0).any():
+        return []
+    x, y, z = (int(size) for size in room)
+    layers_at_once = max(1, SHIFT_BLOCK // (x * y))
+    found: list[tuple[Cell, ...]] = []
+    for first in range(0, z, layers_at_once):
+        shifts = _shifts(x, y, min(layers_at_once, z - first))
+        if first:
+            shifts = shifts + np.array([0, 0, first])
+        moved = cells[None, :, :] + shifts[:, None, :]
+        fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
+        found.extend(tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist())
+    return found
+
+
+def _all_fitting_shifts(shapes: Sequence[Shape], grid: Any, low: Cell) -> list[list[tuple[Cell, ...]]]:
+    """`fitting_shifts` for each of a piece's orientations; all at once where the arrays stay
+    small (the yass corpus builds thousands of these: one array operation instead of one per
+    orientation), each on its own otherwise."""
+    if not shapes:
+        return []
+    total = len(shapes) * grid.size * len(shapes[0])
+    if total > SHIFT_BLOCK or len({len(shape) for shape in shapes}) != 1:
+        return [fitting_shifts(shape, grid, low) for shape in shapes]
+    cells = np.array(shapes, dtype=np.int64)  # orientations x cells x 3
+    reach = cells.max(axis=(0, 1))
+    padded = np.zeros(tuple(np.array(grid.shape) + reach), dtype=bool)
+    padded[: grid.shape[0], : grid.shape[1], : grid.shape[2]] = grid
+    shifts = _shifts(*grid.shape)
+    moved = cells[:, None, :, :] + shifts[None, :, None, :]
+    fits = padded[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=2)
+    lying, where = np.nonzero(fits)  # by orientation, then in shift order (z slowest, x fastest)
+    placed = (moved[lying, where] + np.array(low)).tolist()
+    found: list[list[tuple[Cell, ...]]] = [[] for _ in shapes]
+    for orientation, cells_of in zip(lying.tolist(), placed, strict=True):
+        found[orientation].append(tuple(map(tuple, cells_of)))
+    return found
+
+
+def candidate_count(pieces: Sequence[Piece], box_size: Cell) -> int:
+    """How many shifts placement generation will test: checked against the limit first."""
+    total = 0
+    for piece in pieces:
+        for size in _orientation_sizes(piece.cells):
+            total += prod(max(0, box_size[i] - size[i] + 1) for i in range(3))
+    return total
+
+
+@functools.lru_cache(maxsize=1024)
+def _orientation_sizes(cells: Shape) -> tuple[Cell, ...]:
+    """The bounding box of each orientation of a shape (cached: a corpus asks for the same pieces)."""
+    return tuple(bounding_box(shape) for shape in orientations(cells))
+
+
+def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DEADLINE) -> list[Placement]:
+    target = set(puzzle.target)
+    box_size = bounding_box(target)
+    if prod(box_size) > MAX_BOX_VOLUME:
+        raise ModelTooBigError(
+            f"{puzzle.name}: the target spans a box of {prod(box_size):,} cells"
+            f" ({' x '.join(map(str, box_size))}); cpsolve handles at most {MAX_BOX_VOLUME:,}"
+        )
+    candidates = candidate_count(puzzle.pieces, box_size)
+    if candidates > 20 * max_atoms:
+        raise ModelTooBigError(
+            f"{puzzle.name}: {candidates:,} candidate placements to test (limit {20 * max_atoms:,});"
+            " use a smaller target or raise --max-placements"
+        )
+    grid, low = occupancy(target)
+    found: list[Placement] = []
+    coloured = puzzle.coloured
+    for index, piece in enumerate(puzzle.pieces):
+        lying = piece_orientations(piece)
+        shifts = _all_fitting_shifts([shape for shape, _ in lying], grid, low)
+        for (_, colours), shifted in zip(lying, shifts, strict=True):
+            if colours is None:
+                found.extend(Placement(index, cells) for cells in shifted)
+            else:
+                found.extend(Placement(index, cells, colours) for cells in shifted)
+            if coloured:
+                found = [p for p in found if p.piece != index or _colours_fit(puzzle, p)]
+            if len(found) > max_atoms:
+                raise ModelTooBigError(
+                    f"{puzzle.name}: more than {max_atoms:,} placements (limit --max-placements {max_atoms:,});"
+                    " use a smaller target or raise the limit"
+                )
+        deadline.check("finding placements")
+    return found
+
+
+def piece_orientations(piece: Piece) -> list[tuple[Shape, tuple[Colour, ...] | None]]:
+    """Each distinct way a piece can lie, with its cells' colours for a coloured piece."""
+    if not piece.coloured:
+        return [(shape, None) for shape in orientations(piece.cells)]
+    return [
+        (tuple(cell for cell, _ in shape), tuple(colour for _, colour in shape))
+        for shape in coloured_orientations(piece.cells, piece.colours)
+    ]
+
+
+def _colours_fit(puzzle: PackingPuzzle, placement: Placement) -> bool:
+    colours = placement.colours or (None,) * len(placement.cells)
+    return all(
+        puzzle.colours_fit(colour, puzzle.target_colours.get(cell))
+        for cell, colour in zip(placement.cells, colours, strict=True)
+    )
+
+
+def misshapen_fixed(puzzle: PackingPuzzle) -> list[Placement]:
+    """Pre-placed cells that are not a copy of their piece, kept as an extra placement.
+
+    Only yass figures get here (specs refuse them): yass fills such cells with the piece's name
+    anyway and checks only their number.
+    """
+    names = [p.name for p in puzzle.pieces]
+    return [
+        Placement(names.index(name), cells)
+        for name, cells in puzzle.fixed
+        if normalise(cells) not in orientations(puzzle.pieces[names.index(name)].cells)
+    ]
+
+
+@dataclass(frozen=True)
+class PlacementKeys:
+    """Every placement as one key (piece, its sorted target cell indexes, their colours), so that
+    the image of all placements under a symmetry is found with a few array operations instead of
+    a sort and a dictionary look-up per placement (the yass corpus spent most of its time there).
+
+    The key is one integer in mixed radix where that fits in 63 bits (small pieces in small
+    targets: fastest), else the row of numbers compared as bytes (BurrTools' big burr pieces).
+    """
+
+    cells: Any  # placements x longest piece: target cell indexes, sorted, padded with len(target)
+    colours: Any | None  # the same shape: colour codes of those cells (0: none); None: uncoloured
+    pieces: Any
+    radix: int  # 0: keys are byte rows
+    sorted_keys: Any
+    order: Any
+
+    @staticmethod
+    def of(placements: Sequence[Placement], target: Sequence[Cell], colour_code: Mapping[str, int]) -> PlacementKeys:
+        width = max((len(p.cells) for p in placements), default=1)
+        cell_index = {c: i for i, c in enumerate(target)}
+        small = np.int16 if len(target) < 2**15 - 1 else np.int32
+        cells = np.full((len(placements), width), len(target), dtype=small)
+        colours = np.zeros((len(placements), width), dtype=small) if colour_code else None
+        for row, placement in enumerate(placements):
+            if colours is None:
+                cells[row, : len(placement.cells)] = sorted([cell_index[c] for c in placement.cells])
+                continue
+            given = placement.colours or (None,) * len(placement.cells)
+            pairs = sorted(
+                (cell_index[c], colour_code.get(k or "", 0)) for c, k in zip(placement.cells, given, strict=True)
+            )
+            cells[row, : len(pairs)] = [index for index, _ in pairs]
+            colours[row, : len(pairs)] = [code for _, code in pairs]
+        pieces = np.array([p.piece for p in placements], dtype=small)
+        radix = len(target) + 1
+        piece_count = int(pieces.max()) + 1 if len(pieces) else 1
+        fits = colours is None and piece_count * radix**width < 2**62
+        keys = PlacementKeys._keys(pieces, cells, colours, radix if fits else 0)
+        order = np.argsort(keys, kind="stable")
+        return PlacementKeys(cells, colours, pieces, radix if fits else 0, keys[order], order)
+
+    def keys_of(self, pieces: Any, cells: Any, colours: Any | None) -> Any:
+        return self._keys(pieces, cells, colours, self.radix)
+
+    @staticmethod
+    def _keys(pieces: Any, cells: Any, colours: Any | None, radix: int) -> Any:
+        """Keys of placements (the last axis of cells and colours: one placement's)."""
+        if radix:
+            width = cells.shape[-1]
+            weights = radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
+            return pieces.astype(np.int64) * radix**width + cells.astype(np.int64) @ weights
+        parts = [pieces[..., None], cells] if colours is None else [pieces[..., None], cells, colours]
+        rows = np.ascontiguousarray(np.concatenate(parts, axis=-1).astype(cells.dtype))
+        return rows.view(np.dtype((np.void, rows.shape[-1] * rows.itemsize)))[..., 0]
+
+
+def fill_order(target: Sequence[Cell]) -> tuple[int, ...]:
+    """The target's cells (indexes) in the order a search fills them: along the shortest side of
+    the bounding box first, then the next, the longest last. Measured on pentominoes 6x10 with
+    the exact-cover search: filling along the short side first takes far fewer placements than
+    along the long side (README)."""
+    size = bounding_box(target)
+    axes = sorted(range(3), key=lambda axis: (-size[axis], -axis))  # slowest first; ties: z, y, x
+    return tuple(sorted(range(len(target)), key=lambda i: tuple(target[i][axis] for axis in axes)))

@@ -1,0 +1,237 @@
+"""A packing spec resolved: every shape to cells, every rule between fields checked.
+
+The pieces (cells, bounds, colours, disassembly groups), the target (cells, optional cells,
+colours), pre-placed pieces and groups, with errors that name the spec's field and line.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from math import prod
+
+from cpsolve.errors import ModelTooBigError
+from cpsolve.geometry import (
+    Cell,
+    Colour,
+    Shape,
+    as_cell,
+    box_cells,
+    foam_rows,
+    layer_cells,
+    normalise,
+    orientations,
+)
+from cpsolve.limits import (
+    MAX_SHAPE_CELLS,
+)
+from cpsolve.spec import PackingSpec, PieceSpec, ShapeSpec, Source
+from cpsolve.symmetry import (
+    PieceBounds,
+)
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Piece:
+    name: str
+    cells: Shape
+    bounds: PieceBounds
+    colours: tuple[Colour, ...] = ()  # one per cell, in the order of `cells`; empty: uncoloured
+    disassembly_groups: tuple[tuple[str, int], ...] = ()  # (group, copies it may hold): --disassemble
+
+    @property
+    def coloured(self) -> bool:
+        return any(colour is not None for colour in self.colours)
+
+
+@dataclass(frozen=True)
+class Placement:
+    piece: int
+    cells: tuple[Cell, ...]
+    colours: tuple[Colour, ...] | None = None  # one per cell for a coloured piece, else None
+
+
+@dataclass(frozen=True)
+class PackingPuzzle:
+    """A packing spec with every shape resolved to cells and every cross-field rule checked."""
+
+    name: str
+    pieces: tuple[Piece, ...]
+    target: tuple[Cell, ...]
+    fixed: tuple[tuple[str, tuple[Cell, ...]], ...]
+    symmetry: str
+    separately: bool
+    groups: dict[str, tuple[int, int]]
+    optional: frozenset[Cell] = frozenset()  # target cells that may stay empty
+    target_colours: Mapping[Cell, str] = field(default_factory=dict)
+    colour_rule: frozenset[tuple[str, str]] = frozenset()  # (piece colour, target colour) allowed
+    max_holes: int | None = None
+
+    @property
+    def coloured(self) -> bool:
+        """Colours matter only when the puzzle has some (as in BurrTools)."""
+        return bool(self.target_colours) or any(p.coloured for p in self.pieces)
+
+    def colours_fit(self, piece_colour: Colour, target_colour: Colour) -> bool:
+        """An uncoloured cell fits anything; two colours fit when the rule lists the pair."""
+        return piece_colour is None or target_colour is None or (piece_colour, target_colour) in self.colour_rule
+
+    def cell_label(self, cell: Cell) -> tuple[bool, Colour]:
+        """What a symmetry of the target must keep: optional or filled, and the colour."""
+        return cell in self.optional, self.target_colours.get(cell)
+
+
+# -- resolving a spec -------------------------------------------------------------------------
+
+
+def too_many_cells(count: int, loc: Loc, source: Source) -> ModelTooBigError:
+    return ModelTooBigError(source.problem(loc, f"{count:,} cells; cpsolve builds at most {MAX_SHAPE_CELLS:,}"))
+
+
+def shape_cells(shape: ShapeSpec, loc: Loc, source: Source) -> list[Cell]:
+    """The cells a shape spec describes; duplicates and empty shapes are errors. The number of
+    cells is checked against MAX_SHAPE_CELLS before they are built."""
+    if shape.cells is not None:
+        if len(shape.cells) > MAX_SHAPE_CELLS:
+            raise too_many_cells(len(shape.cells), (*loc, "cells"), source)
+        cells = [as_cell(c) for c in shape.cells]
+        duplicates = [c for c, n in Counter(cells).items() if n > 1]
+        if duplicates:
+            raise source.error((*loc, "cells"), f"cell {list(duplicates[0])} is given twice")
+        return cells
+    if shape.box is not None:
+        if prod(shape.box) > MAX_SHAPE_CELLS:
+            raise too_many_cells(prod(shape.box), (*loc, "box"), source)
+        return box_cells(shape.box, shape.hollow)
+    if shape.tile is not None:
+        return layer_cells([shape.tile])
+    if shape.ring is not None:
+        return layer_cells([foam_rows(shape.ring)])
+    layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in shape.layers or []]
+    filled = sum(len(row) - row.count(".") - row.count(" ") for layer in layers for row in layer)
+    if filled > MAX_SHAPE_CELLS:
+        raise too_many_cells(filled, (*loc, "layers"), source)
+    cells = layer_cells(layers)
+    if not cells:
+        raise source.error((*loc, "layers"), "no filled cells ('.' and ' ' are empty)")
+    return cells
+
+
+def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True) -> PackingPuzzle:
+    for name, piece in spec.pieces.items():
+        if piece.group is not None and piece.group not in spec.groups:
+            known = ", ".join(sorted(spec.groups)) or "none defined"
+            raise source.error(("pieces", name, "group"), f"group {piece.group!r} is not in groups ({known})")
+    for group in spec.groups:
+        if not any(piece.group == group for piece in spec.pieces.values()):
+            raise source.error(("groups", group), f"no piece belongs to group {group!r}; give pieces `group: {group}`")
+    pieces = tuple(_piece(name, piece, source) for name, piece in spec.pieces.items())
+    target = shape_cells(spec.target, ("target",), source)
+    optional = set(_optional_in_layers(spec.target)) | {as_cell(c) for c in spec.target.optional}
+    target_set = set(target) | optional
+    target_colours = _colour_map(spec.target.colours, target_set, ("target", "colours"), source)
+    fixed = _resolve_fixed(spec, pieces, target_set, source, require_fixed_copies)
+    _check_volume(pieces, len(target_set) - len(optional), len(optional), source)
+    groups = {name: (g.min, g.max if g.max is not None else 10**9) for name, g in spec.groups.items()}
+    return PackingPuzzle(
+        name=spec.name,
+        pieces=pieces,
+        target=tuple(sorted(target_set, key=lambda c: (c[2], c[1], c[0]))),
+        fixed=fixed,
+        symmetry=spec.symmetry,
+        separately=spec.parts == "separately",
+        groups=groups,
+        optional=frozenset(optional),
+        target_colours=target_colours,
+        colour_rule=frozenset((piece, target) for piece, target in spec.colour_rule),
+        max_holes=spec.max_holes,
+    )
+
+
+def _piece(name: str, piece: PieceSpec, source: Source) -> Piece:
+    """A piece's cells moved to start at 0 on every axis, in order, with their colours."""
+    cells = shape_cells(piece, ("pieces", name), source)
+    colour_of = _colour_map(piece.colours, set(cells), ("pieces", name, "colours"), source)
+    low = [min(c[i] for c in cells) for i in range(3)]
+    moved = sorted(((c[0] - low[0], c[1] - low[1], c[2] - low[2]), colour_of.get(c)) for c in cells)
+    colours = tuple(colour for _, colour in moved) if colour_of else ()
+    groups = tuple(sorted(piece.disassembly_groups.items()))
+    return Piece(name, tuple(c for c, _ in moved), PieceBounds(*piece.bounds(), piece.group), colours, groups)
+
+
+def _colour_map(
+    given: Mapping[str, Sequence[Sequence[int]]], cells: set[Cell], loc: Loc, source: Source
+) -> dict[Cell, str]:
+    colour_of: dict[Cell, str] = {}
+    for colour, coloured in given.items():
+        for index, coordinates in enumerate(coloured):
+            cell = as_cell(coordinates)
+            if cell not in cells:
+                raise source.error((*loc, colour, index), f"cell {list(cell)} is not a cell of this shape")
+            if cell in colour_of:
+                raise source.error((*loc, colour, index), f"cell {list(cell)} already has colour {colour_of[cell]!r}")
+            colour_of[cell] = colour
+    return colour_of
+
+
+def _optional_in_layers(target: ShapeSpec) -> list[Cell]:
+    """Cells drawn '+' in a target's layers: they may stay empty."""
+    if target.layers is None:
+        return []
+    layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in target.layers]
+    return [
+        (x, y, z)
+        for z, layer in enumerate(layers)
+        for y, row in enumerate(layer)
+        for x, char in enumerate(row)
+        if char == "+"
+    ]
+
+
+def _resolve_fixed(
+    spec: PackingSpec, pieces: Sequence[Piece], target: set[Cell], source: Source, require_copies: bool
+) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
+    by_name = {p.name: p for p in pieces}
+    fixed: list[tuple[str, tuple[Cell, ...]]] = []
+    used: set[Cell] = set()
+    for name, given in spec.target.fixed.items():
+        loc: Loc = ("target", "fixed", name)
+        if name not in by_name:
+            close = difflib.get_close_matches(name, list(by_name), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; pieces are {', '.join(by_name)}"
+            raise source.error(loc, f"no piece named {name!r}{hint}")
+        copies = given if given and isinstance(given[0][0], list) else [given]
+        if len(copies) > by_name[name].bounds.high:
+            raise source.error(
+                loc, f"{len(copies)} copies fixed but the piece allows at most {by_name[name].bounds.high}"
+            )
+        for copy in copies:
+            cells = tuple(sorted(as_cell(c) for c in copy))  # type: ignore[arg-type]
+            outside = [c for c in cells if c not in target]
+            if outside:
+                raise source.error(loc, f"cell {list(outside[0])} is outside the target")
+            if used & set(cells):
+                raise source.error(
+                    loc, f"cell {list(sorted(used & set(cells))[0])} is already taken by another fixed piece"
+                )
+            if require_copies and normalise(cells) not in orientations(by_name[name].cells):
+                raise source.error(loc, f"these {len(cells)} cells are not a rotation of piece {name!r}")
+            used.update(cells)
+            fixed.append((name, cells))
+    return tuple(fixed)
+
+
+def _check_volume(pieces: Sequence[Piece], filled: int, optional: int, source: Source) -> None:
+    """The pieces must be able to fill every filled cell without needing more than every cell."""
+    least = sum(len(p.cells) * p.bounds.low for p in pieces)
+    most = sum(len(p.cells) * p.bounds.high for p in pieces)
+    target = f"{filled}" if not optional else f"{filled} to {filled + optional}"
+    if least == most and not filled <= least <= filled + optional:
+        raise source.error(("pieces",), f"the pieces have {least} cells but the target has {target}")
+    if least > filled + optional or most < filled:
+        high = "unbounded" if most >= 10**9 else str(most)
+        raise source.error(("pieces",), f"the pieces cover {least} to {high} cells but the target has {target}")

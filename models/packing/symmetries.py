@@ -1,0 +1,218 @@
+"""The symmetries of a packing as maps of its atoms, and BurrTools' own mirror rule.
+
+A symmetry of the target (a rotation, or with symmetry `all` a reflection that maps the piece set
+onto itself, swapping mirror partners) maps every placement onto a placement; the maps are built
+for whole blocks of symmetries at once from the placements' integer keys. Where cpsolve does not
+count a reflection but BurrTools would check it (its "mirror paradox"), those maps are kept too,
+for the `burrtools_unique` count.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from cpsolve.counting import AtomSymmetry, Classifier, Solution, SymmetryGroup
+from cpsolve.errors import ModelTooBigError
+from cpsolve.geometry import (
+    Cell,
+    Colour,
+    connected_components,
+)
+from cpsolve.limits import (
+    MAX_SYMMETRY_ENTRIES,
+    Deadline,
+)
+from cpsolve.symmetry import (
+    SymmetryArrays,
+    burrtools_mirror_partners,
+    mirror_partners,
+    target_symmetry_arrays,
+)
+
+from .placements import PlacementKeys
+from .puzzle import PackingPuzzle, Placement
+
+SYMMETRY_BLOCK_ENTRIES = 4_000_000  # array entries per block of symmetries mapped at once
+
+
+def check_symmetry_size(symmetries: int, atoms: int, name: str) -> None:
+    """Refuse before building the maps of every atom under every symmetry, when there are too many."""
+    if symmetries * atoms > MAX_SYMMETRY_ENTRIES:
+        raise ModelTooBigError(
+            f"{name}: {symmetries:,} symmetries of {atoms:,} placements make {symmetries * atoms:,} entries to map;"
+            f" cpsolve maps at most {MAX_SYMMETRY_ENTRIES:,} (symmetry: none still maps the rotations)"
+        )
+
+
+class PackingSymmetry:
+    """The symmetry group of a packing's atoms; once `group` has run, `burrtools_mirrors` holds
+    the mirror maps BurrTools would check where cpsolve counts no reflection."""
+
+    def __init__(
+        self,
+        puzzle: PackingPuzzle,
+        placements: Sequence[Placement],
+        keys: PlacementKeys,
+        atom_of: Mapping[tuple[int, tuple[Cell, ...], tuple[Colour, ...] | None], int],
+        notes: list[str],
+    ) -> None:
+        self.puzzle = puzzle
+        self.placements = placements
+        self._placement_keys = keys
+        self.atom_of = atom_of
+        self.atom_count = len(placements)
+        self.notes = notes
+        self.burrtools_mirrors: list[tuple[int, ...]] = []
+
+    def group(self, fixed_atoms: list[int], deadline: Deadline) -> SymmetryGroup:
+        """The target's symmetries that map the piece set and the pre-placed pieces onto
+        themselves, as maps of the atoms; with symmetry `all`, the reflections where every piece
+        has a mirror partner (else a note says why not, and BurrTools' own mirror maps are kept
+        for its count)."""
+        puzzle = self.puzzle
+        shapes = {p.name: p.cells for p in puzzle.pieces}
+        bounds = {p.name: p.bounds for p in puzzle.pieces}
+        colours = {p.name: p.colours or (None,) * len(p.cells) for p in puzzle.pieces} if puzzle.coloured else None
+        partners = mirror_partners(shapes, bounds, colours) if puzzle.symmetry == "all" else None
+        if puzzle.symmetry == "all" and partners is None:
+            self.notes.append("reflections are not symmetries here: a mirror image would need pieces the puzzle lacks")
+        names = [p.name for p in puzzle.pieces]
+        mirror = [names.index(partners[n]) for n in names] if partners else list(range(len(names)))
+        labels = {c: puzzle.cell_label(c) for c in puzzle.target} if puzzle.optional or puzzle.target_colours else None
+        arrays = target_symmetry_arrays(
+            puzzle.target, reflections=partners is not None, separately=puzzle.separately, labels=labels
+        )
+        check_symmetry_size(len(arrays), self.atom_count, puzzle.name)
+        elements = []
+        fixed = set(fixed_atoms)
+        for atom_map, proper in zip(self._atom_maps(arrays, mirror, deadline), arrays.proper.tolist(), strict=True):
+            if atom_map is not None and {atom_map[a] for a in fixed} == fixed:
+                elements.append(AtomSymmetry(atom_map, proper))
+        several_parts = puzzle.separately and len(connected_components(puzzle.target)) > 1
+        is_valid = self.is_valid if several_parts and partners is not None else None
+        if puzzle.symmetry == "all" and partners is None:
+            self.burrtools_mirrors = self._burrtools_mirror_maps(shapes, colours, labels)
+        return SymmetryGroup(tuple(elements), unique_counts_raw=puzzle.symmetry == "none", is_valid=is_valid)
+
+    def _burrtools_mirror_maps(
+        self,
+        shapes: Mapping[str, Sequence[Cell]],
+        colours: Mapping[str, Sequence[Colour]] | None,
+        labels: Mapping[Cell, tuple[bool, Colour]] | None,
+    ) -> list[tuple[int, ...]]:
+        """The target's mirror symmetries as atom maps with BurrTools' piece pairing (bounds not
+        compared; -1 for a placement of a piece without partner), when BurrTools would check
+        mirror images although cpsolve does not count them: every chiral piece has a partner
+        of another count, or some piece has a range (its assembler then checks them always)."""
+        puzzle = self.puzzle
+        if puzzle.separately or puzzle.groups or puzzle.fixed:
+            return []  # what BurrTools has no words for
+        loose = burrtools_mirror_partners(shapes, colours)
+        ranges = any(p.bounds.low != p.bounds.high for p in puzzle.pieces)
+        if not ranges and any(partner is None for partner in loose.values()):
+            return []
+        names = [p.name for p in puzzle.pieces]
+        mirror = [-1 if loose[n] is None else names.index(loose[n] or "") for n in names]
+        arrays = target_symmetry_arrays(puzzle.target, reflections=True, separately=False, labels=labels)
+        index = {c: i for i, c in enumerate(puzzle.target)}
+        cells = [[index[c] for c in p.cells] for p in self.placements]
+        maps = []
+        for row, flags, proper in zip(
+            arrays.images.tolist(), arrays.mirrored.tolist(), arrays.proper.tolist(), strict=True
+        ):
+            if not proper:
+                images = (
+                    self._image_atom(p, i, row, flags, mirror) for p, i in zip(self.placements, cells, strict=True)
+                )
+                maps.append(tuple(-1 if image is None else image for image in images))
+        return maps
+
+    def burrtools_unique(self, classifier: Classifier) -> dict[str, int]:
+        """`burrtools_unique`: the unique count by BurrTools' mirror rule, where it differs from
+        cpsolve's (docs/formats.md, "BurrTools files"): two classes are one when a mirror image of one, with
+        each piece swapped for its partner, is a solution in the other, bounds permitting."""
+        mirrors = self.burrtools_mirrors
+        if not mirrors:
+            return {}
+        parent = list(range(len(classifier.classes)))
+
+        def root(number: int) -> int:
+            while parent[number] != number:
+                parent[number] = parent[parent[number]]
+                number = parent[number]
+            return number
+
+        for number, solution_class in enumerate(classifier.classes):
+            for atom_map in mirrors:
+                image = tuple(sorted(atom_map[a] for a in solution_class.representative))
+                if image[0] < 0 or not self.is_valid(image):
+                    continue
+                other = classifier.class_index(image)
+                if other is not None:
+                    parent[root(number)] = root(other)
+        return {"burrtools_unique": len({root(n) for n in range(len(parent))})}
+
+    def _atom_maps(
+        self, arrays: SymmetryArrays, mirror: Sequence[int], deadline: Deadline
+    ) -> list[tuple[int, ...] | None]:
+        """The atom each placement becomes under each symmetry; None for a symmetry that leaves a
+        placement without an image (a misshapen pre-placed piece). Whole blocks of symmetries at
+        once: the image cells sorted (their colours moved along), the piece swapped for its mirror
+        partner where the cells' part is reflected, and the resulting rows looked up."""
+        keys = self._placement_keys
+        if not self.placements:
+            return [()] * len(arrays)
+        outside = len(self.puzzle.target)  # the padding index maps to itself
+        images = np.pad(arrays.images, ((0, 0), (0, 1)), constant_values=outside).astype(keys.cells.dtype)
+        mirrored = np.pad(arrays.mirrored, ((0, 0), (0, 1)), constant_values=False)
+        mirror_of = np.asarray(mirror, dtype=keys.pieces.dtype)[keys.pieces]
+        block = max(1, SYMMETRY_BLOCK_ENTRIES // keys.cells.size)
+        maps: list[tuple[int, ...] | None] = []
+        for start in range(0, len(arrays), block):
+            moved = images[start : start + block][:, keys.cells]
+            colours = None
+            if keys.colours is None:
+                moved.sort(axis=2)
+            else:
+                order = np.argsort(moved, axis=2, kind="stable")
+                moved = np.take_along_axis(moved, order, axis=2)
+                colours = np.take_along_axis(np.broadcast_to(keys.colours, moved.shape), order, axis=2)
+            pieces = np.where(mirrored[start : start + block][:, keys.cells[:, 0]], mirror_of, keys.pieces)
+            codes = keys.keys_of(pieces, moved, colours)
+            position = np.minimum(np.searchsorted(keys.sorted_keys, codes), len(keys.sorted_keys) - 1)
+            found = (keys.sorted_keys[position] == codes).all(axis=1)  # a row each symmetry
+            for atom_map, ok in zip(keys.order[position].tolist(), found.tolist(), strict=True):
+                maps.append(tuple(atom_map) if ok else None)
+            deadline.check("mapping placements under the symmetries")
+        return maps
+
+    def _image_atom(
+        self, placement: Placement, indexes: list[int], images: list[int], mirrored: list[bool], mirror: Sequence[int]
+    ) -> int | None:
+        """The atom a placement becomes under one symmetry, colours moving with their cells; None
+        when that is no placement of the puzzle (or the piece has no mirror partner: -1)."""
+        target = self.puzzle.target
+        piece = mirror[placement.piece] if mirrored[indexes[0]] else placement.piece
+        if piece < 0:
+            return None
+        key: tuple[int, tuple[Cell, ...], tuple[Colour, ...] | None]
+        if placement.colours is None:
+            key = (piece, tuple(sorted(target[images[i]] for i in indexes)), None)
+        else:
+            moved = sorted((target[images[i]], colour) for i, colour in zip(indexes, placement.colours, strict=True))
+            key = (piece, tuple(c for c, _ in moved), tuple(colour for _, colour in moved))
+        return self.atom_of.get(key)
+
+    def is_valid(self, solution: Solution) -> bool:
+        """Does this image use an allowed piece set? Needed when parts are mirrored on their own."""
+        used = Counter(self.placements[a].piece for a in solution)
+        pieces = self.puzzle.pieces
+        if any(not p.bounds.low <= used[i] <= p.bounds.high for i, p in enumerate(pieces)):
+            return False
+        for name, (low, high) in self.puzzle.groups.items():
+            if not low <= sum(used[i] for i, p in enumerate(pieces) if p.bounds.group == name) <= high:
+                return False
+        return True
