@@ -496,6 +496,6 @@ def convert_command(
 @app.command("schema")
 def schema_command() -> None:
     """Print the JSON Schema of the spec format."""
-    from cpsolve.spec import json_schema
+    from cpsolve.models import FAMILIES
 
-    typer.echo(json.dumps(json_schema(), indent=2))
+    typer.echo(json.dumps(FAMILIES.schema(), indent=2))

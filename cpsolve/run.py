@@ -26,7 +26,7 @@ from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
 from cpsolve.formats import Puzzle, ReadOptions
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, PuzzleModel
-from cpsolve.models.packing import PackingModel
+from cpsolve.models.base import Disassemblable
 from cpsolve.parts import PARTS_PER_WORKER
 from cpsolve.spec import LoadedSpec
 
@@ -194,11 +194,10 @@ def run(
     options.engines.check_requested(options.engine)
     started = time.perf_counter()
     deadline = Deadline.after(options.search.time_limit)
-    loaded = puzzle.loaded
-    if options.disassemble and loaded.spec.kind != "packing":
-        kind = loaded.spec.kind
+    family = puzzle.family
+    if options.disassemble and not family.disassembles:
         raise CpsolveError(
-            f"{puzzle.name}: --disassemble takes packing puzzles (pieces to take apart), not a {kind} puzzle"
+            f"{puzzle.name}: --disassemble takes packing puzzles (pieces to take apart), not a {family.kind} puzzle"
         )
     searching = _search_options(options)
     try:
@@ -308,7 +307,7 @@ def _checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> Ass
         return None
     from cpsolve.disassembly import AssemblyChecker, Disassembler
 
-    assert isinstance(model, PackingModel)  # run() refused other kinds before building
+    assert isinstance(model, Disassemblable)  # run() refused families that cannot be taken apart
     disassembler = Disassembler(model.piece_groups(), options.max_disassembly_positions, deadline)
     return AssemblyChecker(model.assembled, disassembler, options.search.solution_limit)
 

@@ -1,7 +1,9 @@
-"""The puzzle spec format (a contract: see README) and reading it with errors a user can act on.
+"""The puzzle spec format (a contract: docs/spec.md) and reading it with errors a user can act on.
 
-A spec is YAML validated by Pydantic. Each family registers its spec class under its `kind`;
-loading picks the class by `kind` (default `packing`). Every problem is reported as one line
+A spec is YAML validated by Pydantic. Each family's record (cpsolve.models.FAMILIES) names its
+spec class and its `kind`; loading picks the class by `kind` (default `packing`). The classes of
+the packing, chain and tiles families live here with the pieces they share; a new family may
+define its own in its module. Every problem is reported as one line
 `FILE:LINE: field.path: what was expected`, the line taken from the YAML node of that field.
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -268,17 +270,12 @@ class TilesSpec(SpecBase):
     border: Label = Field("any", description="any: outer edges are free; a label: every outer edge shows it")
 
 
-SPEC_KINDS: dict[str, type[SpecBase]] = {"packing": PackingSpec, "chain": ChainSpec, "tiles": TilesSpec}
+SpecKinds = Mapping[str, type[SpecBase]]  # a family's kind -> its spec class (cpsolve.models.FAMILIES)
 
 
-def register_kind(kind: str, spec_class: type[SpecBase]) -> None:
-    """Let a family add its spec class; loading and `cpsolve schema` pick it up."""
-    SPEC_KINDS[kind] = spec_class
-
-
-def json_schema() -> dict[str, Any]:
+def json_schema(spec_kinds: SpecKinds) -> dict[str, Any]:
     """JSON Schema of every kind of spec (the `kind` field tells them apart)."""
-    kinds = list(SPEC_KINDS.values())
+    kinds = list(spec_kinds.values())
     union = Union[tuple(kinds)] if len(kinds) > 1 else kinds[0]  # noqa: UP007
     schema: dict[str, Any] = TypeAdapter(union).json_schema()  # type: ignore[arg-type]
     schema["title"] = "cpsolve puzzle spec"
@@ -320,17 +317,16 @@ class LoadedSpec:
 MAX_PROBLEMS = 20  # problems reported for one file; a long list of the same mistake helps nobody
 
 
-def validate_data(data: Any, source: Source) -> SpecBase:
-    """A spec object from parsed data, or a SpecError with one line per problem.
-
-    Without `name`, the puzzle is named after its file.
+def validate_data(data: Any, source: Source, spec_kinds: SpecKinds) -> SpecBase:
+    """A spec object from parsed data (its class chosen by `kind` among `spec_kinds`), or a
+    SpecError with one line per problem. Without `name`, the puzzle is named after its file.
     """
     if not isinstance(data, dict):
         raise source.error((), "a spec is a mapping with at least pieces and target (or kind and its fields)")
     kind = data.get("kind", "packing")
-    spec_class = SPEC_KINDS.get(kind) if isinstance(kind, str) else None
+    spec_class = spec_kinds.get(kind) if isinstance(kind, str) else None
     if spec_class is None:
-        raise source.error(("kind",), f"unknown kind {repr(kind)[:40]}; expected one of {', '.join(SPEC_KINDS)}")
+        raise source.error(("kind",), f"unknown kind {repr(kind)[:40]}; expected one of {', '.join(spec_kinds)}")
     try:
         spec = spec_class.model_validate(data)
     except ValidationError as exc:

@@ -12,22 +12,24 @@ asks for it:
 - `chain_walk()`: a chain to lay through cells, for the chain walk.
 
 So a run on the exact-cover search or the chain walk never builds constraints it does not use.
-To add a family: a spec class registered with `cpsolve.spec.register_kind`, a builder registered
-in `cpsolve.models.BUILDERS`; the engines, the counting and the output stay as they are.
+A family is one `Family` record (below) in `cpsolve.models.FAMILIES`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cpsolve.counting import Classifier, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import Cell
 from cpsolve.limits import DEFAULT_MAX_ATOMS, DEFAULT_MAX_TERMS, NO_DEADLINE, Deadline
-from cpsolve.spec import LoadedSpec
+from cpsolve.spec import LoadedSpec, SpecBase
+
+if TYPE_CHECKING:
+    from cpsolve.disassembly import AssembledPiece, PieceGroups
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,7 @@ class PuzzleModel(ABC):
     # what engines derived from this model (a compiled search), kept with it by the engine's key,
     # so that choosing the symmetry breaking and preparing the run build it once
     derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    family: Family | None = field(default=None, repr=False, compare=False)  # set by Families.build
 
     @abstractmethod
     def constraints(self) -> Constraints:
@@ -234,6 +237,40 @@ class PuzzleModel(ABC):
     @abstractmethod
     def render(self, solution: Solution) -> str:
         """The solution drawn as text for a person to build it from."""
+
+
+# A family's part of a picture: the model, the solutions collected and what is known of each
+# (their disassembly) -> the plain data its drawing in the page and the PNG reads.
+SceneMaker = Callable[[PuzzleModel, Sequence[Solution], Sequence[Mapping[str, Any]]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family of puzzles, all the rest of cpsolve needs to know of it in one record: its
+    `kind` (the spec's field), its spec class, how its model is built, its part of a picture's
+    scene and which drawing of the page and the PNG shows it ("pieces": cubes grouped in pieces,
+    with a legend and a build order; "chain": cubes along a path; "tiles": a board of
+    edge-matching tiles), and what it can do (`disassembles`: `--disassemble` takes it).
+
+    Adding a family: a module in models/ that defines its model, builder and `FAMILY`, one line in
+    `FAMILIES` (models/__init__.py), and, for a new drawing, its part of the viewer
+    (cpsolve/pictures/viewer.js, png.py). Engines, counting and output stay as they are."""
+
+    kind: str
+    spec: type[SpecBase]
+    builder: ModelBuilder
+    scene: SceneMaker
+    drawing: str
+    disassembles: bool = False
+
+
+@runtime_checkable
+class Disassemblable(Protocol):
+    """What a model of a family that `disassembles` offers the disassembler (cpsolve.disassembly)."""
+
+    def assembled(self, solution: Solution) -> list[AssembledPiece]: ...
+
+    def piece_groups(self) -> PieceGroups: ...
 
 
 class ModelBuilder(ABC):

@@ -9,8 +9,10 @@ segment by segment is the classic depth-first search, with CP-SAT's propagation 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cpsolve.colours import along
 from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import STEPS, Cell, step
@@ -19,8 +21,18 @@ from cpsolve.render import draw_layers
 from cpsolve.spec import ChainSpec, LoadedSpec, Source
 from cpsolve.symmetry import target_symmetries
 
-from .base import BuildOptions, ChainWalk, Constraints, ConstraintsBuilder, ModelBuilder, PuzzleModel, negated
-from .packing import check_symmetry_size, shape_cells
+from .base import (
+    BuildOptions,
+    ChainWalk,
+    Constraints,
+    ConstraintsBuilder,
+    Family,
+    ModelBuilder,
+    PuzzleModel,
+    negated,
+)
+from .packing.puzzle import shape_cells
+from .packing.symmetries import check_symmetry_size
 
 
 def chain_lengths(spec: ChainSpec, target_volume: int, source: Source) -> list[int]:
@@ -183,3 +195,19 @@ class ChainBuilder(ModelBuilder):
     def build(self, loaded: LoadedSpec, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> PuzzleModel:
         assert isinstance(loaded.spec, ChainSpec)
         return ChainModel(loaded.spec, loaded.source, options, deadline)
+
+
+def chain_scene(
+    model: PuzzleModel, solutions: Sequence[Solution], details: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """Per solution the path of cubes in chain order and where each segment ends; the colours
+    along the chain."""
+    assert isinstance(model, ChainModel)
+    ends = [0]
+    for length in model.segments:
+        ends.append(ends[-1] + length - 1)
+    drawn = [{"path": model.describe(solution)["path"], "ends": ends} for solution in solutions]
+    return {"segments": list(model.segments), "chain_colours": along(ends[-1] + 1), "solutions": drawn}
+
+
+FAMILY = Family("chain", ChainSpec, ChainBuilder(), chain_scene, drawing="chain")

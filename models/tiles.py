@@ -13,16 +13,17 @@ side s (0 top, 1 right, 2 bottom, 3 left) its own label number (s + k) mod 4.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cpsolve.colours import palette
 from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.spec import Label, LoadedSpec, PairsRule, Source, TilesSpec
 
-from .base import BuildOptions, Constraints, ConstraintsBuilder, ModelBuilder, PuzzleModel, negated
+from .base import BuildOptions, Constraints, ConstraintsBuilder, Family, ModelBuilder, PuzzleModel, negated
 
 Edges = tuple[Label, ...]
 TOP, RIGHT, BOTTOM, LEFT = range(4)
@@ -344,3 +345,24 @@ class TilesBuilder(ModelBuilder):
     def build(self, loaded: LoadedSpec, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> PuzzleModel:
         assert isinstance(loaded.spec, TilesSpec)
         return TilesModel(loaded.spec, loaded.source, options, deadline)
+
+
+def tiles_scene(
+    model: PuzzleModel, solutions: Sequence[Solution], details: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The board's size, and per solution each place's tile, turns and four edge labels; a colour
+    per label where labels match by being equal."""
+    assert isinstance(model, TilesModel)
+    labels = sorted({str(label) for tile in model.tiles for label in tile})
+    drawn = [
+        {"places": [place for row in model.describe(solution)["board"] for place in row]} for solution in solutions
+    ]
+    return {
+        "board": [model.columns, model.rows],
+        "match": model.match_kind,
+        "label_colours": dict(zip(labels, palette(len(labels)), strict=True)),
+        "solutions": drawn,
+    }
+
+
+FAMILY = Family("tiles", TilesSpec, TilesBuilder(), tiles_scene, drawing="tiles")

@@ -29,11 +29,11 @@ from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSear
 from cpsolve.engines.exact_cover.cover_search import CoverSearch
 from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE
-from cpsolve.models import CoverProblem, PuzzleModel
+from cpsolve.models import FAMILIES, CoverProblem, PuzzleModel
 from cpsolve.models.base import BuildOptions
 from cpsolve.models.packing import PackingBuilder
 from cpsolve.run import RunOptions
-from cpsolve.spec import LoadedSpec, Source, validate_data
+from cpsolve.spec import LoadedSpec, Source
 
 SHAPES: dict[str, list[tuple[int, int, int]]] = {
     "domino": [(0, 0, 0), (1, 0, 0)],
@@ -47,7 +47,7 @@ SHAPES: dict[str, list[tuple[int, int, int]]] = {
 
 
 def model_of(data: dict[str, Any]) -> PuzzleModel:
-    spec = validate_data(data, Source("generated.yaml"))
+    spec = FAMILIES.validate(data, Source("generated.yaml"))
     return PackingBuilder().build(LoadedSpec(spec, Source("generated.yaml")), BuildOptions())
 
 

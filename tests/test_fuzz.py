@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 from cpsolve.cli import app
 from cpsolve.convert import packing_puzzle
 from cpsolve.formats.burrtools import puzzle_xml
-from cpsolve.spec import LoadedSpec, Source, validate_data
+from cpsolve.models import FAMILIES
+from cpsolve.spec import LoadedSpec, Source
 
 EXAMPLES = int(os.environ.get("CPSOLVE_FUZZ_EXAMPLES", "120"))
 SECONDS_PER_INPUT = 20.0  # the run's own limit is 2 s; reading, building and reporting fit well inside
@@ -326,7 +327,7 @@ def written_by_cpsolve(data: dict[str, Any]) -> str:
     """A valid BurrTools file: a carved packing written by cpsolve's writer."""
     data = {key: value for key, value in data.items() if key not in ("expected", "symmetry")}
     data["target"].pop("fixed", None)
-    loaded = LoadedSpec(validate_data(data, Source("carved.yaml")), Source("carved.yaml"))
+    loaded = LoadedSpec(FAMILIES.validate(data, Source("carved.yaml")), Source("carved.yaml"))
     return puzzle_xml(packing_puzzle(loaded, "fuzzing"))
 
 

@@ -10,16 +10,19 @@ import sys
 from pathlib import Path
 
 import pytest
+import row_family
 from conftest import ROOT, SPECS, built, checked_run
 
 from cpsolve import formats, parts, workers
 from cpsolve.counting import choose_breaking
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.cpsat import CpSatEngine, CpSatPrepared
+from cpsolve.errors import CpsolveError
 from cpsolve.formats import FileFormat, read_puzzle
 from cpsolve.formats.yaml_spec import load_spec
-from cpsolve.models import BuildOptions
-from cpsolve.run import RunOptions, run
+from cpsolve.models import FAMILIES, BuildOptions
+from cpsolve.pictures import scene
+from cpsolve.run import ClassCollector, RunOptions, run
 
 # -- no import cycle ------------------------------------------------------------------------------
 
@@ -139,6 +142,29 @@ def test_formats_are_chosen_by_suffix_and_where_it_is_shared_by_content(tmp_path
     (puzzle,) = formats.puzzles(formats.PuzzleFile.read(words), known=known)
     assert run(puzzle, RunOptions(show=0)).counts.raw == 1
     assert formats.format_for(words).name == "ct9"  # the registry itself is unchanged
+
+
+# -- families ------------------------------------------------------------------------------------
+
+
+def test_a_family_added_on_a_registry_runs_through_every_layer() -> None:
+    """One module (tests/row_family.py) and a registry that holds it: read, built, run on CP-SAT,
+    counted with the orbit-stabiliser check, reported and put in a picture's scene."""
+    families = FAMILIES.with_family(row_family.FAMILY)
+    file = formats.PuzzleFile("row.yaml", b"kind: row\nlength: 6\n")
+    (puzzle,) = formats.puzzles(file, formats.ReadOptions(families=families))
+    collected = ClassCollector()
+    report = run(puzzle, RunOptions(show=1), on_new_class=collected)
+    # 13 fillings of 6 cells with 1s and 2s, 5 of them palindromes: (13 + 5) / 2 classes
+    assert (report.counts.raw, report.counts.unique, report.kind) == (13, 9, "row")
+    assert report.complete and not report.identity_problems and report.engine == "cpsat"
+    drawn = scene(report, collected)
+    assert drawn["drawing"] == "row" and len(drawn["solutions"]) == 9
+    with pytest.raises(CpsolveError, match="--disassemble takes packing puzzles"):
+        run(puzzle, RunOptions(disassemble=True))
+    with pytest.raises(CpsolveError, match="unknown kind 'row'"):
+        formats.puzzles(file)  # the default registry does not know it, and is unchanged
+    assert "RowSpec" in json.dumps(families.schema()) and "RowSpec" not in json.dumps(FAMILIES.schema())
 
 
 # -- parts ---------------------------------------------------------------------------------------

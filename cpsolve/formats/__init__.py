@@ -98,7 +98,7 @@ def puzzles(
     options = options or ReadOptions()
     rules = format_of(file, known)
     document = rules.read(file, options)
-    return puzzles_of(file, rules, document, options.problem, read_seconds + time.perf_counter() - started)
+    return puzzles_of(file, rules, document, options, read_seconds + time.perf_counter() - started)
 
 
 def read_puzzles(path: str | Path, options: ReadOptions | None = None) -> list[Puzzle]:

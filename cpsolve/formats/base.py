@@ -24,7 +24,7 @@ from pathlib import Path
 
 from cpsolve.errors import CpsolveError, SpecError
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
-from cpsolve.models import BuildOptions, PuzzleModel, build_model
+from cpsolve.models import FAMILIES, BuildOptions, Families, Family, PuzzleModel
 from cpsolve.spec import LoadedSpec
 
 
@@ -34,6 +34,7 @@ class ReadOptions:
 
     max_bytes: int = DEFAULT_MAX_FILE_BYTES
     problem: str | None = None  # a 0-based number or a name, for files that hold several
+    families: Families = FAMILIES  # the families whose specs the file may hold
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,7 @@ class Puzzle:
         index: int = 0,
         problem: str | None = None,
         read_seconds: float = 0.0,
+        families: Families = FAMILIES,
     ) -> None:
         self.file = file
         self.rules = rules
@@ -127,6 +129,7 @@ class Puzzle:
         self.index = index
         self.problem = problem  # as reports show it: None for the only problem of a file
         self.read_seconds = read_seconds  # reading and parsing the file: part of a run's `seconds`
+        self.families = families
         self._models: dict[BuildOptions, tuple[PuzzleModel, float]] = {}
 
     @cached_property
@@ -138,6 +141,11 @@ class Puzzle:
         """The file's name as the user gave it (what errors say)."""
         return self.file.name
 
+    @property
+    def family(self) -> Family:
+        """The record of the puzzle's family (what it is drawn as, what it can do)."""
+        return self.families.of(self.loaded.spec.kind)
+
     def build_options(self, build: BuildOptions) -> BuildOptions:
         """The user's build options, with the rules of the puzzle's own program applied."""
         fixed = build.require_fixed_copies and self.rules.build.require_fixed_copies
@@ -148,23 +156,25 @@ class Puzzle:
         options = self.build_options(build or BuildOptions())
         if options not in self._models:
             started = time.perf_counter()
-            model = build_model(self.loaded, options, deadline)
+            model = self.families.build(self.loaded, options, deadline)
             self._models[options] = (model, time.perf_counter() - started)
         return self._models[options]
 
 
 def puzzles_of(
-    file: PuzzleFile, rules: FileFormat, document: Document, wanted: str | None, read_seconds: float = 0.0
+    file: PuzzleFile, rules: FileFormat, document: Document, options: ReadOptions, read_seconds: float = 0.0
 ) -> list[Puzzle]:
-    """Every problem of a document (numbered when there are several), or the one asked for by its
-    number from 0 or its name."""
-    names = document.names
+    """Every problem of a document (numbered when there are several), or the one `options.problem`
+    asks for by its number from 0 or its name."""
+    names, wanted = document.names, options.problem
+    chosen: list[tuple[int, str | None]]
     if wanted is None and len(names) == 1:
-        return [Puzzle(file, rules, document, 0, None, read_seconds)]
-    if wanted is None:
-        return [Puzzle(file, rules, document, n, str(n), read_seconds) for n in range(len(names))]
-    number = 0 if document.one_puzzle_format else _problem_index(names, wanted, file.name)
-    return [Puzzle(file, rules, document, number, wanted, read_seconds)]
+        chosen = [(0, None)]
+    elif wanted is None:
+        chosen = [(n, str(n)) for n in range(len(names))]
+    else:
+        chosen = [(0 if document.one_puzzle_format else _problem_index(names, wanted, file.name), wanted)]
+    return [Puzzle(file, rules, document, n, shown, read_seconds, options.families) for n, shown in chosen]
 
 
 def _problem_index(names: Sequence[str], wanted: str, path: str) -> int:

@@ -32,7 +32,8 @@ from xml.sax.saxutils import quoteattr
 
 from cpsolve.errors import CpsolveError, SpecError
 from cpsolve.geometry import Cell
-from cpsolve.spec import LoadedSpec, Source, validate_data
+from cpsolve.models import FAMILIES, Families
+from cpsolve.spec import LoadedSpec, Source
 
 from .base import Document, FileFormat, PuzzleFile, ReadOptions
 
@@ -307,7 +308,8 @@ def read_puzzle(file: PuzzleFile, options: ReadOptions) -> BurrPuzzle:
 def read(file: PuzzleFile, options: ReadOptions) -> Document:
     """The file parsed once; each problem becomes a packing spec when it is asked for."""
     puzzle = read_puzzle(file, options)
-    return Document([problem.name for problem in puzzle.problems], lambda number: load(puzzle, number, file.name))
+    families = options.families
+    return Document([problem.name for problem in puzzle.problems], lambda n: load(puzzle, n, file.name, families))
 
 
 def _colour_name(number: int) -> str:
@@ -323,7 +325,7 @@ def _colours_of(shape: Shape, cells: Sequence[Cell]) -> dict[str, list[list[int]
     return grouped
 
 
-def load(puzzle: BurrPuzzle, number: int, name: str) -> LoadedSpec:
+def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILIES) -> LoadedSpec:
     """Problem `number` of a BurrTools file as a packing spec."""
     path, problem = Path(name), puzzle.problems[number]
     source = Source(str(path), {(): problem.line, ("pieces",): problem.line})
@@ -363,7 +365,7 @@ def load(puzzle: BurrPuzzle, number: int, name: str) -> LoadedSpec:
     }
     if problem.max_holes is not None:
         data["max_holes"] = problem.max_holes
-    return LoadedSpec(validate_data(data, source), source)
+    return LoadedSpec(families.validate(data, source), source)
 
 
 def _unique(name: str, taken: dict[str, Any]) -> str:

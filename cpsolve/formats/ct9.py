@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from cpsolve.errors import SpecError
-from cpsolve.spec import LoadedSpec, Source, validate_data
+from cpsolve.spec import LoadedSpec, Source
 
 from .base import Document, FileFormat, PuzzleFile, ReadOptions
 
@@ -61,7 +61,8 @@ def load_tiles(file: PuzzleFile, options: ReadOptions | None = None) -> Document
         "match": "sum-zero",
         "border": "any",
     }
-    return Document.single(LoadedSpec(validate_data(data, source), source))
+    families = (options or ReadOptions()).families
+    return Document.single(LoadedSpec(families.validate(data, source), source))
 
 
 def looks_like_ct9(head: bytes) -> bool:

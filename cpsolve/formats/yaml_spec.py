@@ -19,7 +19,7 @@ import yaml
 
 from cpsolve.errors import SpecError
 from cpsolve.limits import MAX_NUMBER_DIGITS, MAX_YAML_DEPTH, MAX_YAML_VALUES
-from cpsolve.spec import LoadedSpec, Source, validate_data
+from cpsolve.spec import LoadedSpec, Source
 
 from .base import Document, FileFormat, PuzzleFile, ReadOptions
 
@@ -180,7 +180,8 @@ def _index_lines(
 def load_spec(file: PuzzleFile, options: ReadOptions | None = None) -> Document:
     """A YAML spec file, validated."""
     data, source = parse_yaml(file.text(), file.name)
-    return Document.single(LoadedSpec(validate_data(data, source), source))
+    families = (options or ReadOptions()).families
+    return Document.single(LoadedSpec(families.validate(data, source), source))
 
 
 FORMAT = FileFormat("yaml", (".yaml", ".yml"), load_spec, find_one_unless_expected=True)

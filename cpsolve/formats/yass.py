@@ -12,7 +12,7 @@ from typing import Any
 from cpsolve.errors import SpecError
 from cpsolve.geometry import Cell, canonical_shape, connected_components, dimension
 from cpsolve.models import BuildOptions
-from cpsolve.spec import LoadedSpec, Source, validate_data
+from cpsolve.spec import LoadedSpec, Source
 
 from .base import Document, FileFormat, PuzzleFile, ReadOptions
 
@@ -106,7 +106,8 @@ def load_figure(file: PuzzleFile, options: ReadOptions | None = None) -> Documen
         "symmetry": "all",
     }
     source = Source(path)
-    return Document.single(LoadedSpec(validate_data(data, source), source))
+    families = (options or ReadOptions()).families
+    return Document.single(LoadedSpec(families.validate(data, source), source))
 
 
 # yass fills pre-placed cells drawn in the wrong shape and still counts: so do we

@@ -5,6 +5,7 @@ legend; tiles as the flat board. Drawn with Pillow (the `pictures` extra), faces
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +43,7 @@ def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
     image = Image.new("RGB", SIZE, "white")
     draw = ImageDraw.Draw(image)
     draw.text((12, 10), _headline(scene), fill="black")
-    if scene["kind"] == "tiles":
-        _tiles(draw, scene, solution)
-    else:
-        _cubes(draw, scene, solution)
+    DRAWERS[scene["drawing"]](draw, scene, solution)
     try:
         image.save(path, format="PNG", optimize=True)
     except OSError as exc:
@@ -71,17 +69,23 @@ def _shade(colour: str, normal: tuple[int, int, int]) -> tuple[int, int, int]:
     return tuple(min(255, round(channel * light)) for channel in (value >> 16, (value >> 8) & 255, value & 255))  # type: ignore[return-value]
 
 
-def _cube_items(scene: dict[str, Any], solution: dict[str, Any]) -> list[tuple[list[int], str, bool]]:
-    """Each cube with its colour and whether it is marked (a chain's segment end)."""
-    if scene["kind"] == "packing":
-        colours = [scene["pieces"][unit["piece"]]["colour"] for unit in solution["units"]]
-        return [(cube[:3], colours[cube[3]], False) for cube in solution["cubes"]]
+CubeItems = list[tuple[list[int], str, bool]]  # each cube, its colour, and whether it is marked
+
+
+def _pieces(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
+    """Pieces of cubes, each in its piece's colour, and the legend."""
+    colours = [scene["pieces"][unit["piece"]]["colour"] for unit in solution["units"]]
+    _cubes(draw, [(cube[:3], colours[cube[3]], False) for cube in solution["cubes"]])
+    _legend(draw, scene)
+
+
+def _chain(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
+    """A chain's cubes coloured along it, the segment ends outlined."""
     colours, ends = scene["chain_colours"], set(solution["ends"])
-    return [(cell, colours[i], i in ends) for i, cell in enumerate(solution["path"])]
+    _cubes(draw, [(cell, colours[i], i in ends) for i, cell in enumerate(solution["path"])])
 
 
-def _cubes(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
-    items = _cube_items(scene, solution)
+def _cubes(draw: Any, items: CubeItems) -> None:
     occupied = {tuple(cell) for cell, _, _ in items}
     centre = [sum(cell[axis] + 0.5 for cell, _, _ in items) / len(items) for axis in range(3)]
     # the farthest corner from the centre bounds what any view shows
@@ -111,8 +115,6 @@ def _cubes(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
             outline=(0, 0, 0) if marked else (70, 70, 70),
             width=3 if marked else 1,
         )
-    if scene["kind"] == "packing":
-        _legend(draw, scene)
 
 
 def _legend(draw: Any, scene: dict[str, Any]) -> None:
@@ -151,3 +153,11 @@ def _tiles(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
                 )
         turns = f" r{place['turns']}" if place["turns"] else ""
         draw.text((left + size / 2, top + size / 2), f"{place['tile']}{turns}", fill="black", anchor="mm")
+
+
+# a drawer per family drawing (models.Family.drawing)
+DRAWERS: dict[str, Callable[[Any, dict[str, Any], dict[str, Any]], None]] = {
+    "pieces": _pieces,
+    "chain": _chain,
+    "tiles": _tiles,
+}

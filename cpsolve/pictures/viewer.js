@@ -1,5 +1,7 @@
 // cpsolve's solution viewer: reads the scene (JSON in #scene) and draws it on a 2-D canvas
 // (cubes as shaded faces, farthest first) or, for tiles, as SVG. No network, no libraries.
+// Each family's scene names its drawing (scene.drawing); DRAWINGS at the end holds one entry per
+// drawing, and nothing else here tells families apart.
 "use strict";
 (function () {
   const scene = JSON.parse(document.getElementById("scene").textContent);
@@ -32,7 +34,7 @@
     }
     select.addEventListener("change", () => {
       state.index = Number(select.value);
-      if (scene.kind !== "tiles") resetStep();
+      if (drawing.steps) resetStep();
       draw();
     });
   }
@@ -61,23 +63,23 @@
     return `rgb(${f(v >> 16)},${f((v >> 8) & 255)},${f(v & 255)})`;
   }
 
-  function cubeItems() { // [cell, colour, unit or null, outline, translucent]
-    const s = scene.solutions[state.index];
-    if (scene.kind === "packing") {
-      const shown = new Set(s.order.slice(0, state.step));
-      const centre = centreOf(s.cubes);
-      const centres = unitCentres(s);
-      const items = [];
-      for (const [x, y, z, unit] of s.cubes) {
-        const piece = s.units[unit].piece;
-        if (!shown.has(unit) || state.hidden.has(piece)) continue;
-        const c = centres[unit], k = state.explode;
-        items.push([[x + k * (c[0] - centre[0]), y + k * (c[1] - centre[1]), z + k * (c[2] - centre[2])],
-          scene.pieces[piece].colour, unit, false]);
-      }
-      if (state.step >= s.order.length) for (const cell of s.empty) items.push([cell, "#dddddd", null, true]);
-      return items;
+  function pieceItems(s) { // [cell, colour, unit or null, outline]: the pieces placed so far, pushed out by explode
+    const shown = new Set(s.order.slice(0, state.step));
+    const centre = centreOf(s.cubes);
+    const centres = unitCentres(s);
+    const items = [];
+    for (const [x, y, z, unit] of s.cubes) {
+      const piece = s.units[unit].piece;
+      if (!shown.has(unit) || state.hidden.has(piece)) continue;
+      const c = centres[unit], k = state.explode;
+      items.push([[x + k * (c[0] - centre[0]), y + k * (c[1] - centre[1]), z + k * (c[2] - centre[2])],
+        scene.pieces[piece].colour, unit, false]);
     }
+    if (state.step >= s.order.length) for (const cell of s.empty) items.push([cell, "#dddddd", null, true]);
+    return items;
+  }
+
+  function chainItems(s) { // the chain's cubes laid so far, segment ends outlined
     const path = s.path.slice(0, state.step), ends = new Set(s.ends);
     return path.map((cell, i) => [cell, scene.chain_colours[i], i, ends.has(i)]);
   }
@@ -100,14 +102,14 @@
     g.fillStyle = "#ffffff";
     g.fillRect(0, 0, width, height);
     const s = scene.solutions[state.index];
-    const all = scene.kind === "packing" ? s.cubes : s.path;
+    const all = drawing.cubes(s);
     const centre = centreOf(all);
     let extent = 1; // the farthest corner from the centre bounds what any view shows
     for (const q of all) extent = Math.max(extent, Math.hypot(q[0] + 0.5 - centre[0], q[1] + 0.5 - centre[1], q[2] + 0.5 - centre[2]) + 0.87);
     const scale = state.zoom * Math.min(width, height) / (2 * extent * (1 + state.explode));
     const faces = [];
     const occupied = new Set();
-    const items = cubeItems();
+    const items = drawing.items(s);
     view.shownUnits = Array.from(new Set(items.filter((item) => item[2] !== null).map((item) => item[2])));
     for (const [cell, , unit] of items) if (unit !== null) occupied.add(cell.join(","));
     for (const [cell, colour, unit, mark] of items) {
@@ -138,7 +140,7 @@
       if (unit !== null) units.add(unit);
     }
     view.drawnUnits = Array.from(units);
-    if (scene.kind === "chain") drawChainLine(g, s, centre, scale, width, height);
+    if (drawing.overlay) drawing.overlay(g, s, centre, scale, width, height);
   }
 
   function drawChainLine(g, s, centre, scale, width, height) {
@@ -205,8 +207,7 @@
 
   // -- controls -------------------------------------------------------------------------------
   function stepsOf() {
-    const s = scene.solutions[state.index];
-    return scene.kind === "packing" ? s.order.length : s.path.length;
+    return drawing.steps(scene.solutions[state.index]);
   }
 
   function resetStep() {
@@ -219,17 +220,18 @@
 
   function describeStep() {
     const s = scene.solutions[state.index];
-    let text = `${state.step} of ${stepsOf()}`;
-    if (scene.kind === "packing") {
-      text += ` pieces (${s.order_from})`;
-      if (state.step > 0 && state.step <= s.order.length) text += `: last placed ${s.units[s.order[state.step - 1]].label}`;
-    } else text += " cubes";
-    $("step-text").textContent = text;
+    $("step-text").textContent = `${state.step} of ${stepsOf()}` + drawing.stepText(s);
+  }
+
+  function pieceStepText(s) {
+    let text = ` pieces (${s.order_from})`;
+    if (state.step > 0 && state.step <= s.order.length) text += `: last placed ${s.units[s.order[state.step - 1]].label}`;
+    return text;
   }
 
   function legend() {
     const box = $("legend");
-    if (scene.kind !== "packing" || !scene.pieces) { box.style.display = "none"; return; }
+    if (!drawing.legend || !scene.pieces) { box.style.display = "none"; return; }
     scene.pieces.forEach((piece, i) => {
       const entry = document.createElement("button");
       entry.className = "entry";
@@ -270,17 +272,27 @@
   function draw() {
     view.frames += 1;
     if (!scene.solutions.length) { $("stage").textContent = "no solution to show"; return; }
-    if (scene.kind === "tiles") drawTiles(); else drawCubes();
+    drawing.draw();
   }
 
+  // One entry per drawing a family's record names (models.Family.drawing): how its solutions
+  // are drawn, which cubes they hold, how many build steps they have, what the controls show.
+  const CUBES = { draw: drawCubes, controls: true };
+  const DRAWINGS = {
+    pieces: { ...CUBES, items: pieceItems, cubes: (s) => s.cubes, steps: (s) => s.order.length, stepText: pieceStepText, legend: true, explode: true },
+    chain: { ...CUBES, items: chainItems, cubes: (s) => s.path, steps: (s) => s.path.length, stepText: () => " cubes", overlay: drawChainLine },
+    tiles: { draw: drawTiles },
+  };
+  const drawing = DRAWINGS[scene.drawing] || { draw() {} }; // no solution: nothing to draw
+
   header();
-  if (scene.kind === "tiles") {
-    for (const id of ["explode-box", "step-box", "hint"]) $(id).style.display = "none";
-  } else {
+  if (drawing.controls) {
     legend();
     controls();
+  } else {
+    for (const id of ["step-box", "hint"]) $(id).style.display = "none";
   }
-  if (scene.kind === "chain") $("explode-box").style.display = "none";
-  if (scene.solutions.length && scene.kind !== "tiles") resetStep();
+  if (!drawing.explode) $("explode-box").style.display = "none";
+  if (scene.solutions.length && drawing.steps) resetStep();
   draw();
 })();

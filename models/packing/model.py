@@ -1,0 +1,237 @@
+"""The packing model: atoms, constraints, the exact-cover form, symmetry breaking candidates.
+
+One atom per de-duplicated placement (piece, cells); each target cell is covered by exactly one
+placement; each piece is used within its bounds. Copies of a piece share its placements, so they
+are never told apart.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cpsolve.counting import AtomSymmetry, Classifier, Solution, SymmetryGroup
+from cpsolve.errors import CpsolveError
+from cpsolve.geometry import (
+    Cell,
+)
+from cpsolve.limits import (
+    NO_DEADLINE,
+    Deadline,
+)
+from cpsolve.spec import LoadedSpec, PackingSpec
+
+from ..base import BuildOptions, Constraints, ConstraintsBuilder, CoverProblem, ModelBuilder, PuzzleModel
+from .drawing import PackingDrawing
+from .placements import PlacementKeys, fill_order, misshapen_fixed, placements
+from .puzzle import PackingPuzzle, resolve
+from .symmetries import PackingSymmetry
+
+if TYPE_CHECKING:
+    from cpsolve.disassembly import AssembledPiece, PieceGroups
+
+
+class PackingModel(PuzzleModel):
+    """A packing puzzle's atoms, symmetries and rules, plus what it takes to show solutions."""
+
+    def __init__(self, puzzle: PackingPuzzle, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> None:
+        self.puzzle = puzzle
+        self.options = options
+        self._cover: CoverProblem | None = None
+        misshapen = misshapen_fixed(puzzle)
+        self.placements = placements(puzzle, options.max_atoms, deadline) + misshapen
+        self.atom_of = {(p.piece, p.cells, p.colours): i for i, p in enumerate(self.placements)}
+        super().__init__(name=puzzle.name, kind="packing", atom_count=len(self.placements), group=SymmetryGroup(()))
+        self.notes.extend(
+            f"pre-placed {puzzle.pieces[p.piece].name!r} does not have that piece's shape; its cells count as used"
+            for p in misshapen
+        )
+        self.fixed_atoms = self._fixed_atoms()
+        self.colour_code = {name: n for n, name in enumerate(sorted(_colour_names(puzzle)), 1)}
+        self._placement_keys = PlacementKeys.of(self.placements, puzzle.target, self.colour_code)
+        self.symmetry = PackingSymmetry(puzzle, self.placements, self._placement_keys, self.atom_of, self.notes)
+        unplaceable = self._unplaceable()
+        if unplaceable:
+            # no solution, whatever the symmetries: do not build them (a target of many separate
+            # parts turned on their own can have millions)
+            self.notes.append(f"piece {unplaceable!r} fits nowhere in the target: there is no solution")
+            identity = AtomSymmetry(tuple(range(self.atom_count)), proper=True)
+            self.group = SymmetryGroup((identity,), unique_counts_raw=puzzle.symmetry == "none")
+        else:
+            self.group = self.symmetry.group(self.fixed_atoms, deadline)
+        self.search_rank = self._search_rank()
+        singles = self._single_pieces(self.fixed_atoms)
+        self.breaking_candidates = [atoms for _, atoms in singles]
+        self.breaking_labels = [f"piece {puzzle.pieces[index].name}" for index, _ in singles]
+        self.drawing = PackingDrawing(puzzle, self.placements)
+        self._constraints: Constraints | None = None
+
+    def _fixed_atoms(self) -> list[int]:
+        """The placement of each pre-placed piece; with colours, the one colouring its cells allow."""
+        if not self.puzzle.fixed:
+            return []
+        piece_index = {p.name: i for i, p in enumerate(self.puzzle.pieces)}
+        by_cells: dict[tuple[int, tuple[Cell, ...]], list[int]] = {}
+        for atom, placement in enumerate(self.placements):
+            by_cells.setdefault((placement.piece, placement.cells), []).append(atom)
+        atoms = []
+        for name, cells in self.puzzle.fixed:
+            found = by_cells.get((piece_index[name], cells), [])
+            if len(found) != 1:
+                why = "the colours do not fit the target there" if not found else "its colours fit in several ways"
+                raise CpsolveError(f"{self.name}: pre-placed piece {name!r}: {why}")
+            atoms.extend(found)
+        return atoms
+
+    def _unplaceable(self) -> str | None:
+        """The first piece that must be used but has no placement at all, if any."""
+        placed = {p.piece for p in self.placements}
+        return next(
+            (p.name for i, p in enumerate(self.puzzle.pieces) if p.bounds.low > 0 and i not in placed),
+            None,
+        )
+
+    def constraints(self) -> Constraints:
+        """Each target cell covered once, each piece within its bounds, groups within theirs."""
+        if self._constraints is None:
+            self._constraints = self._build_constraints()
+        return self._constraints
+
+    def _build_constraints(self) -> Constraints:
+        puzzle = self.puzzle
+        builder = ConstraintsBuilder(self.atom_count, self.options.max_terms)
+        # each atom in the exactly-one of each of its cells, of its piece, and of its group
+        builder.expect(sum(len(p.cells) + 2 for p in self.placements))
+        by_piece: list[list[int]] = [[] for _ in puzzle.pieces]
+        by_cell: dict[Cell, list[int]] = {c: [] for c in puzzle.target}
+        for atom, placement in enumerate(self.placements):
+            by_piece[placement.piece].append(atom)
+            for cell in placement.cells:
+                by_cell[cell].append(atom)
+        for cell, cell_atoms in by_cell.items():
+            if cell in puzzle.optional:
+                builder.at_most_one(cell_atoms)
+            else:
+                builder.exactly_one(cell_atoms)
+        if puzzle.max_holes is not None and puzzle.optional:
+            covering = [(atom, sum(c in puzzle.optional for c in p.cells)) for atom, p in enumerate(self.placements)]
+            weighted = [(atom, weight) for atom, weight in covering if weight]
+            least = len(puzzle.optional) - puzzle.max_holes
+            atoms, weights = (a for a, _ in weighted), (w for _, w in weighted)
+            builder.weighted_sum_between(atoms, weights, least, len(puzzle.optional))
+        for piece, piece_atoms in zip(puzzle.pieces, by_piece, strict=True):
+            low, high = piece.bounds.low, min(piece.bounds.high, len(puzzle.target) // len(piece.cells))
+            if low == high == 1:
+                builder.exactly_one(piece_atoms)
+            else:
+                builder.sum_between(piece_atoms, low, high)
+        for name, (low, high) in puzzle.groups.items():
+            members = [
+                a
+                for piece, piece_atoms in zip(puzzle.pieces, by_piece, strict=True)
+                if piece.bounds.group == name
+                for a in piece_atoms
+            ]
+            builder.sum_between(members, low, min(high, len(members)))
+        for atom in self.fixed_atoms:
+            builder.clause((atom,))
+        return builder.build(sorted(range(self.atom_count), key=self.search_rank.__getitem__))
+
+    def cover_problem(self) -> CoverProblem:
+        """The packing as exact cover: target cells (the optional ones may stay empty), placements,
+        piece and group bounds. Pieces all of whose copies are pre-placed have no other placement.
+        Built on the first call."""
+        if self._cover is None:
+            self._cover = self._cover_problem()
+        return self._cover
+
+    def _cover_problem(self) -> CoverProblem:
+        puzzle, pieces = self.puzzle, self.puzzle.pieces
+        keys = self._placement_keys
+        atom_cells = np.where(keys.cells == len(self.puzzle.target), -1, keys.cells).astype(np.int64)
+        atom_piece = keys.pieces.astype(np.int64)
+        fixed_count = Counter(self.placements[a].piece for a in self.fixed_atoms)
+        fixed = set(self.fixed_atoms)
+        excluded = frozenset(
+            a
+            for a, p in enumerate(self.placements)
+            if a not in fixed and fixed_count[p.piece] >= pieces[p.piece].bounds.high
+        )
+        most = [min(p.bounds.high, len(puzzle.target) // len(p.cells)) for p in pieces]
+        group_names = sorted(puzzle.groups)
+        group_of = {name: number for number, name in enumerate(group_names)}
+        group_bounds = []
+        for name in group_names:
+            low, high = puzzle.groups[name]
+            members = sum(m for m, p in zip(most, pieces, strict=True) if p.bounds.group == name)
+            group_bounds.append((low, min(high, members)))
+        index = {c: i for i, c in enumerate(puzzle.target)}
+        return CoverProblem(
+            cells=len(puzzle.target),
+            fill_order=fill_order(puzzle.target),
+            atom_cells=atom_cells,
+            atom_piece=atom_piece,
+            piece_bounds=tuple((p.bounds.low, m) for p, m in zip(pieces, most, strict=True)),
+            forced=tuple(self.fixed_atoms),
+            excluded=excluded,
+            optional=frozenset(index[c] for c in puzzle.optional),
+            max_holes=puzzle.max_holes,
+            piece_group=tuple(group_of[p.bounds.group] if p.bounds.group else -1 for p in pieces)
+            if group_names
+            else (),
+            group_bounds=tuple(group_bounds),
+            positions=tuple(puzzle.target),
+        )
+
+    def _single_pieces(self, fixed_atoms: list[int]) -> list[tuple[int, list[int]]]:
+        """Each piece used exactly once and not pre-placed, with its placements in search order."""
+        fixed_pieces = {self.placements[a].piece for a in fixed_atoms}
+        by_rank = sorted(range(self.atom_count), key=self.search_rank.__getitem__)
+        of_piece: dict[int, list[int]] = {}
+        for atom in by_rank:
+            of_piece.setdefault(self.placements[atom].piece, []).append(atom)
+        return [
+            (index, of_piece.get(index, []))
+            for index, piece in enumerate(self.puzzle.pieces)
+            if piece.bounds.low == piece.bounds.high == 1 and index not in fixed_pieces
+        ]
+
+    def _search_rank(self) -> list[tuple[int, int]]:
+        """Placements by their first target cell: branching then fills the target in order."""
+        first_cell = self._placement_keys.cells[:, 0].tolist()  # each row's cells are sorted
+        return [(cell, atom) for atom, cell in enumerate(first_cell)]
+
+    def extra_counts(self, classifier: Classifier) -> dict[str, int]:
+        return self.symmetry.burrtools_unique(classifier)
+
+    def describe(self, solution: Solution) -> dict[str, Any]:
+        return {"pieces": self.drawing.pieces_of(solution)}
+
+    def render(self, solution: Solution) -> str:
+        return self.drawing.render(solution)
+
+    def assembled(self, solution: Solution) -> list[AssembledPiece]:
+        """The solution's pieces for the disassembler (PackingDrawing.assembled)."""
+        return self.drawing.assembled(solution)
+
+    def piece_groups(self) -> PieceGroups:
+        """The spec's `disassembly_groups`, for the disassembler."""
+        from cpsolve.disassembly import PieceGroups
+
+        pieces = self.puzzle.pieces
+        return PieceGroups({(group, p.name): copies for p in pieces for group, copies in p.disassembly_groups})
+
+
+def _colour_names(puzzle: PackingPuzzle) -> set[str]:
+    return {k for p in puzzle.pieces for k in p.colours if k} | set(puzzle.target_colours.values())
+
+
+class PackingBuilder(ModelBuilder):
+    kind = "packing"
+
+    def build(self, loaded: LoadedSpec, options: BuildOptions, deadline: Deadline = NO_DEADLINE) -> PuzzleModel:
+        assert isinstance(loaded.spec, PackingSpec)
+        puzzle = resolve(loaded.spec, loaded.source, options.require_fixed_copies)
+        return PackingModel(puzzle, options, deadline)

@@ -1,0 +1,96 @@
+"""The packing family's part of a picture's scene (cpsolve.pictures): the data its drawing reads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cpsolve.colours import palette
+from cpsolve.counting import Solution
+
+from ..base import PuzzleModel
+from .model import PackingModel
+
+
+def packing_scene(
+    model: PuzzleModel, solutions: Sequence[Solution], details: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """Per solution the cubes `[x, y, z, unit]`, the units (placed pieces: piece, label) in the
+    order a person builds them, and the optional target cells left empty; the pieces' colours
+    and copies for the legend. The build order: the reverse of the disassembly when
+    `--disassemble` found one (the piece that comes free last goes in first), else bottom layer
+    first."""
+    assert isinstance(model, PackingModel)
+    pieces = model.puzzle.pieces
+    colours = palette(len(pieces))
+    legend = [
+        {"name": piece.name, "colour": colour, "copies": _copies(piece.bounds.low, piece.bounds.high)}
+        for piece, colour in zip(pieces, colours, strict=True)
+    ]
+    piece_index = {piece.name: index for index, piece in enumerate(pieces)}
+    drawn = []
+    for solution, known in zip(solutions, details, strict=True):
+        assembled = model.assembled(solution)
+        units = [{"piece": piece_index[piece.kind], "label": piece.label} for piece in assembled]
+        cubes = [[*cell, unit] for unit, piece in enumerate(assembled) for cell in piece.cells]
+        covered = {cell for piece in assembled for cell in piece.cells}
+        disassembly = known.get("disassembly", {})
+        plan = disassembly.get("plan") if disassembly.get("level") else None  # only for one that comes apart
+        labels = [piece.label for piece in assembled]
+        order = _reverse_of_disassembly(plan, labels) if plan is not None else None
+        drawn.append(
+            {
+                "cubes": cubes,
+                "units": units,
+                "order": order or _bottom_first(assembled),
+                "order_from": "disassembly" if order else "bottom layer first",
+                "empty": [list(cell) for cell in sorted(model.puzzle.optional - covered)],
+                **({"level": disassembly["level"]} if plan is not None else {}),
+            }
+        )
+    return {"pieces": legend, "solutions": drawn}
+
+
+def _copies(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}-{high}" if high < 10**9 else f"{low}+"
+
+
+def _bottom_first(assembled: Sequence[Any]) -> list[int]:
+    """Pieces by their lowest cell's height, then their middle's, then y and x: layer by layer."""
+
+    def key(unit: int) -> tuple[float, ...]:
+        cells = assembled[unit].cells
+        return (
+            min(c[2] for c in cells),
+            sum(c[2] for c in cells) / len(cells),
+            min(c[1] for c in cells),
+            min(c[0] for c in cells),
+        )
+
+    return sorted(range(len(assembled)), key=key)
+
+
+def _reverse_of_disassembly(plan: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> list[int] | None:
+    """The order pieces come free in the plan, reversed: a piece is free once its part is itself
+    alone; pieces a group keeps together come free last, together."""
+    index = {label: unit for unit, label in enumerate(labels)}
+    parts: list[set[str]] = [set(labels)]
+    freed: list[str] = []
+    for move in plan:
+        if move["distance"] is not None:
+            continue
+        moving = set(move["pieces"])
+        part = next((p for p in parts if moving <= p), None)
+        if part is None:
+            return None
+        parts.remove(part)
+        for side in (part - moving, moving):
+            if len(side) == 1:
+                freed.extend(side)
+            else:
+                parts.append(side)
+    for part in parts:
+        freed.extend(sorted(part))
+    if sorted(freed) != sorted(labels):
+        return None
+    return [index[label] for label in reversed(freed)]
