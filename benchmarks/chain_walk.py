@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from cpsolve.counting import choose_breaking
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.chain_dfs import ChainEnumeration, ChainWalkEngine
 from cpsolve.formats import read_puzzle
+from cpsolve.symmetry import choose_breaking
 
 
 def measure(spec: str, check_dead_ends: bool, breaking_on: bool, repeat: int) -> tuple[int, int, float]:

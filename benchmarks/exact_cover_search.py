@@ -33,7 +33,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpsolve.counting import Breaking, choose_breaking, first_sets
 from cpsolve.engines import DEFAULT as ENGINES
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.breaking import FINAL_PROBES
@@ -43,6 +42,7 @@ from cpsolve.engines.exact_cover.cover_search import CoverSearch
 from cpsolve.formats import read_puzzle
 from cpsolve.limits import Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
+from cpsolve.symmetry import Breaking, choose_breaking, first_sets
 
 Search = CoverSearch | BoxSearch
 

@@ -29,11 +29,11 @@ from cpsolve.limits import (
 )
 
 if TYPE_CHECKING:
-    from cpsolve.counting import Solution
     from cpsolve.errors import CpsolveError
     from cpsolve.formats import Puzzle
     from cpsolve.models import PuzzleModel
     from cpsolve.run import ClassCollector, RunOptions, RunReport, SolutionHook
+    from cpsolve.symmetry import Solution
 
 app = typer.Typer(
     help="Solve and count discrete assembly puzzles with OR-Tools CP-SAT.",

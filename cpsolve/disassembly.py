@@ -34,7 +34,7 @@ from cpsolve.geometry import Cell
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, MAX_GAP_CACHE, NO_DEADLINE, Deadline
 
 if TYPE_CHECKING:
-    from cpsolve.counting import Solution
+    from cpsolve.symmetry import Solution
 
 # The six directions in BurrTools' order (x+, x-, y+, y-, z+, z-): the order moves are tried in
 # decides which of several equally short separations is followed, and so the level's later numbers.

@@ -14,11 +14,11 @@ import typer
 
 from cpsolve import engines
 from cpsolve.bench import BenchRow
-from cpsolve.counting import Solution
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.models import PuzzleModel
 from cpsolve.run import ProgressHook, RunReport
+from cpsolve.symmetry import Solution
 
 PROGRESS_AFTER_SECONDS = 1.0
 

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve import engines
-from cpsolve.counting import Breaking, Solution
 from cpsolve.engines import Enumeration, SearchOptions, StopReason
 from cpsolve.engines.base import PartKey, Prepared
 from cpsolve.errors import CpsolveError
@@ -40,6 +39,7 @@ from cpsolve.formats import PuzzleFile, ReadOptions, puzzles
 from cpsolve.journal import read_records
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
 from cpsolve.models import BuildOptions
+from cpsolve.symmetry import Breaking, Solution
 from cpsolve.workers import DONE, Workers
 
 PARTS_PER_WORKER = 8  # an engine that can split finer is asked for this many parts per process

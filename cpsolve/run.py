@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpsolve import engines, formats, parts, workers
-from cpsolve.counting import Classifier, Counts, Solution
+from cpsolve.counting import Classifier, Counts
 from cpsolve.engines import AUTO, Engine, Engines, Enumeration, SearchOptions, StopReason
 from cpsolve.engines import DEFAULT as DEFAULT_ENGINES
 from cpsolve.engines.breaking import BreakingChoice
@@ -29,6 +29,7 @@ from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.models.base import Disassemblable
 from cpsolve.parts import PARTS_PER_WORKER
 from cpsolve.spec import LoadedSpec
+from cpsolve.symmetry import Solution
 
 if TYPE_CHECKING:
     from cpsolve.disassembly import AssemblyChecker, DisassemblySummary

@@ -22,11 +22,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from cpsolve.counting import Classifier, Solution, SymmetryGroup
+from cpsolve.counting import Classifier
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import Cell
 from cpsolve.limits import DEFAULT_MAX_ATOMS, DEFAULT_MAX_TERMS, NO_DEADLINE, Deadline
 from cpsolve.spec import LoadedSpec, SpecBase
+from cpsolve.symmetry import Solution, SymmetryGroup
 
 if TYPE_CHECKING:
     from cpsolve.disassembly import AssembledPiece, PieceGroups

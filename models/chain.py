@@ -13,13 +13,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cpsolve.colours import along
-from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import STEPS, Cell, step
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.render import draw_layers
 from cpsolve.spec import ChainSpec, LoadedSpec, Source
-from cpsolve.symmetry import target_symmetries
+from cpsolve.symmetry import AtomSymmetry, Solution, SymmetryGroup, target_symmetries
 
 from .base import (
     BuildOptions,

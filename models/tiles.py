@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from cpsolve.colours import palette
-from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.errors import ModelTooBigError
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.spec import Label, LoadedSpec, PairsRule, Source, TilesSpec
+from cpsolve.symmetry import AtomSymmetry, Solution, SymmetryGroup
 
 from .base import BuildOptions, Constraints, ConstraintsBuilder, Family, ModelBuilder, PuzzleModel, negated
 

@@ -13,10 +13,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from cpsolve.counting import AtomSymmetry, Solution, SymmetryGroup
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import BuildOptions, Constraints, ConstraintsBuilder, Family, ModelBuilder, PuzzleModel
 from cpsolve.spec import LoadedSpec, SpecBase
+from cpsolve.symmetry import AtomSymmetry, Solution, SymmetryGroup
 
 
 class RowSpec(SpecBase):

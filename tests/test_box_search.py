@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cpsolve import engines
-from cpsolve.counting import FirstSet, Subgroup, choose_breaking, first_sets
 from cpsolve.engines import SearchOptions, breaking
 from cpsolve.engines.exact_cover import (
     CellChoice,
@@ -34,6 +33,7 @@ from cpsolve.models.base import BuildOptions
 from cpsolve.models.packing import PackingBuilder
 from cpsolve.run import RunOptions
 from cpsolve.spec import LoadedSpec, Source
+from cpsolve.symmetry import FirstSet, Subgroup, choose_breaking, first_sets
 
 SHAPES: dict[str, list[tuple[int, int, int]]] = {
     "domino": [(0, 0, 0), (1, 0, 0)],

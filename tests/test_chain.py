@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from cpsolve import engines
 from cpsolve.cli import app
-from cpsolve.counting import choose_breaking
 from cpsolve.engines import SearchOptions, StopReason
 from cpsolve.engines.chain_dfs import starts
 from cpsolve.run import RunOptions
 from cpsolve.spec import ChainShape
+from cpsolve.symmetry import choose_breaking
 
 runner = CliRunner()
 

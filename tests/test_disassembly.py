@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
-from cpsolve.counting import Solution
 from cpsolve.disassembly import AssembledPiece, Disassembler, Move, Outcome, PieceGroups
 from cpsolve.engines import SearchOptions
 from cpsolve.geometry import Cell
 from cpsolve.models import PuzzleModel
 from cpsolve.models.packing import PackingModel
 from cpsolve.run import RunOptions
+from cpsolve.symmetry import Solution
 
 runner = CliRunner()
 

@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 from cpsolve import engines, parts, workers
 from cpsolve.bench import BenchOptions, bench
 from cpsolve.cli import app
-from cpsolve.counting import Breaking, Solution, choose_breaking
 from cpsolve.engines import Engine, Enumeration, Prepared, SearchOptions, StopReason
 from cpsolve.engines.base import PartKey
 from cpsolve.engines.chain_dfs import ChainWalkEngine
@@ -27,6 +26,7 @@ from cpsolve.formats import read_puzzle
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import BuildOptions, CoverProblem, PuzzleModel
 from cpsolve.run import RunOptions
+from cpsolve.symmetry import Breaking, Solution, choose_breaking
 
 runner = CliRunner()
 

@@ -14,7 +14,6 @@ import row_family
 from conftest import ROOT, SPECS, built, checked_run
 
 from cpsolve import formats, parts, workers
-from cpsolve.counting import choose_breaking
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.cpsat import CpSatEngine, CpSatPrepared
 from cpsolve.errors import CpsolveError
@@ -23,6 +22,7 @@ from cpsolve.formats.yaml_spec import load_spec
 from cpsolve.models import FAMILIES, BuildOptions
 from cpsolve.pictures import scene
 from cpsolve.run import ClassCollector, RunOptions, run
+from cpsolve.symmetry import choose_breaking
 
 # -- no import cycle ------------------------------------------------------------------------------
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
-from cpsolve.counting import Breaking, Solution
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
+from cpsolve.symmetry import Breaking, Solution
 
 
 class StopReason(StrEnum):

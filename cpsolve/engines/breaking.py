@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from cpsolve.counting import Breaking, FirstSet, choose_breaking, first_sets
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
+from cpsolve.symmetry import Breaking, FirstSet, choose_breaking, first_sets
 
 from .base import Engine, SearchEstimator
 

@@ -19,9 +19,9 @@ import threading
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from cpsolve.counting import Breaking, Solution
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import Constraints, PuzzleModel
+from cpsolve.symmetry import Breaking, Solution
 
 from .base import Engine, Enumeration, PartKey, Prepared, SearchOptions, StopReason
 

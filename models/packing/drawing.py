@@ -8,12 +8,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from cpsolve.counting import Solution
 from cpsolve.geometry import (
     Cell,
     bounding_box,
 )
 from cpsolve.render import draw_layers
+from cpsolve.symmetry import Solution
 
 from .puzzle import PackingPuzzle, Piece, Placement
 

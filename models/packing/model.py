@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cpsolve.counting import AtomSymmetry, Classifier, Solution, SymmetryGroup
+from cpsolve.counting import Classifier
 from cpsolve.errors import CpsolveError
 from cpsolve.geometry import (
     Cell,
@@ -22,6 +22,7 @@ from cpsolve.limits import (
     Deadline,
 )
 from cpsolve.spec import LoadedSpec, PackingSpec
+from cpsolve.symmetry import AtomSymmetry, Solution, SymmetryGroup
 
 from ..base import BuildOptions, Constraints, ConstraintsBuilder, CoverProblem, ModelBuilder, PuzzleModel
 from .drawing import PackingDrawing

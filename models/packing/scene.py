@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cpsolve.colours import palette
-from cpsolve.counting import Solution
+from cpsolve.symmetry import Solution
 
 from ..base import PuzzleModel
 from .model import PackingModel

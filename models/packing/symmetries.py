@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from cpsolve.counting import AtomSymmetry, Classifier, Solution, SymmetryGroup
+from cpsolve.counting import Classifier
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import (
     Cell,
@@ -26,7 +26,10 @@ from cpsolve.limits import (
     Deadline,
 )
 from cpsolve.symmetry import (
+    AtomSymmetry,
+    Solution,
     SymmetryArrays,
+    SymmetryGroup,
     burrtools_mirror_partners,
     mirror_partners,
     target_symmetry_arrays,

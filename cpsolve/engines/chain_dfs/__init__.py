@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from cpsolve.counting import Breaking, Solution
 from cpsolve.engines.base import Engine, Enumeration, PartKey, Prepared, SearchOptions
 from cpsolve.geometry import STEPS, Cell, bounding_box, step
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import ChainWalk, PuzzleModel
+from cpsolve.symmetry import Breaking, Solution
 
 MAX_CELLS = 64  # one bit per cell of the bounding box
 STEP_BUDGET = 1_000_000  # segment placements per compiled call: about 0.1 s between checks

@@ -21,10 +21,10 @@ from enum import StrEnum
 
 import numpy as np
 
-from cpsolve.counting import Breaking, Solution
 from cpsolve.engines.base import Engine, Enumeration, PartKey, Prepared, SearchEstimator, SearchOptions
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
+from cpsolve.symmetry import Breaking, Solution
 
 from .box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
 from .cover_search import CoverSearch

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from cpsolve.counting import Solution
 from cpsolve.models import CoverProblem
+from cpsolve.symmetry import Solution
 
 from .cover_search import found_solutions
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from cpsolve.counting import Solution
 from cpsolve.models import CoverProblem
+from cpsolve.symmetry import Solution
 
 
 def _bits(ranks: Any, words: int) -> Any:

@@ -1,0 +1,61 @@
+"""Symmetries as permutations of a model's atoms: what every family hands the counting.
+
+Every family describes a solution as a sorted tuple of atoms (for packing an atom is one
+placement of one piece) and every symmetry of the puzzle as a permutation of atoms, built from
+the target's cell maps (cpsolve.symmetry.target).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+Solution = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class AtomSymmetry:
+    """One symmetry of a puzzle as a permutation of its atoms."""
+
+    atom_map: tuple[int, ...]
+    proper: bool
+
+    def apply(self, solution: Solution) -> Solution:
+        atom_map = self.atom_map
+        return tuple(sorted(atom_map[a] for a in solution))
+
+
+@dataclass(frozen=True)
+class SymmetryGroup:
+    """The symmetries a run reduces by.
+
+    `elements` is the group G used for `unique` (for `symmetry: none` only the proper part is
+    kept, and `unique` then equals `raw`); its proper elements give `rotations`. `is_valid`
+    rejects images that are not solutions of the puzzle (parts mirrored separately can produce a
+    piece set the puzzle does not have). `redundancy` is the order of a subgroup of G that acts
+    freely and only changes how one solution is written (reading a palindromic chain from its
+    other end): raw counts solutions, not writings, so each orbit's size is divided by it.
+    """
+
+    elements: tuple[AtomSymmetry, ...]
+    unique_counts_raw: bool = False
+    is_valid: Callable[[Solution], bool] | None = None
+    redundancy: int = 1
+
+    @property
+    def order(self) -> int:
+        return len(self.elements)
+
+    @cached_property
+    def maps(self) -> Any:
+        """The elements as one int64 array, a row per element: the image of each atom."""
+        return np.array([g.atom_map for g in self.elements], np.int64).reshape(len(self.elements), -1)
+
+    @cached_property
+    def proper(self) -> Any:
+        """Which elements are proper (rotations), as a boolean array."""
+        return np.array([g.proper for g in self.elements], bool)
