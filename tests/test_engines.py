@@ -22,6 +22,7 @@ from cpsolve.engines import Engine, Enumeration, Prepared, SearchOptions, StopRe
 from cpsolve.engines.base import PartKey
 from cpsolve.engines.chain_dfs import ChainWalkEngine
 from cpsolve.engines.exact_cover import ExactCoverEngine, parts_for
+from cpsolve.engines.TEMPLATE import TemplateEngine
 from cpsolve.formats import read_puzzle
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import BuildOptions, CoverProblem, PuzzleModel
@@ -233,6 +234,23 @@ def test_a_registered_engine_runs_through_cpsolve_run(tmp_path: Path) -> None:
     parted = checked_run(spec, RunOptions(show=0, engine="brute-force", workers=2, engines=registry))
     assert parted.counts == brute.counts and parted.workers == 2
     assert "brute-force" not in engines.DEFAULT.names()  # the default registry is left as it was
+
+
+@pytest.mark.parametrize("name", ["coffin.yaml", pytest.param("soma.yaml", marks=pytest.mark.slow)])
+def test_the_engine_template_works_as_it_stands(name: str) -> None:
+    """engines/TEMPLATE.py is an engine to copy: on a registry of its own it gives the reference
+    counts, with and without breaking, in parts, and stops at --first."""
+    registry = engines.DEFAULT.with_engine(TemplateEngine())
+    reference = checked_run(SPECS / name)
+    for breaking in (True, False):
+        options = RunOptions(show=0, symmetry_breaking=breaking, engine="template", engines=registry)
+        assert checked_run(SPECS / name, options).counts == reference.counts
+    parted = checked_run(SPECS / name, RunOptions(show=0, engine="template", workers=2, engines=registry))
+    assert parted.counts == reference.counts
+    first = run_one(
+        SPECS / name, RunOptions(show=0, engine="template", engines=registry, search=SearchOptions(first_only=True))
+    )
+    assert first.stopped_by is StopReason.FIRST_SOLUTION and first.counts.raw >= 1
 
 
 # -- bench ------------------------------------------------------------------------------------
