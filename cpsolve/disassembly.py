@@ -18,7 +18,7 @@ after one separation cannot be taken apart after any other. A part that cannot b
 still accepted when the puzzle says its pieces may stay together (BurrTools' piece groups).
 
 A one-piece assembly comes apart with no move (level "0"); BurrTools' command-line solver does
-not count it (README, "Can it be taken apart?").
+not count it (docs/disassembly.md).
 """
 
 from __future__ import annotations

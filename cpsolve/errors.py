@@ -6,7 +6,7 @@ keeps its traceback. "No solution" is a result with zero counts, never an error.
 
 from __future__ import annotations
 
-# Exit codes of the `cpsolve` program (README, "Exit codes")
+# Exit codes of the `cpsolve` program (docs/cli.md, "Exit codes")
 EXIT_MISMATCH = 1  # a count differs from `expected`, or a self-check failed
 EXIT_BAD_INPUT = 2  # input the user must fix; also an output that could not be written
 EXIT_INTERRUPTED = 130  # Ctrl-C

@@ -46,7 +46,8 @@ MAX_SYMMETRIES = 100_000
 # million stays near 400 MB.
 DEFAULT_MAX_DISASSEMBLY_POSITIONS = 1_000_000
 # --html, --png and the notebook view: the unique solutions a picture holds (the first ones found).
-# The Soma cube's 240 make a page of 140 KB, Bedlam's first 1,000 one of 1,066 KB (README).
+# The Soma cube's 240 make a page of 140 KB, Bedlam's first 1,000 one of 1,066 KB
+# (benchmarks/page_open.py; docs/pictures.md).
 MAX_PICTURED = 1000
 MAX_GAP_CACHE = 2_000_000  # gaps between pairs of pieces (and sets found from them) remembered for one assembly
 MAX_SYMMETRY_ENTRIES = 30_000_000

@@ -153,7 +153,7 @@ def format_report(report: RunReport) -> str:
     if "burrtools_unique" in report.extra_counts:
         lines.append(
             f"BurrTools would count {report.extra_counts['burrtools_unique']} unique: its mirror rule pairs pieces"
-            " whatever their numbers (README, BurrTools files)"
+            " whatever their numbers (docs/formats.md, BurrTools files)"
         )
     if report.disassembly is not None:
         lines.append(report.disassembly.describe())

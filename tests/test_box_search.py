@@ -317,7 +317,7 @@ def test_without_numba_the_breaking_falls_back_to_the_fewest_kept_atoms(monkeypa
 def test_the_estimate_chooses_the_sets_measured_best(name: str, piece: str) -> None:
     """The issue measured, by full searches: for Bedlam the symmetric X pentacube (D here, 2 kept),
     for the Tetris cube a hexacube (yellow4: 52 million placements against up to 289 million for
-    the other pieces, README); the piece with the most placements was the worst."""
+    the other pieces, docs/engines.md); the piece with the most placements was the worst."""
     choice = engines.DEFAULT.choose_breaking(built(SPECS / name))
     assert (choice.label, choice.chosen_by) == (piece, breaking.ChosenBy.ESTIMATE)
 

@@ -3,7 +3,7 @@ inputs, each must end in exit 0 with consistent counts, exit 1 only for a count 
 the spec's own `expected`, or exit 2 with one line per problem naming the file; never another
 exception, and each within a time bound.
 
-CPSOLVE_FUZZ_EXAMPLES sets the examples per test (default 120; README gives a longer run).
+CPSOLVE_FUZZ_EXAMPLES sets the examples per test (default 120; docs/cli.md gives a longer run).
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class SearchOptions:
 class SearchEstimator:
     """`estimate(roots, probes)`: the placements a search makes that first places one of `roots`
     (each kept atom of a breaking set), from that many random paths. `steady`: its estimates
-    were measured steady enough to choose between breaking sets by (README)."""
+    were measured steady enough to choose between breaking sets by (docs/engines.md)."""
 
     estimate: Callable[[Sequence[int], int], float]
     steady: bool

@@ -4,7 +4,7 @@ fewest kept atoms.
 Every candidate set (say, one piece's placements) can break the symmetry; the search then runs
 once per kept atom of the set. How much work that is depends on the set far more than on how
 many atoms it keeps (on the Tetris cube the best piece's search makes 52 million placements, the
-worst's 289 million, README), so each candidate's search is estimated by random probes (Knuth's
+worst's 289 million, docs/engines.md), so each candidate's search is estimated by random probes (Knuth's
 estimator) with an engine that can (`Engine.search_estimator`), and the smallest wins. The same
 choice serves every engine, so CP-SAT and the parts split use it too. Where no engine can
 estimate steadily (no numba; not a packing; a flat target, whose estimates spread too widely),

@@ -9,7 +9,7 @@ OR-Tools clone sample does.
 The solver runs in a thread and hands each solution (the sorted indices of the atoms that are
 true) through a queue, so the caller can count, canonicalise, write and draw while the search goes
 on, and Ctrl-C in the main thread stops the search cleanly. Enumeration always uses exactly one
-CP-SAT worker: with more, OR-Tools 9.15 silently loses solutions (README).
+CP-SAT worker: with more, OR-Tools 9.15 silently loses solutions (docs/engines.md).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class CpSatEngine(Engine):
         return puzzle.atom_count >= PARTS_MIN_ATOMS
 
     def default_workers(self, puzzle: PuzzleModel, cores: int) -> int:
-        """Every core for models big enough to split. Measured with 2 workers against 1 (README):
+        """Every core for models big enough to split. Measured with 2 workers against 1 (docs/measurements.md):
         pentominoes 31 s -> 17 s, the second 4x4x4 snake 64 s -> 32 s."""
         return cores if self.splits_by_default(puzzle) else 1
 

@@ -1,4 +1,4 @@
-"""Reading the c't 9-piece solver's `.txt` puzzles with that program's rules (README, "c't 9-piece files").
+"""Reading the c't 9-piece solver's `.txt` puzzles with that program's rules (docs/formats.md).
 
 A file becomes an ordinary tiles spec: nine tiles of four integers (top, right, bottom, left) on a
 3x3 board, `match: sum-zero`, the border free. Blank lines are skipped, as the program's own

@@ -1,4 +1,4 @@
-"""cpsolve's own format: a YAML spec (README, "The spec format"), read with the line of every field.
+"""cpsolve's own format: a YAML spec (docs/spec.md), read with the line of every field.
 
 A spec is parsed once, with libyaml's C parser where PyYAML has it. Before the document is built,
 a pass over its events refuses what would blow up later: containers nested past MAX_YAML_DEPTH

@@ -1,4 +1,4 @@
-"""Reading yass `.soma` figures with yass's own rules (README, "yass figures").
+"""Reading yass `.soma` figures with yass's own rules (docs/formats.md).
 
 A figure becomes an ordinary packing spec: the seven Soma pieces under yass's names, the figure as
 target cells, lowercase piece letters as fixed pieces, and `parts: separately`. Figures that yass

@@ -248,7 +248,7 @@ def fill_order(target: Sequence[Cell]) -> tuple[int, ...]:
     """The target's cells (indexes) in the order a search fills them: along the shortest side of
     the bounding box first, then the next, the longest last. Measured on pentominoes 6x10 with
     the exact-cover search: filling along the short side first takes far fewer placements than
-    along the long side (README)."""
+    along the long side (benchmarks/exact_cover_search.py)."""
     size = bounding_box(target)
     axes = sorted(range(3), key=lambda axis: (-size[axis], -axis))  # slowest first; ties: z, y, x
     return tuple(sorted(range(len(target)), key=lambda i: tuple(target[i][axis] for axis in axes)))

@@ -3,7 +3,7 @@
 Why a third engine: CP-SAT spends about 50 microseconds on each decision of a snake cube and
 the second 4x4x4 snake needs 1.3 million of them (64 s in one process). Laying segments on a
 bit board costs 45-65 nanoseconds a placement, dead-end check included, so the same
-enumeration takes seconds (README, "Measured"). It takes the model's `chain_walk()`, the same
+enumeration takes seconds (benchmarks/chain_walk.py). It takes the model's `chain_walk()`, the same
 symmetry breaking as CP-SAT (which cells the first two cubes may take), and hands the same
 solutions (sorted atoms) to the same classifier; CP-SAT stays the reference it is tested against.
 

@@ -33,7 +33,7 @@ SEARCH = "exact-cover search"  # the key of the model's search in `PuzzleModel.d
 STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s between checks
 FOUND_CAPACITY = 1024
 PART_PROBES = 64  # random paths to estimate each part's size, to hand out the largest first
-PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` uses every core (README)
+PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` uses every core (docs/engines.md)
 
 
 class ExactCoverEngine(Engine):
@@ -207,7 +207,7 @@ class ExactCoverPrepared(Prepared):
         return sorted(keys, key=lambda key: -size[key])
 
     def default_workers(self, cores: int) -> int:
-        """Every core for searches estimated big enough to gain from them (README), else one."""
+        """Every core for searches estimated big enough to gain from them (docs/engines.md), else one."""
         estimate = self.estimated_placements
         return cores if estimate is not None and estimate >= PARALLEL_PLACEMENTS else 1
 

@@ -5,13 +5,13 @@ bounding box (the shortest side fastest), so a neighbour in direction d is bit i
 and "which open cells have an open neighbour that way" is one shift and one mask for the whole
 board. Cells outside the target are never open. For boxes of up to 64 cells the function is
 compiled a second time without the high word (the length of `words` is known when compiling):
-the Bedlam and Tetris cubes' searches take 13-14 % less time that way (README).
+the Bedlam and Tetris cubes' searches take 13-14 % less time that way (benchmarks/exact_cover_search.py).
 
 Which cell to fill next (`choose`): 0 takes the lowest open cell (right in 2-D: the row being
 filled stays short); K > 0 takes, among the first K open cells with the fewest open neighbours
 (counted for all cells at once by bit-sliced addition of the shifted boards), the one with the
 fewest placements that fit. Measured on the Bedlam cube: 280 million placements with K = 1,
-68 million with K = 8 (README).
+68 million with K = 8 (benchmarks/exact_cover_search.py).
 
 Placements are listed by (cell, which of its neighbours are open, piece): only placements that
 leave the cell's closed neighbours alone are looked at, and only for pieces that are left, a

@@ -2,7 +2,7 @@
 
 Chosen over the lowest-cell search (cover_kernel.py) wherever it takes the problem. Where the
 target extends in all three directions it fills the cell with the fewest open neighbours, which
-cut the Bedlam cube's search from 878 to 68 million placements (README); in 2-D the lowest open
+cut the Bedlam cube's search from 878 to 68 million placements (benchmarks/exact_cover_search.py); in 2-D the lowest open
 cell, in the same tree as the lowest-cell search but at half its time (pentominoes 6x10). It
 takes packings whose every target cell is filled (no optional cells), with at most 64 pieces and
 no piece groups; copies, ranges and pre-placed pieces are fine.
@@ -25,7 +25,7 @@ from .cover_search import found_solutions
 BOX_BITS = 128  # two 64-bit words
 MAX_PIECES = 64  # the pieces left are one 64-bit word
 MAX_ENTRIES = 4_000_000  # list entries (placement, cell, open neighbours): 32 MB
-CHOOSE_AMONG = 8  # cells with the fewest open neighbours compared by fitting placements (README)
+CHOOSE_AMONG = 8  # cells with the fewest open neighbours compared by fitting placements (box_kernel.py says why)
 LOWEST = 0  # `choose` for the lowest open cell
 
 
