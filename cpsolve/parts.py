@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
 import os
 import time
@@ -65,8 +64,7 @@ class PartUnit:
     def id(self) -> str:
         """The same for the same puzzle content, problem, breaking and part, whoever computes it
         (computed once per unit: a run of thousands of parts asks for it several times each)."""
-        cut = hashlib.sha256(repr((sorted(self.breaking.first), self.breaking.forbidden_pairs)).encode())
-        where = f"{self.problem or ''}-{cut.hexdigest()[:8]}-{'.'.join(map(str, self.key))}"
+        where = f"{self.problem or ''}-{self.breaking.digest}-{'.'.join(map(str, self.key))}"
         return f"{self.puzzle.digest[:16]}-{where}"
 
     @property

@@ -96,12 +96,20 @@ def _by_file(results: Path) -> dict[str, Any]:
     return {line["file"]: {k: line.get(k) for k in kept} for line in map(json.loads, results.read_text().splitlines())}
 
 
-def test_a_worker_killed_mid_run_loses_nothing(scheduler: tuple[str, list[subprocess.Popen[bytes]]]) -> None:
-    """The Bedlam cube in 54 parts on two workers; one is killed outright after a second."""
+def test_a_worker_killed_mid_run_loses_nothing(
+    scheduler: tuple[str, list[subprocess.Popen[bytes]]], tmp_path: Path
+) -> None:
+    """The Bedlam cube in 54 parts on two workers; one is killed outright once a part is done."""
     address, workers = scheduler
+    checkpoint = tmp_path / "bedlam.ckpt"
     command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / "bedlam.yaml"), "--cluster", address, "--json"]
-    run = subprocess.Popen([*command, "--show", "0"], stdout=subprocess.PIPE, text=True)
-    time.sleep(3.0)  # the model is built and the parts are out on both workers
+    run = subprocess.Popen(
+        [*command, "--show", "0", "--checkpoint", str(checkpoint)], stdout=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 300
+    while not (checkpoint.exists() and checkpoint.read_text().count("\n") >= 1):  # parts are out and running
+        assert run.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
     workers[0].send_signal(signal.SIGKILL)
     output, _ = run.communicate(timeout=600)
     assert run.returncode == 0

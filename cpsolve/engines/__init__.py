@@ -1,8 +1,9 @@
 """The engines and their registry: which engine runs a puzzle, by name or by `auto`.
 
 - cpsat (cpsat.py): CP-SAT on the puzzle's constraints; takes every puzzle and is the reference.
-- exact-cover (exact_cover.py and its searches): a compiled bit-board search for packings.
-- chain-dfs (chain_dfs.py): a compiled segment-by-segment walk for chains within 64 cells.
+- exact-cover (exact_cover/: the box search and the lowest-cell search): a compiled bit-board search
+  for packings.
+- chain-dfs (chain_dfs/): a compiled segment-by-segment walk for chains within 64 cells.
 
 The last two need numba (`cpsolve[exact-cover]`, `cpsolve[chain-dfs]`). `auto` takes the first
 installed engine in registry order that takes the puzzle; the special engines come first as

@@ -3,13 +3,13 @@
 An engine takes the solver-neutral `PuzzleModel` (cpsolve.models), compiles what it needs from it
 with the symmetry breaking applied its own way (`prepare`), and then enumerates the whole search or
 one part of it: the part in which one kept atom of the first breaking set holds. Parts are
-disjoint and together make the whole search, so the executor in `parts.py` can hand them to other
+disjoint and together make the whole search, so the executor (cpsolve/parts.py) can hand them to other
 processes. Every engine yields each solution as its sorted true atoms, so one classifier counts
 them all.
 
-To add an engine: a module in this package with an `Engine` subclass, and one line in the registry
-(`cpsolve/engines/__init__.py`). Heavy libraries are imported in `load()` or later, never at module
-level, so that only the engine that runs is imported.
+To add an engine: copy TEMPLATE.py (a small working one; its docstring lists the steps) and add
+it to the registry (`DEFAULT` in cpsolve/engines/__init__.py). Heavy libraries are imported in
+`load()` or later, never at module level, so that only the engine that runs is imported.
 """
 
 from __future__ import annotations

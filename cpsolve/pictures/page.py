@@ -1,7 +1,8 @@
 """The page: one self-contained HTML file (scene, script and style inside) that opens from disk.
 
 The viewer (viewer.js, viewer.css beside this module) draws cubes on a 2-D canvas, farthest face
-first, and tiles as SVG; it fetches nothing. Chosen after measuring (docs/pictures.md): a plotting package would add megabytes to each page for what a few hundred lines do.
+first, and tiles as SVG; it fetches nothing. Chosen after measuring (docs/pictures.md): a
+plotting package would add megabytes to each page for what a few hundred lines do.
 """
 
 from __future__ import annotations

@@ -9,8 +9,10 @@ and their orbit-stabiliser check stay exact (cpsolve.counting).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -34,6 +36,13 @@ class Breaking:
     forbidden: tuple[int, ...]
     forbidden_pairs: tuple[tuple[int, int], ...]
     weight: dict[tuple[int, int], int]
+
+    @cached_property
+    def digest(self) -> str:
+        """A short hash of what the breaking leaves out, the same wherever it is computed (the id
+        of a part of a split run holds it); computed once, however many parts share it."""
+        cut = repr((sorted(self.first), self.forbidden_pairs)).encode()
+        return hashlib.sha256(cut).hexdigest()[:8]
 
     def weight_of(self, solution: Solution) -> int:
         r = next(a for a in solution if a in self.first)
