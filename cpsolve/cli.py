@@ -140,6 +140,7 @@ def run_command(
     from cpsolve import formats
     from cpsolve.engines import SearchOptions
     from cpsolve.errors import CpsolveError
+    from cpsolve.files import refuse_inputs
     from cpsolve.models import BuildOptions
     from cpsolve.run import RunOptions
 
@@ -162,6 +163,10 @@ def run_command(
         max_disassembly_positions=max_positions,
     )
     try:
+        outputs = (("--html", html), ("--png", png), ("--xmpuzzle", xmpuzzle), ("--solutions", solutions))
+        for flag, given in (*outputs, ("--checkpoint", checkpoint)):
+            if given is not None:
+                refuse_inputs(given, [puzzle], flag)
         found = formats.read_puzzles(puzzle, formats.ReadOptions(options.max_file_bytes, problem))
     except CpsolveError as error:
         raise fail(error) from None
@@ -462,6 +467,7 @@ def generate_tiles_command(
 ) -> None:
     """An edge-matching board: random labels on a solved board, then tiles shuffled and turned."""
     from cpsolve.errors import CpsolveError
+    from cpsolve.files import write_file
     from cpsolve.generate import TileBoardRequest, parse_board, tiles_spec_text
 
     try:
@@ -470,11 +476,9 @@ def generate_tiles_command(
         if output is None:
             typer.echo(text, nl=False)
         else:
-            output.write_text(text, encoding="utf-8")
+            write_file(output, text.encode("utf-8"), "the spec")
     except CpsolveError as error:
         raise fail(error) from None
-    except OSError as exc:
-        raise fail(CpsolveError(f"{output}: cannot write: {exc.strerror}")) from None
 
 
 @app.command("convert")

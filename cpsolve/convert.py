@@ -15,6 +15,7 @@ import yaml
 
 from cpsolve import formats
 from cpsolve.errors import CpsolveError
+from cpsolve.files import refuse_inputs, write_file
 from cpsolve.formats import burrtools
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
 from cpsolve.models.packing import PackingModel, PackingPuzzle, resolve
@@ -42,8 +43,7 @@ def convert(source: Path, target: Path, problem: str | None = None, max_bytes: i
     kind = WRITERS.get(target.suffix.lower())
     if kind is None:
         raise CpsolveError(f"{target}: cannot write this kind of file; give a .xmpuzzle, .yaml or .yml name")
-    if target.exists() and source.exists() and target.resolve() == source.resolve():
-        raise CpsolveError(f"{target}: is the file being converted; give another name")
+    refuse_inputs(target, [source], "the target")
     return write_puzzle(formats.read_puzzle(source, formats.ReadOptions(max_bytes, problem)).loaded, target)
 
 
@@ -55,10 +55,7 @@ def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
     if kind == "burrtools":
         written = burrtools.write(packing_puzzle(loaded, "cannot be written as a BurrTools file"), target)
         return f"{target}: BurrTools file with {written.shapes} shapes and 1 problem"
-    try:
-        target.write_text(spec_yaml(loaded), encoding="utf-8")
-    except OSError as exc:
-        raise CpsolveError(f"{target}: cannot write: {exc.strerror}") from None
+    write_file(target, spec_yaml(loaded).encode("utf-8"), "the spec")
     return f"{target}: YAML spec of {loaded.spec.name!r}"
 
 

@@ -16,6 +16,7 @@ from cpsolve import engines
 from cpsolve.bench import BenchRow
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, OutputError
+from cpsolve.files import same_file
 from cpsolve.models import PuzzleModel
 from cpsolve.run import ProgressHook, RunReport
 from cpsolve.symmetry import Solution
@@ -32,7 +33,7 @@ def solution_writer(
     if path is None:
         yield None
         return
-    if _same_file(path, puzzle_file):
+    if same_file(path, puzzle_file):
         raise CpsolveError(f"{path}: --solutions names the puzzle file itself; give another file")
     try:
         handle = path.open("ab" if append else "wb", buffering=0)  # unbuffered: a failed write leaves nothing pending
@@ -43,12 +44,6 @@ def solution_writer(
         writer.whole = handle.tell()
         yield writer
 
-
-def _same_file(first: Path, second: Path) -> bool:
-    try:
-        return first.resolve() == second.resolve() or (first.exists() and first.samefile(second))
-    except OSError:
-        return False
 
 
 class SolutionWriter:

@@ -3,6 +3,7 @@ blown memory. One test (or a few cases) per kind of failure seen with hostile an
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ from typer.testing import CliRunner
 
 from cpsolve.cli import app
 from cpsolve.errors import OutputError
+from cpsolve.files import write_file
 from cpsolve.output import SolutionWriter
 
 runner = CliRunner()
@@ -262,13 +264,37 @@ def test_a_failed_write_never_leaves_a_torn_line(tmp_path: Path) -> None:
     assert all(json.loads(line)["class"] for line in text.splitlines())
 
 
-def test_the_solutions_file_is_never_the_puzzle(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flag", ["--solutions", "--html", "--png", "--xmpuzzle", "--checkpoint"])
+def test_no_output_replaces_the_puzzle(tmp_path: Path, flag: str) -> None:
+    """The file itself, another path to it, a symbolic link and a hard link to it: refused before
+    anything runs, and the puzzle is left as it was."""
     spec = tmp_path / "soma.yaml"
     shutil.copy(SPECS / "soma.yaml", spec)
-    for given in (spec, tmp_path / "." / "soma.yaml"):
-        code, output = cli("run", spec, "--solutions", given)
-        assert code == 2 and "--solutions names the puzzle file itself" in output
+    (tmp_path / "link.yaml").symlink_to(spec)
+    os.link(spec, tmp_path / "hard.yaml")
+    for given in (spec, tmp_path / "." / "soma.yaml", tmp_path / "link.yaml", tmp_path / "hard.yaml"):
+        code, output = cli("run", spec, flag, given)
+        assert code == 2 and f"{flag} names the input file" in output, output
     assert spec.read_text() == SOMA
+
+
+def test_convert_and_outputs_never_leave_half_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An output is written beside its name and renamed when complete: a failure in the middle
+    leaves the old file whole and no temporary file behind."""
+    target = tmp_path / "out.html"
+    target.write_text("the old page")
+
+    def disk_full(descriptor: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OutputError, match="cannot write the page: No space left on device"):
+        write_file(target, b"<html>" * 1000, "the page")
+    assert target.read_text() == "the old page"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.html"]
+    monkeypatch.undo()
+    code, output = cli("run", SPECS / "coffin.yaml", "--html", tmp_path)  # a folder
+    assert code == 2 and "cannot write the page: not a regular file" in output, output
 
 
 @pytest.mark.parametrize(("spec", "code"), [("soma.yaml", 1), ("snake_4x4x4_second.yaml", 2)])

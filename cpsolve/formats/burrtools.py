@@ -31,6 +31,7 @@ from xml.parsers import expat
 from xml.sax.saxutils import quoteattr
 
 from cpsolve.errors import CpsolveError, SpecError
+from cpsolve.files import write_file
 from cpsolve.geometry import Cell
 from cpsolve.models import FAMILIES, Families
 from cpsolve.spec import LoadedSpec, Source
@@ -568,9 +569,5 @@ def _position(piece: Any, placement: Any, table: list[Matrix], shifted: Any) -> 
 
 def write(puzzle: Any, path: Path, assemblies: Sequence[Sequence[Any]] = ()) -> Written:
     """Write a gzip-compressed BurrTools file, as BurrTools writes them."""
-    text = puzzle_xml(puzzle, assemblies)
-    try:
-        path.write_bytes(gzip.compress(text.encode("utf-8")))
-    except OSError as exc:
-        raise CpsolveError(f"{path}: cannot write: {exc.strerror}") from None
+    write_file(path, gzip.compress(puzzle_xml(puzzle, assemblies).encode("utf-8")), "the BurrTools file")
     return Written(len(puzzle.pieces) + 1, len(assemblies))

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cpsolve.errors import OutputError
+from cpsolve.files import write_file
 
 
 def _asset(name: str) -> str:
@@ -54,7 +54,4 @@ def page_html(scene: dict[str, Any]) -> str:
 
 
 def write_page(scene: dict[str, Any], path: Path) -> None:
-    try:
-        path.write_text(page_html(scene), encoding="utf-8")
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write the page: {exc.strerror}") from None
+    write_file(path, page_html(scene).encode("utf-8"), "the page")

@@ -4,12 +4,14 @@ legend; tiles as the flat board. Drawn with Pillow (the `pictures` extra), faces
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cpsolve.errors import CpsolveError, OutputError
+from cpsolve.errors import CpsolveError
+from cpsolve.files import write_file
 
 YAW, PITCH = -0.65, 0.5  # the page's first view
 SIZE = (760, 560)
@@ -44,10 +46,9 @@ def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
     draw = ImageDraw.Draw(image)
     draw.text((12, 10), _headline(scene), fill="black")
     DRAWERS[scene["drawing"]](draw, scene, solution)
-    try:
-        image.save(path, format="PNG", optimize=True)
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write the picture: {exc.strerror}") from None
+    encoded = io.BytesIO()
+    image.save(encoded, format="PNG", optimize=True)
+    write_file(path, encoded.getvalue(), "the picture")
 
 
 def _headline(scene: dict[str, Any]) -> str:

@@ -1,0 +1,71 @@
+"""Writing what a user asked for, in one place: never over an input, and whole or not at all.
+
+Every output file (a page, a picture, a BurrTools file, a converted spec, a generated spec) is
+written to a temporary file beside it and renamed over the name asked for once it is complete, so
+a failure (a full disk, Ctrl-C) leaves either the old file or the new one, never half of one.
+An output that names an input (the same file under another name or through a link included) is
+refused before any work is done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from cpsolve.errors import CpsolveError, OutputError
+
+
+def same_file(first: Path, second: Path) -> bool:
+    """Whether two names lead to one file (resolving links; hard links by their inode)."""
+    try:
+        return first.resolve() == second.resolve() or (first.exists() and second.exists() and first.samefile(second))
+    except OSError:
+        return False
+
+
+def refuse_inputs(output: Path, inputs: Iterable[Path], flag: str) -> None:
+    """Refuse an output that would replace one of the inputs."""
+    for given in inputs:
+        if same_file(output, given):
+            raise CpsolveError(f"{output}: {flag} names the input file {given} itself; give another file")
+
+
+def write_file(path: Path, data: bytes, what: str) -> None:
+    """Write `data` as `path` in one piece: a temporary file in the same folder, flushed to disk,
+    then renamed over `path` (which keeps its permissions when it existed). `what` names the
+    output in the error: "cannot write the page: No space left on device"."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir() or (path.exists() and not path.is_file()):
+        raise OutputError(f"{path}: cannot write {what}: not a regular file; give a file name")
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write {what}: {exc.strerror}") from None
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            with contextlib.suppress(OSError):
+                os.chmod(temporary, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise OutputError(f"{path}: cannot write {what}: {exc.strerror}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
