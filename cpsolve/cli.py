@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED
+from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED, printable
 from cpsolve.limits import (
     DEFAULT_COUNT_SECONDS,
     DEFAULT_FIND_ONE_SECONDS,
@@ -26,6 +26,8 @@ from cpsolve.limits import (
     DEFAULT_MAX_DISASSEMBLY_POSITIONS,
     DEFAULT_MAX_FILE_MB,
     DEFAULT_MAX_TERMS,
+    MOST_FILE_MB,
+    MOST_SECONDS,
 )
 
 if TYPE_CHECKING:
@@ -48,7 +50,7 @@ WHOLE_PROCESS = "whole_process"  # set by the program's entry point: this proces
 
 def fail(error: CpsolveError) -> typer.Exit:
     """Print a user error as its own lines on stderr and give the exit to raise."""
-    typer.echo(str(error), err=True)
+    typer.echo(printable(str(error), keep="\n"), err=True)
     return typer.Exit(code=EXIT_BAD_INPUT)
 
 
@@ -67,7 +69,7 @@ def run_command(
         typer.Option("--show", min=0, help="draw this many unique solutions [default: 1; all for a c't .txt]"),
     ] = None,
     first: Annotated[bool, typer.Option("--first", help="stop at the first solution (all cores)")] = False,
-    time_limit: Annotated[float | None, typer.Option("--time-limit", min=0.0, help="seconds")] = None,
+    time_limit: Annotated[float | None, typer.Option("--time-limit", min=0.0, max=MOST_SECONDS, help="seconds")] = None,
     max_solutions: Annotated[int | None, typer.Option("--max-solutions", min=1)] = None,
     max_placements: Annotated[
         int, typer.Option("--max-placements", min=1, help="refuse models with more placements")
@@ -76,7 +78,10 @@ def run_command(
         int, typer.Option("--max-terms", min=1, help="refuse constraints with more literals in all")
     ] = DEFAULT_MAX_TERMS,
     max_file_size: Annotated[
-        float, typer.Option("--max-file-size", min=0.001, help="refuse puzzle files larger than this many MB")
+        float,
+        typer.Option(
+            "--max-file-size", min=0.001, max=MOST_FILE_MB, help="refuse puzzle files larger than this many MB"
+        ),
     ] = DEFAULT_MAX_FILE_MB,
     guided: Annotated[bool, typer.Option(help="branch on placements in target cell order")] = True,
     symmetry_breaking: Annotated[
@@ -129,14 +134,14 @@ def run_command(
         typer.Option("--max-positions", min=1, help="--disassemble: positions looked at per assembly before undecided"),
     ] = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
 ) -> None:
-    """Solve a puzzle and print the raw, rotations and unique counts.
-
-    As the whole `cpsolve` process (not inside a test or a notebook), what is loaded lives as
-    long as the process: gc.freeze() keeps it out of the collector's passes, once after the
-    library is imported and once after the engine is loaded and the model built. Freezing only
-    before the engine's libraries are imported makes the collector walk them again and again (the
-    Soma cube's `seconds` 0.035 -> 0.073 in one measurement each way).
-    """
+    """Solve a puzzle and print the raw, rotations and unique counts (every problem of a file
+    that holds several, or the one --problem names)."""
+    # As the whole `cpsolve` process (not inside a test or a notebook), what is loaded lives as
+    # long as the process: gc.freeze() keeps it out of the collector's passes, once after the
+    # library is imported and once after the first engine is loaded. Freezing only before the
+    # engine's libraries are imported makes the collector walk them again and again (the Soma
+    # cube's `seconds` 0.035 -> 0.073 in one measurement each way); freezing again for every
+    # problem of a file would keep each problem's model for good.
     from cpsolve import formats
     from cpsolve.engines import SearchOptions
     from cpsolve.errors import CpsolveError
@@ -145,9 +150,9 @@ def run_command(
     from cpsolve.run import RunOptions
 
     whole_process = isinstance(context.obj, dict) and bool(context.obj.get(WHOLE_PROCESS))
-    freeze = gc.freeze if whole_process else None
-    if freeze is not None:
-        freeze()
+    freeze = _once(gc.freeze) if whole_process else None
+    if whole_process:
+        gc.freeze()
     options = RunOptions(
         search=SearchOptions(time_limit=time_limit, max_solutions=max_solutions, first_only=first, guided=guided),
         build=BuildOptions(max_atoms=max_placements, max_terms=max_terms),
@@ -227,9 +232,9 @@ def _run_one(
         if pictures is not None and pictured is not None:
             pictures.write(report, pictured)
     except CpsolveError as error:
-        typer.echo(str(error), err=True)
+        typer.echo(printable(str(error), keep="\n"), err=True)
         return EXIT_BAD_INPUT
-    text = json.dumps(report.as_json()) if as_json else format_report(report)
+    text = json.dumps(report.as_json()) if as_json else printable(format_report(report), keep="\n")
     if not write_stdout(text):
         # the counts exist but did not reach the user: 1 when they were complete, else 2
         return EXIT_MISMATCH if report.complete else EXIT_BAD_INPUT
@@ -255,6 +260,18 @@ class Pictures:
             typer.echo(message, err=True)
 
 
+def _once(action: Callable[[], None]) -> Callable[[], None]:
+    """`action` the first time, nothing after."""
+    done: list[bool] = []
+
+    def call() -> None:
+        if not done:
+            done.append(True)
+            action()
+
+    return call
+
+
 def _both(hooks: Sequence[SolutionHook]) -> SolutionHook | None:
     """One hook that calls each of the given ones."""
     if not hooks:
@@ -270,21 +287,27 @@ def _both(hooks: Sequence[SolutionHook]) -> SolutionHook | None:
 
 
 def write_stdout(text: str) -> bool:
-    """Print text; on a write error (a full disk) say so on stderr and return False.
-
-    Standard output is then pointed at /dev/null, so that Python's own flush at exit does not
-    fail again with a traceback.
-    """
+    """Print text; on a write error (a full disk) say so on stderr and return False. A closed pipe
+    is no error: the reader stopped reading, as `cat` would take it."""
     try:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
+    except BrokenPipeError:  # the reader closed the pipe (`| head -1`): it had what it wanted
+        _quiet_stdout()
+        return True
     except OSError as exc:
         typer.echo(f"cannot write the report to standard output: {exc.strerror}", err=True)
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
+        _quiet_stdout()
         return False
     return True
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that Python's own flush at exit does not fail again
+    with a traceback."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
 
 
 @app.command("validate")
@@ -328,13 +351,15 @@ def bench_command(
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")] = False,
     slow: Annotated[bool, typer.Option("--slow", help="include specs marked slow: true")] = False,
     time_limit: Annotated[
-        float, typer.Option("--time-limit", min=0.0, help="seconds for each find-one (--first) benchmark")
+        float,
+        typer.Option("--time-limit", min=0.0, max=MOST_SECONDS, help="seconds for each find-one (--first) benchmark"),
     ] = DEFAULT_FIND_ONE_SECONDS,
     count_time_limit: Annotated[
         float,
         typer.Option(
             "--count-time-limit",
             min=0.0,
+            max=MOST_SECONDS,
             help="seconds for each engine's count; one stopped by it is not compared while another engine's"
             " count is complete (0: no limit)",
         ),
@@ -377,9 +402,8 @@ def bench_command(
     whole_process = isinstance(context.obj, dict) and bool(context.obj.get(WHOLE_PROCESS))
     try:
         engines.DEFAULT.load_installed()  # so that no engine's first row pays for importing its libraries
-        if whole_process:  # as for run: what is loaded stays; the rows so far too
+        if whole_process:  # as for run: the libraries loaded stay (each puzzle's model is let go)
             gc.freeze()
-            options = dataclasses.replace(options, on_ready=gc.freeze)
         rows = bench(targets, options, on_row=printer)
     except CpsolveError as error:
         raise fail(error) from None
@@ -398,10 +422,15 @@ def batch_command(
     paths: Annotated[list[str], typer.Argument(help="puzzle files, folders (searched in depth) or glob patterns")],
     out: Annotated[Path, typer.Option("--out", help="the results: one JSON line per puzzle, appended")],
     processes: Annotated[int, typer.Option("--processes", min=0, help="local processes; 0: one per core")] = 0,
-    time_limit: Annotated[float | None, typer.Option("--time-limit", min=0.0, help="seconds for each puzzle")] = None,
+    time_limit: Annotated[
+        float | None, typer.Option("--time-limit", min=0.0, max=MOST_SECONDS, help="seconds for each puzzle")
+    ] = None,
     engine: Annotated[str, typer.Option("--engine", help="as for run")] = AUTO,
     max_file_size: Annotated[
-        float, typer.Option("--max-file-size", min=0.001, help="refuse puzzle files larger than this many MB")
+        float,
+        typer.Option(
+            "--max-file-size", min=0.001, max=MOST_FILE_MB, help="refuse puzzle files larger than this many MB"
+        ),
     ] = DEFAULT_MAX_FILE_MB,
     cluster: Annotated[
         str | None,

@@ -13,6 +13,15 @@ EXIT_INTERRUPTED = 130  # Ctrl-C
 EXIT_TERMINATED = 143  # SIGTERM
 
 
+def printable(text: str, keep: str = "") -> str:
+    """Text safe to show on a terminal: control characters (an escape sequence that would set the
+    window title or clear the screen, a line break inside a name) written as escapes, except those
+    in `keep` (a report's own line breaks)."""
+    if text.isprintable() or all(c.isprintable() or c in keep for c in text):
+        return text
+    return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
+
+
 class CpsolveError(Exception):
     """Root of every error caused by input; its message says what to change."""
 

@@ -20,6 +20,8 @@ DEFAULT_MAX_ATOMS = 2_000_000  # placements (atoms) in one model: --max-placemen
 DEFAULT_MAX_TERMS = 20_000_000
 DEFAULT_MAX_FILE_MB = 8.0  # the largest puzzle file read: --max-file-size (megabytes)
 DEFAULT_MAX_FILE_BYTES = int(DEFAULT_MAX_FILE_MB * 2**20)
+MOST_FILE_MB = 4096.0  # --max-file-size may not pass this (inf and 1e300 are refused, not overflowed)
+MOST_SECONDS = 1e9  # --time-limit may not pass this (about 31 years)
 DEFAULT_FIND_ONE_SECONDS = 60.0  # bench: the time limit of each find-one benchmark
 # bench: each engine's count. An engine that takes a puzzle may still need hours for it (CP-SAT
 # enumerating the Bedlam cube); its count stops here and is left out of the comparison while

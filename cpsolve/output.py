@@ -45,7 +45,6 @@ def solution_writer(
         yield writer
 
 
-
 class SolutionWriter:
     """Writes each new class's canonical solution as one JSON line, flushed as it is found.
 

@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from cpsolve.errors import SpecError
+from cpsolve.errors import SpecError, printable
 from cpsolve.geometry import FOAM_SIZE, foam_ring_order
 from cpsolve.limits import MAX_COORDINATE, MAX_COPIES, MAX_LABEL, MAX_SIDE
 
@@ -300,8 +300,8 @@ class Source:
         """One line: FILE:LINE: field.path: message (a key with a line break in it is escaped)."""
         line = self.line_of(loc)
         where = f"{self.path}:{line}" if line else self.path
-        field_path = ".".join(_printable(str(part)) for part in loc)
-        message = _printable(message)
+        field_path = ".".join(printable(str(part)) for part in loc)
+        message = printable(message)
         return f"{where}: {field_path}: {message}" if field_path else f"{where}: {message}"
 
     def error(self, loc: tuple[str | int, ...], message: str) -> SpecError:
@@ -386,13 +386,6 @@ def _child(data: Any, part: str | int) -> Any:
     if isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
         return data[part]
     return _ABSENT
-
-
-def _printable(text: str) -> str:
-    """Text on one line: line breaks and other control characters written as escapes."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _short(value: Any) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SPECS, checked_run, corpus_dir, peer, run_one
+from conftest import CORPUS, SPECS, checked_run, corpus_dir, peer, run_one
 from disassembly_bruteforce import brute_force, replay
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,9 +31,9 @@ runner = CliRunner()
 
 
 def _corpus_rows() -> list[Any]:
-    table = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "burrtools" / "counts.tsv"
+    table = CORPUS / "burrtools" / "counts.tsv"
     if not table.is_file():
-        return [pytest.param(None, marks=pytest.mark.skip(reason="corpus/burrtools is absent"))]
+        return [pytest.param(None, id="corpus-absent")]  # the test then skips, or fails under CI
     with table.open() as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     return [

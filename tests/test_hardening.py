@@ -16,7 +16,7 @@ from typing import IO
 
 import pytest
 import yaml
-from conftest import ROOT, SPECS
+from conftest import ROOT, SPECS, corpus_dir
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
@@ -480,3 +480,38 @@ def test_workers_are_capped_by_parts_and_cores() -> None:
     code, output = cli("run", SPECS / "soma.yaml", "--engine", "exact-cover", "--workers", "100000", "--json")
     assert code == 0
     assert json.loads(output)["workers"] <= 4 * (os.cpu_count() or 1)
+
+
+# -- what a terminal and a pipe get -----------------------------------------------------------------
+
+
+def test_a_closed_pipe_is_not_an_error() -> None:
+    """`cpsolve run ... --json | head -c 1`: the reader stopped reading; nothing on stderr, exit 0."""
+    process = program("run", SPECS / "soma.yaml", "--json")
+    assert process.stdout is not None
+    assert process.stdout.read(1) == "{"
+    process.stdout.close()
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (0, "")
+
+
+def test_control_characters_in_names_are_escaped_on_the_terminal(tmp_path: Path) -> None:
+    """A name that sets the window title and clears the screen is shown as escapes."""
+    spec = tmp_path / "title.yaml"
+    spec.write_text(SOMA.replace("name: Soma cube", 'name: "evil\\e]0;owned\\a\\e[2J"'))
+    code, output = cli("run", spec)
+    assert code == 0 and "\x1b" not in output and "\x07" not in output
+    assert "evil\\x1b]0;owned\\x07\\x1b[2J" in output
+
+
+@pytest.mark.parametrize("problem", ["²", "9" * 5000, "x" * 10_000])
+def test_odd_problem_names_are_refused_in_one_line(problem: str) -> None:
+    code, output = cli("run", corpus_dir("burrtools") / "PelikanBurr.xmpuzzle", "--problem", problem)
+    assert code == 2 and "no problem" in output and len(output.splitlines()) == 1, output[:300]
+
+
+@pytest.mark.parametrize("value", ["inf", "1e300", "nan"])
+def test_sizes_and_times_beyond_reason_are_refused(value: str) -> None:
+    for option in ("--max-file-size", "--time-limit"):
+        code, output = cli("run", SPECS / "coffin.yaml", option, value)
+        assert code == 2 and "Invalid value" in output, output

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SPECS, corpus_dir
+from conftest import SPECS, absent, corpus_dir
 from typer.testing import CliRunner
 
 import cpsolve
@@ -33,7 +33,7 @@ def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api")
     executable = _chromium()
     if executable is None:
-        pytest.skip("no chromium (apt-get install chromium)")
+        absent("no chromium (apt-get install chromium, or $CPSOLVE_CHROMIUM)")
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         yield launched

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import conftest
 import pytest
 import row_family
 from conftest import ROOT, SPECS, built, checked_run
@@ -198,3 +199,12 @@ def test_the_decision_strategy_and_the_breaking_are_added_once() -> None:
     assert len(prepared.model.proto.search_strategy) == 1
     assert len(prepared.model_for(False).proto.search_strategy) == 0
     assert len(prepared.model_for(False).proto.constraints) == constraints
+
+
+def test_a_missing_corpus_or_peer_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(conftest, "IN_CI", True)
+    with pytest.raises(pytest.fail.Exception, match="CI=true needs it"):
+        conftest.absent("corpus /nowhere is absent")
+    monkeypatch.setattr(conftest, "IN_CI", False)
+    with pytest.raises(pytest.skip.Exception):
+        conftest.absent("corpus /nowhere is absent")

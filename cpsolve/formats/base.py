@@ -178,12 +178,13 @@ def puzzles_of(
 
 
 def _problem_index(names: Sequence[str], wanted: str, path: str) -> int:
-    if wanted.isascii() and wanted.isdigit() and int(wanted) < len(names):
+    if wanted.isascii() and wanted.isdigit() and len(wanted) <= 9 and int(wanted) < len(names):
         return int(wanted)
     if wanted in names:
         return names.index(wanted)
-    listing = ", ".join(f"{i} {name!r}" for i, name in enumerate(names))
-    raise CpsolveError(f"{path}: no problem {wanted!r}; the file has: {listing}")
+    listing = ", ".join(f"{i} {name!r}" for i, name in enumerate(names[:20]))
+    more = f" and {len(names) - 20} more" if len(names) > 20 else ""
+    raise CpsolveError(f"{path}: no problem {wanted[:40]!r}; the file has: {listing}{more}")
 
 
 def megabytes(size: int) -> str:

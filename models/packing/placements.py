@@ -51,7 +51,7 @@ def _shifts(x: int, y: int, z: int) -> Any:
     return np.indices((z, y, x)).reshape(3, -1)[::-1].T.copy()
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=64)  # at most 64 arrays of at most 4,096 shifts: 6 MB
 def _cached_shifts(x: int, y: int, z: int) -> Any:
     """All shifts (dx, dy, dz) in a box of that size, z slowest and x fastest (cached: every
     orientation of every piece of a figure asks for one of a few sizes)."""
