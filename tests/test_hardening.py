@@ -4,6 +4,7 @@ blown memory. One test (or a few cases) per kind of failure seen with hostile an
 from __future__ import annotations
 
 import errno
+import gzip
 import json
 import os
 import shutil
@@ -515,3 +516,101 @@ def test_sizes_and_times_beyond_reason_are_refused(value: str) -> None:
     for option in ("--max-file-size", "--time-limit"):
         code, output = cli("run", SPECS / "coffin.yaml", option, value)
         assert code == 2 and "Invalid value" in output, output
+
+
+# -- BurrTools files that try to expand ---------------------------------------------------------------
+
+SMALL_SHAPE = '<voxel x="1" y="1" z="1" type="0">#</voxel>'
+ONE_PROBLEM = '<problem><shapes><shape id="0" count="1"/></shapes><result id="1"/></problem>'
+
+
+def burrtools_file(shapes: str, problems: str, extra: str = "") -> bytes:
+    text = f'<?xml version="1.0"?>\n<puzzle version="2">{extra}<shapes>{shapes}</shapes><problems>{problems}</problems>'
+    return gzip.compress((text + "</puzzle>").encode())
+
+
+HOSTILE_BURRTOOLS = {
+    # one shape of 100,000 voxels listed 10,000 times: 10^9 cells from a 1 KB file
+    "one_shape_many_times": (
+        lambda: burrtools_file(
+            '<voxel x="100" y="100" z="10" type="0">' + "#" * 100_000 + "</voxel>" + SMALL_SHAPE,
+            "<problem><shapes>" + '<shape id="0" count="1"/>' * 10_000 + '</shapes><result id="1"/></problem>',
+        ),
+        "cells in all; cpsolve reads at most",
+    ),
+    "100,000 entries": (
+        lambda: burrtools_file(
+            SMALL_SHAPE * 2,
+            "<problem><shapes>" + '<shape id="0" count="1"/>' * 100_000 + '</shapes><result id="1"/></problem>',
+        ),
+        "shape entries; cpsolve reads at most",
+    ),
+    "8 MB of line breaks in a comment": (
+        lambda: burrtools_file(SMALL_SHAPE * 2, ONE_PROBLEM, "<comment>" + "\n" * 8_000_000 + "</comment>"),
+        None,
+    ),
+    "1.6 million &amp;": (
+        lambda: burrtools_file(SMALL_SHAPE * 2, ONE_PROBLEM, "<comment>" + "&amp;" * 1_600_000 + "</comment>"),
+        None,
+    ),
+    "a million &#10; in a voxel": (
+        lambda: burrtools_file(
+            '<voxel x="1" y="1" z="1" type="0">' + "&#10;" * 1_000_000 + "#</voxel>" + SMALL_SHAPE, ONE_PROBLEM
+        ),
+        None,
+    ),
+    "an unknown encoding": (
+        lambda: b'<?xml version="1.0" encoding="x-nonsense"?><puzzle version="2"></puzzle>',
+        "cannot read the XML's declared encoding",
+    ),
+    "a multi-byte encoding declared": (
+        lambda: b'<?xml version="1.0" encoding="UTF-16"?><puzzle version="2"></puzzle>',
+        "not valid XML",
+    ),
+    "a corrupt gzip body": (
+        lambda: (lambda whole: whole[:20] + bytes(50) + whole[70:])(burrtools_file(SMALL_SHAPE * 2, ONE_PROBLEM)),
+        "not a valid gzip file",
+    ),
+    "an empty 200^3 box": (
+        lambda: burrtools_file(
+            '<voxel x="200" y="200" z="200" type="0">' + "_" * 8_000_000 + "</voxel>" + SMALL_SHAPE,
+            '<problem><shapes><shape id="1" count="1"/></shapes><result id="0"/></problem>',
+        ),
+        "the result shape is empty",
+    ),
+    "a full 200^3 box": (
+        lambda: burrtools_file(
+            '<voxel x="200" y="200" z="200" type="0">' + "#" * 8_000_000 + "</voxel>" + SMALL_SHAPE,
+            '<problem><shapes><shape id="1" count="1"/></shapes><result id="0"/></problem>',
+        ),
+        "filled or variable voxels; cpsolve builds at most",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_BURRTOOLS))
+def test_burrtools_files_that_try_to_expand_end_in_seconds(tmp_path: Path, name: str) -> None:
+    """Each answers or is refused in one line, in seconds and well under a gigabyte."""
+    build, refusal = HOSTILE_BURRTOOLS[name]
+    path = tmp_path / "hostile.xmpuzzle"
+    path.write_bytes(build())
+    started = time.monotonic()
+    code, err, peak = measured_run(path)
+    assert time.monotonic() - started < 120 and peak < 1024, (peak, err)
+    assert "Traceback" not in err
+    if refusal is None:
+        assert code == 0, err
+    else:
+        assert code == 2 and refusal in err and len(err.splitlines()) == 1, err
+
+
+def measured_run(path: Path) -> tuple[int, str, float]:
+    """`cpsolve run PATH --json`: exit code, stderr, and the process's peak memory in MB, from
+    os.wait4's accounting of that one child."""
+    process = program("run", path, "--json")
+    assert process.stderr is not None and process.stdout is not None
+    _, status, usage = os.wait4(process.pid, 0)
+    err = process.stderr.read()
+    process.stdout.close()
+    process.stderr.close()
+    return os.waitstatus_to_exitcode(status), err, usage.ru_maxrss / 1024

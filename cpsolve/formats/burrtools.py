@@ -23,6 +23,8 @@ from __future__ import annotations
 import gzip
 import io
 import re
+import zlib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,9 +32,10 @@ from typing import Any
 from xml.parsers import expat
 from xml.sax.saxutils import quoteattr
 
-from cpsolve.errors import CpsolveError, SpecError
+from cpsolve.errors import CpsolveError, ModelTooBigError, SpecError
 from cpsolve.files import write_file
 from cpsolve.geometry import Cell
+from cpsolve.limits import MAX_SHAPE_CELLS
 from cpsolve.models import FAMILIES, Families
 from cpsolve.spec import LoadedSpec, Source
 
@@ -47,6 +50,11 @@ GRIDS = {
 }
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_COLOURS = 63  # BurrTools' own limit on colour numbers
+VOXEL = "voxel"
+MAX_VOXELS = 10_000_000  # one voxel space's x*y*z (its text is one character or more per voxel)
+MAX_SHAPE_ENTRIES = 10_000  # shape entries in one problem (SolidSixPieceBurrs, the largest example, has 150)
+# cells of all of a problem's piece entries and its result together: what one problem may expand to
+MAX_PROBLEM_CELLS = 2_000_000
 
 
 # -- the XML, with the line of every element -------------------------------------------------------
@@ -58,7 +66,7 @@ class Element:
     attributes: dict[str, str]
     line: int
     children: list[Element] = field(default_factory=list)
-    text: str = ""
+    text: str = ""  # kept only for <voxel>, the one element whose text cpsolve reads
 
     def all(self, tag: str) -> list[Element]:
         return [child for child in self.children if child.tag == tag]
@@ -74,7 +82,7 @@ def _document(file: PuzzleFile, options: ReadOptions) -> Element:
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
                 data = stream.read(options.max_bytes + 1)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise SpecError([f"{path}: not a valid gzip file: {exc}"]) from None
         if len(data) > options.max_bytes:
             raise SpecError([f"{path}: decompresses to more than {options.max_bytes / 2**20:.1f} MB (--max-file-size)"])
@@ -100,8 +108,12 @@ def _check_encoding(data: bytes, path: Path) -> None:
 
 
 def _parse(data: bytes, path: Path) -> Element:
+    """The elements with their lines; the text of <voxel> elements gathered in pieces and joined
+    once (adding to a string piece by piece takes quadratic time on megabytes of text)."""
     parser = expat.ParserCreate()
+    parser.buffer_text = True  # fewer, larger pieces of text: a file of 8 MB of line breaks
     stack: list[Element] = [Element("", {}, 0)]
+    pieces: list[str] = []
 
     def start(tag: str, attributes: dict[str, str]) -> None:
         element = Element(tag, attributes, parser.CurrentLineNumber)
@@ -109,10 +121,14 @@ def _parse(data: bytes, path: Path) -> Element:
         stack.append(element)
 
     def end(tag: str) -> None:
-        stack.pop()
+        element = stack.pop()
+        if tag == VOXEL:
+            element.text = "".join(pieces)
+        pieces.clear()
 
     def text(content: str) -> None:
-        stack[-1].text += content
+        if stack[-1].tag == VOXEL:
+            pieces.append(content)
 
     def refuse_doctype(*arguments: Any) -> None:
         raise SpecError([f"{path}:{parser.CurrentLineNumber}: a document type declaration; BurrTools files have none"])
@@ -126,6 +142,8 @@ def _parse(data: bytes, path: Path) -> Element:
         parser.Parse(data, True)
     except expat.ExpatError as exc:
         raise SpecError([f"{path}:{exc.lineno}: not valid XML: {expat.errors.messages[exc.code]}"]) from None
+    except (LookupError, ValueError) as exc:  # an encoding declaration Python cannot decode with
+        raise SpecError([f"{path}: cannot read the XML's declared encoding: {exc}; save the file as UTF-8"]) from None
     roots = stack[0].children
     if len(roots) != 1 or roots[0].tag != "puzzle":
         raise SpecError([f"{path}: not a BurrTools puzzle (the document is not one <puzzle> element)"])
@@ -196,15 +214,36 @@ def _voxels(element: Element, colours: int, path: Path) -> Shape:
     if _number(element, "type", path, default=0) != 0:
         raise SpecError([f"{path}:{element.line}: voxel type {element.attributes['type']} is not a cube grid's (0)"])
     volume = size[0] * size[1] * size[2]
-    if volume > 10_000_000:
+    if volume > MAX_VOXELS:
         raise SpecError(
-            [f"{path}:{element.line}: a voxel space of {volume:,} voxels; cpsolve reads at most 10,000,000"]
+            [f"{path}:{element.line}: a voxel space of {volume:,} voxels; cpsolve reads at most {MAX_VOXELS:,}"]
         )
+    marked = element.text.count("#") + element.text.count("+")
+    if marked > MAX_SHAPE_CELLS:  # counted before a single cell is made
+        raise SpecError(
+            [
+                f"{path}:{element.line}: a shape of {marked:,} filled or variable voxels; cpsolve builds at most"
+                f" {MAX_SHAPE_CELLS:,}"
+            ]
+        )
+    text = element.text.strip()
+    if re.fullmatch(r"[#+_]*", text):  # no colours: only the marked voxels are looked at
+        if len(text) > volume:
+            raise SpecError([f"{path}:{element.line}: voxel string has more than x*y*z = {volume} voxels"])
+        if len(text) < volume:
+            raise SpecError([f"{path}:{element.line}: voxel string has {len(text)} voxels, but x*y*z = {volume}"])
+        marks = [(m.start(), m.group()) for m in re.finditer(r"[#+]", text)]
+        cells = {
+            index: (index % size[0], index // size[0] % size[1], index // (size[0] * size[1])) for index, _ in marks
+        }
+        filled_cells = tuple(cells[index] for index, mark in marks if mark == "#")
+        variable_cells = tuple(cells[index] for index, mark in marks if mark == "+")
+        return Shape(size, filled_cells, variable_cells, {}, element.attributes.get("name", ""), element.line)
     filled: list[Cell] = []
     variable: list[Cell] = []
     colour: dict[Cell, int] = {}
     index = 0
-    for match in re.finditer(r"([#+_])([0-9]*)|(.)", element.text.strip(), re.DOTALL):
+    for match in re.finditer(r"([#+_])([0-9]*)|(.)", text, re.DOTALL):
         state, number, other = match.groups()
         if other is not None:
             raise SpecError(
@@ -242,7 +281,15 @@ def _groups(entry: Element, most: int, path: Path) -> tuple[tuple[int, int], ...
 def _problem(element: Element, shapes: int, colours: int, path: Path) -> Problem:
     parts = []
     listed = element.first("shapes")
-    for entry in listed.all("shape") if listed is not None else []:
+    entries = listed.all("shape") if listed is not None else []
+    if len(entries) > MAX_SHAPE_ENTRIES:
+        raise SpecError(
+            [
+                f"{path}:{element.line}: a problem of {len(entries):,} shape entries; cpsolve reads at most"
+                f" {MAX_SHAPE_ENTRIES:,}"
+            ]
+        )
+    for entry in entries:
         shape = _number(entry, "id", path)
         if shape >= shapes:
             raise SpecError([f"{path}:{entry.line}: shape id {shape} does not exist (the puzzle has {shapes} shapes)"])
@@ -329,11 +376,13 @@ def _colours_of(shape: Shape, cells: Sequence[Cell]) -> dict[str, list[list[int]
 def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILIES) -> LoadedSpec:
     """Problem `number` of a BurrTools file as a packing spec."""
     path, problem = Path(name), puzzle.problems[number]
+    _check_size(puzzle, problem, path)
     source = Source(str(path), {(): problem.line, ("pieces",): problem.line})
     pieces: dict[str, Any] = {}
+    named: Counter[str] = Counter()
     for part in problem.parts:
         shape = puzzle.shapes[part.shape]
-        name = _unique(shape.name or f"S{part.shape + 1}", pieces)
+        name = _unique(shape.name or f"S{part.shape + 1}", pieces, named)
         if not shape.filled:
             raise SpecError([f"{path}:{shape.line}: shape {part.shape} ({name}) has no filled voxel"])
         piece: dict[str, Any] = {"cells": [list(c) for c in shape.filled]}
@@ -369,10 +418,28 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
     return LoadedSpec(families.validate(data, source), source)
 
 
-def _unique(name: str, taken: dict[str, Any]) -> str:
+def _check_size(puzzle: BurrPuzzle, problem: Problem, path: Path) -> None:
+    """Refuse a problem whose pieces and result would expand past MAX_PROBLEM_CELLS cells before
+    any of them is made (a small file may list one large shape thousands of times)."""
+    shapes = [puzzle.shapes[part.shape] for part in problem.parts] + [puzzle.shapes[problem.result]]
+    cells = sum(len(shape.filled) + len(shape.variable) for shape in shapes)
+    if cells > MAX_PROBLEM_CELLS:
+        raise ModelTooBigError(
+            f"{path}:{problem.line}: the problem's shape entries hold {cells:,} cells in all; cpsolve reads at most"
+            f" {MAX_PROBLEM_CELLS:,}"
+        )
+
+
+def _unique(name: str, taken: dict[str, Any], named: Counter[str]) -> str:
+    """The name, or with " (n)" after it when a piece already has it (the number counted per name,
+    so thousands of pieces of one name are named in linear time)."""
+    named[name] += 1
     if name not in taken:
         return name
-    return next(f"{name} ({n})" for n in range(2, len(taken) + 3) if f"{name} ({n})" not in taken)
+    number = named[name]
+    while f"{name} ({number})" in taken:
+        number += 1
+    return f"{name} ({number})"
 
 
 def looks_like_burrtools(head: bytes) -> bool:
