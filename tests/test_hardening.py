@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -529,7 +530,7 @@ def burrtools_file(shapes: str, problems: str, extra: str = "") -> bytes:
     return gzip.compress((text + "</puzzle>").encode())
 
 
-HOSTILE_BURRTOOLS = {
+HOSTILE_BURRTOOLS: dict[str, tuple[Callable[[], bytes], str | None]] = {
     # one shape of 100,000 voxels listed 10,000 times: 10^9 cells from a 1 KB file
     "one_shape_many_times": (
         lambda: burrtools_file(
