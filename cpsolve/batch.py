@@ -17,20 +17,21 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from cpsolve import formats
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, Terminated
 from cpsolve.formats import PuzzleFile, ReadOptions
-from cpsolve.journal import read_records
+from cpsolve.formats.base import read_bytes
+from cpsolve.journal import Journal
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
 from cpsolve.run import RunOptions, RunReport, run
 from cpsolve.workers import DONE, cores, workers_for
 
@@ -73,20 +74,25 @@ class BatchSummary:
         return f"{total} problems: {parts}{skipped}; {self.seconds:.1f} s{stopped}"
 
 
-def content_hash(path: Path) -> str:
-    """SHA-256 of the file's bytes; an unreadable file hashes to its error, so it gets a line too."""
+def content_hash(path: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
+    """SHA-256 of the file's bytes; a file that cannot be read as a puzzle (missing, a FIFO, a
+    device, too large) hashes to why not, so it gets a line too, and nothing waits on it."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError as error:
-        return f"unreadable: {error.strerror}"
+        return hashlib.sha256(read_bytes(path, max_bytes)).hexdigest()
+    except CpsolveError as error:
+        return f"unreadable: {str(error).removeprefix(f'{path}: cannot read: ')}"
 
 
-def done_files(results: Path) -> set[tuple[str, str]]:
-    """(file, sha256) of every puzzle the results file already holds, but those stopped by the time
-    limit (a rerun tries them again). A last line cut short (the batch was killed while writing
-    it) is dropped from the file; a file that is not a batch's results is refused, untouched."""
+def results_file(path: Path) -> Journal:
+    """The batch's results, opened and locked for the batch (cpsolve.journal)."""
+    return Journal(path, "file", "a cpsolve batch's results")
+
+
+def done_files(results: Journal) -> set[tuple[str, str]]:
+    """(file, sha256) of every puzzle the results already hold, but those stopped by the time
+    limit (a rerun tries them again)."""
     done = set()
-    for record in read_records(results, "file", "a cpsolve batch's results"):
+    for record in results.records:
         if "sha256" in record and record.get("status") != Status.INCOMPLETE:
             done.add((str(record["file"]), str(record["sha256"])))
     return done
@@ -142,7 +148,7 @@ def pending(files: list[Path], done: set[tuple[str, str]]) -> list[Path]:
 
 def run_batch(
     todo: list[Path],
-    results: TextIO,
+    results: Journal,
     options: BatchOptions,
     on_file: Callable[[list[dict[str, Any]]], None] | None = None,
     skipped: int = 0,
@@ -152,8 +158,7 @@ def run_batch(
     summary = BatchSummary(skipped=skipped)
     try:
         for lines in _solved(todo, options):
-            results.write("".join(json.dumps(line) + "\n" for line in lines))
-            results.flush()
+            results.append(lines)
             summary.add(lines)
             if on_file is not None:
                 on_file(lines)

@@ -442,23 +442,21 @@ def batch_command(
     so a batch that was stopped resumes. Exit code 2 when a file was refused (its line says why),
     1 when a count or self-check failed, 130 when interrupted."""
     from cpsolve import engines, formats
-    from cpsolve.batch import BatchOptions, Status, done_files, pending, run_batch
+    from cpsolve.batch import BatchOptions, Status, done_files, pending, results_file, run_batch
     from cpsolve.engines import SearchOptions
     from cpsolve.errors import CpsolveError
+    from cpsolve.files import refuse_inputs
     from cpsolve.output import batch_progress
     from cpsolve.run import RunOptions
 
     try:
         engines.DEFAULT.check_requested(engine)
         files = formats.puzzle_files(paths)
-        if out.resolve() in {path.resolve() for path in files}:
-            raise CpsolveError(f"{out}: --out may not be one of the puzzle files")
-        done = done_files(out)
-        results = out.open("a", encoding="utf-8")
+        refuse_inputs(out, files, "--out")
+        results = results_file(out)
+        done = done_files(results)
     except CpsolveError as error:
         raise fail(error) from None
-    except OSError as error:
-        raise fail(CpsolveError(f"{out}: cannot write the results: {error.strerror}")) from None
     run_options = RunOptions(
         search=SearchOptions(time_limit=time_limit),
         show=0,

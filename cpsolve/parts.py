@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -35,9 +35,9 @@ from cpsolve.engines import Enumeration, SearchOptions, StopReason
 from cpsolve.engines.base import PartKey, Prepared
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import PuzzleFile, ReadOptions, puzzles
-from cpsolve.journal import read_records
+from cpsolve.journal import Journal
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
-from cpsolve.models import BuildOptions
+from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 from cpsolve.workers import DONE, Workers
 
@@ -126,30 +126,59 @@ def solve_part_on_dask(unit: PartUnit, *, time_limit: float | None) -> Iterator[
 
 
 class Checkpoint:
-    """The finished parts of a run, one JSON line each: {"unit", "solutions"}.
+    """The finished parts of a run, one JSON line each: {"unit", "solutions", "check"}, where
+    `check` is a digest of the other two (a line changed by hand or by a broken disk no longer
+    matches it). Only parts that ran to their end are recorded; a line cut short by a kill is
+    dropped; the file is locked while the run has it (cpsolve.journal)."""
 
-    Only parts that ran to their end are recorded; a line cut short by a kill is dropped."""
+    WHAT = "a cpsolve checkpoint"
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.journal = Journal(path, "unit", self.WHAT)
         self.finished: dict[str, list[Solution]] = {}
-        for record in read_records(path, "unit", "a cpsolve checkpoint"):
-            try:
-                self.finished[str(record["unit"])] = [tuple(solution) for solution in record["solutions"]]
-            except (KeyError, TypeError):
-                raise CpsolveError(f"{path}: not a cpsolve checkpoint (a line is not a finished part)") from None
         try:
-            self.handle = path.open("a", encoding="utf-8")
-        except OSError as error:
-            raise CpsolveError(f"{path}: cannot write the checkpoint: {error.strerror}") from None
+            for number, record in enumerate(self.journal.records, 1):
+                self.finished[self._unit(record, number)] = [tuple(s) for s in record["solutions"]]
+        except BaseException:
+            self.journal.close()
+            raise
+
+    def _unit(self, record: dict[str, Any], number: int) -> str:
+        unit, solutions = record.get("unit"), record.get("solutions")
+        if (
+            not isinstance(unit, str)
+            or not isinstance(solutions, list)
+            or record.get("check") != _check(unit, solutions)
+        ):
+            raise CpsolveError(
+                f"{self.path}: record {number} is not a finished part as cpsolve wrote it (its check does not"
+                " match); give a new checkpoint file"
+            )
+        return unit
+
+    def believe(self, unit: str, model: PuzzleModel) -> list[Solution]:
+        """A recorded part's solutions, each checked to be a solution of the puzzle."""
+        solutions = self.finished[unit]
+        for solution in solutions:
+            atoms_ok = all(isinstance(a, int) and not isinstance(a, bool) for a in solution)
+            problem = model.problem_with(solution) if atoms_ok and list(solution) == sorted(solution) else "not atoms"
+            if problem is not None:
+                raise CpsolveError(
+                    f"{self.path}: part {unit} records a solution that is none ({problem}); give a new checkpoint file"
+                )
+        return solutions
 
     def record(self, unit: str, solutions: list[Solution]) -> None:
-        self.handle.write(json.dumps({"unit": unit, "solutions": [list(s) for s in solutions]}) + "\n")
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
+        written = [list(s) for s in solutions]
+        self.journal.append([{"unit": unit, "solutions": written, "check": _check(unit, written)}])
 
     def close(self) -> None:
-        self.handle.close()
+        self.journal.close()
+
+
+def _check(unit: str, solutions: list[Any]) -> str:
+    return hashlib.sha256(json.dumps([unit, solutions], separators=(",", ":")).encode()).hexdigest()[:16]
 
 
 class PartsEnumeration(Enumeration):
@@ -197,12 +226,15 @@ class PartsEnumeration(Enumeration):
                 self.checkpoint.close()
 
     def _recorded(self) -> Iterator[list[Solution]]:
-        """The parts a checkpoint holds, merged first."""
-        recorded = self.checkpoint.finished if self.checkpoint is not None else {}
+        """The parts a checkpoint holds, each solution checked, merged first."""
+        checkpoint = self.checkpoint
+        if checkpoint is None:
+            return
         for unit in self.units:
-            if unit.id in recorded and unit.id not in self.merged:
+            if unit.id in checkpoint.finished and unit.id not in self.merged:
+                solutions = checkpoint.believe(unit.id, self.compiled.puzzle)
                 self.merged.add(unit.id)
-                yield recorded[unit.id]
+                yield solutions
 
     def _run(self, todo: list[PartUnit]) -> Iterator[list[Solution]]:
         found: dict[str, list[Solution]] = {}

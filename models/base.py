@@ -231,6 +231,35 @@ class PuzzleModel(ABC):
         """Counts by other rules than cpsolve's, computed from a complete run's classes (none by default)."""
         return {}
 
+    def problem_with(self, solution: Solution) -> str | None:
+        """Why these atoms are not a solution (None: they are one), for solutions that come back
+        from outside the search (a checkpoint). Without auxiliary variables or circuits the
+        constraints decide it; families with those check in their own way."""
+        if not all(0 <= atom < self.atom_count for atom in solution) or len(set(solution)) != len(solution):
+            return "atoms out of range or repeated"
+        rules = self.constraints()
+        if rules.variables != self.atom_count or rules.circuits:
+            raise NotImplementedError(f"{self.kind}: a family with auxiliary variables checks its own solutions")
+        chosen = set(solution)
+
+        def true(literal: int) -> bool:
+            return (literal in chosen) if literal >= 0 else (negated(literal) not in chosen)
+
+        if any(sum(map(true, group)) != 1 for group in rules.exactly_one):
+            return "a place or a piece is not used exactly once"
+        if any(sum(map(true, group)) > 1 for group in rules.at_most_one) or not all(
+            any(map(true, clause)) for clause in rules.clauses
+        ):
+            return "the rules between atoms do not hold"
+        if any(not low <= sum(map(true, members)) <= high for members, low, high in rules.sums):
+            return "a count is out of its bounds"
+        weighted = (
+            (sum(w for v, w in zip(m, ws, strict=True) if true(v)), lo, hi) for m, ws, lo, hi in rules.weighted_sums
+        )
+        if any(not low <= total <= high for total, low, high in weighted):
+            return "a weighted count is out of its bounds"
+        return None
+
     @abstractmethod
     def describe(self, solution: Solution) -> dict[str, Any]:
         """The solution as plain data for JSON: what goes where."""

@@ -179,6 +179,20 @@ class ChainModel(PuzzleModel):
         ordered = sorted(solution)
         return [self.cells[atom % n] for atom in ordered]
 
+    def problem_with(self, solution: Solution) -> str | None:
+        """One cell per cube, every cell once, each cube beside the one before it."""
+        n = len(self.cells)
+        if not all(0 <= atom < self.atom_count for atom in solution) or len(solution) != self.length:
+            return "atoms out of range, or not one per cube"
+        if sorted(atom // n for atom in solution) != list(range(self.length)):
+            return "a cube is placed twice or not at all"
+        path = self.path(solution)
+        if len(set(path)) != n:
+            return "two cubes share a cell"
+        if any(sum(abs(a - b) for a, b in zip(p, q, strict=True)) != 1 for p, q in itertools.pairwise(path)):
+            return "two cubes next on the chain are not neighbours"
+        return None
+
     def describe(self, solution: Solution) -> dict[str, Any]:
         return {"path": [list(c) for c in self.path(solution)]}
 

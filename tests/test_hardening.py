@@ -14,16 +14,18 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 import yaml
 from conftest import ROOT, SPECS, corpus_dir
 from typer.testing import CliRunner
 
+from cpsolve import parts
 from cpsolve.cli import app
 from cpsolve.errors import OutputError
 from cpsolve.files import write_file
+from cpsolve.journal import Journal
 from cpsolve.output import SolutionWriter
 
 runner = CliRunner()
@@ -615,3 +617,95 @@ def measured_run(path: Path) -> tuple[int, str, float]:
     process.stdout.close()
     process.stderr.close()
     return os.waitstatus_to_exitcode(status), err, usage.ru_maxrss / 1024
+
+
+# -- checkpoints and results files that do not come back --------------------------------------------
+
+
+def special_files(tmp_path: Path) -> list[Path]:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "to_zero").symlink_to("/dev/zero")
+    return [Path("/dev/null"), Path("/dev/zero"), tmp_path, fifo, tmp_path / "to_zero"]
+
+
+def test_checkpoints_and_results_must_be_regular_files(tmp_path: Path) -> None:
+    """/dev/null, /dev/zero, a folder, a FIFO, a link to a device: refused at once in one line."""
+    for given in special_files(tmp_path):
+        code, output = cli("run", SPECS / "soma.yaml", "--checkpoint", given)
+        assert code == 2 and "cannot use it for a cpsolve checkpoint" in output, (given, output)
+        code, output = cli("batch", SPECS / "coffin.yaml", "--out", given)
+        assert code == 2 and "cannot use it for a cpsolve batch's results" in output, (given, output)
+
+
+def test_puzzles_named_that_are_no_files_get_a_line_and_no_wait(tmp_path: Path) -> None:
+    fifo, out = tmp_path / "fifo.yaml", tmp_path / "results.jsonl"
+    os.mkfifo(fifo)
+    code, output = cli("batch", fifo, "/dev/zero", "--out", out, "--processes", "1")
+    assert code == 2, output
+    errors = [json.loads(line)["error"] for line in out.read_text().splitlines()]
+    assert len(errors) == 2 and all("not a regular file" in error for error in errors), errors
+
+
+def test_a_second_batch_or_run_on_a_file_in_use_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "results.jsonl"
+    with Journal(out, "file", "a cpsolve batch's results"):  # as a batch running elsewhere holds it
+        code, output = cli("batch", SPECS / "coffin.yaml", "--out", out)
+        assert code == 2 and "another cpsolve is using this file now" in output
+        assert out.read_text() == ""
+    checkpoint = tmp_path / "run.checkpoint"
+    with Journal(checkpoint, "unit", "a cpsolve checkpoint"):
+        code, output = cli("run", SPECS / "soma.yaml", "--checkpoint", checkpoint)
+        assert code == 2 and "another cpsolve is using this file now" in output
+    assert cli("batch", SPECS / "coffin.yaml", "--out", out)[0] == 0  # free again
+
+
+def checkpointed(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """A checkpoint of the Soma cube's finished parts, and its records."""
+    checkpoint = tmp_path / "soma.checkpoint"
+    code, output = cli("run", SPECS / "soma.yaml", "--checkpoint", checkpoint, "--workers", "1", "--json")
+    assert code == 0, output
+    return checkpoint, [json.loads(line) for line in checkpoint.read_text().splitlines()]
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda r: {**r, "solutions": [[10**9, *s[1:]] for s in r["solutions"]]},  # an atom far out of range
+        lambda r: {**r, "solutions": [["a", "b"]]},  # strings
+        lambda r: {**r, "solutions": [[[1, 2], [3]]]},  # nested lists
+        lambda r: {**r, "solutions": []},  # nothing found in any part: counts of 0, "complete"
+    ],
+)
+def test_a_tampered_checkpoint_is_not_believed(tmp_path: Path, tamper: Callable[[dict[str, Any]], Any]) -> None:
+    checkpoint, records = checkpointed(tmp_path)
+    checkpoint.write_text("".join(json.dumps(tamper(record)) + "\n" for record in records))
+    code, output = cli("run", SPECS / "soma.yaml", "--checkpoint", checkpoint, "--workers", "1")
+    assert code == 2 and "is not a finished part as cpsolve wrote it" in output and "Traceback" not in output
+
+
+def test_a_recomputed_check_does_not_make_a_wrong_solution_true(tmp_path: Path) -> None:
+    """Someone who rewrites the check too still gets a solution checked against the puzzle."""
+    checkpoint, records = checkpointed(tmp_path)
+    record = next(r for r in records if r["solutions"])
+    wrong = [[*record["solutions"][0][:-1], record["solutions"][0][0]]]  # a piece twice, a piece missing
+    forged = {"unit": record["unit"], "solutions": wrong, "check": parts._check(record["unit"], wrong)}
+    checkpoint.write_text(json.dumps(forged) + "\n")
+    code, output = cli("run", SPECS / "soma.yaml", "--checkpoint", checkpoint, "--workers", "1")
+    assert code == 2 and "records a solution that is none" in output, output
+
+
+def test_a_line_nested_deep_or_a_full_disk_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    checkpoint = tmp_path / "deep.checkpoint"
+    checkpoint.write_text('{"unit": ' + "[" * 100_000 + "\n")
+    code, output = cli("run", SPECS / "soma.yaml", "--checkpoint", checkpoint)
+    assert code == 2 and "not a line of a cpsolve checkpoint" in output
+    journal = Journal(tmp_path / "full.jsonl", "file", "a cpsolve batch's results")
+
+    def disk_full(descriptor: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OutputError, match="cannot write a cpsolve batch's results: No space left on device"):
+        journal.append([{"file": "x"}])
+    journal.close()

@@ -207,6 +207,26 @@ class PackingModel(PuzzleModel):
     def extra_counts(self, classifier: Classifier) -> dict[str, int]:
         return self.symmetry.burrtools_unique(classifier)
 
+    def problem_with(self, solution: Solution) -> str | None:
+        """Checked on the exact cover (cheaper than the constraints): the placements' cells apart
+        and covering every cell that must be filled, each piece within its bounds."""
+        if not all(0 <= atom < self.atom_count for atom in solution) or len(set(solution)) != len(solution):
+            return "atoms out of range or repeated"
+        cover = self.cover_problem()
+        cells = [int(c) for atom in solution for c in cover.atom_cells[atom] if c >= 0]
+        if len(cells) != len(set(cells)):
+            return "two pieces share a cell"
+        if set(range(cover.cells)) - set(cells) - cover.optional:
+            return "a cell of the target is left empty"
+        if cover.max_holes is not None and len(cover.optional - set(cells)) > cover.max_holes:
+            return "more holes than the puzzle allows"
+        used = Counter(int(cover.atom_piece[atom]) for atom in solution)
+        if any(not low <= used[piece] <= high for piece, (low, high) in enumerate(cover.piece_bounds)):
+            return "a piece is used too few or too many times"
+        if not set(cover.forced) <= set(solution) or set(solution) & cover.excluded:
+            return "a pre-placed piece is not where it was placed"
+        return None
+
     def describe(self, solution: Solution) -> dict[str, Any]:
         return {"pieces": self.drawing.pieces_of(solution)}
 
