@@ -21,9 +21,9 @@ import yaml
 from conftest import ROOT, SPECS, corpus_dir
 from typer.testing import CliRunner
 
-from cpsolve import parts
+from cpsolve import formats, parts
 from cpsolve.cli import app
-from cpsolve.errors import OutputError
+from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.files import write_file
 from cpsolve.journal import Journal
 from cpsolve.output import SolutionWriter
@@ -709,3 +709,22 @@ def test_a_line_nested_deep_or_a_full_disk_is_one_line(tmp_path: Path, monkeypat
     with pytest.raises(OutputError, match="cannot write a cpsolve batch's results: No space left on device"):
         journal.append([{"file": "x"}])
     journal.close()
+
+
+# -- patterns -----------------------------------------------------------------------------------------
+
+
+def test_patterns_do_not_follow_links_into_loops(tmp_path: Path) -> None:
+    """A link back to its own folder: the pattern ends with the one real file; `/**` is refused as
+    too wide instead of walking the whole machine."""
+    (tmp_path / "a").mkdir()
+    shutil.copy(SPECS / "coffin.yaml", tmp_path / "a" / "coffin.yaml")
+    (tmp_path / "a" / "back").symlink_to(tmp_path)
+    assert formats.puzzle_files([f"{tmp_path}/**/*.yaml"]) == [tmp_path / "a" / "coffin.yaml"]
+    out = tmp_path / "results.jsonl"
+    code, output = cli("batch", f"{tmp_path}/**/*.yaml", "--out", out)
+    assert code == 0 and len(out.read_text().splitlines()) == 1, output
+    code, output = cli("bench", f"{tmp_path}/**/*.yaml", "--engine", "exact-cover")
+    assert code == 0, output
+    with pytest.raises(CpsolveError, match="looks at more than"):
+        formats.puzzle_files(["/**/*.x"])

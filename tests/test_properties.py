@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import yaml
 from conftest import SPECS, checked_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from cpsolve.cli import app
+from cpsolve.formats import read_puzzle
 from cpsolve.geometry import ISOMETRIES, ROTATIONS, canonical_shape, normalise, orientations, transform
 from cpsolve.run import RunOptions
+from cpsolve.spec import PackingSpec
 
 SOMA = yaml.safe_load((SPECS / "soma.yaml").read_text())
 FIGURE = [[x, y, z] for x in range(3) for y in range(3) for z in range(3)]
@@ -55,3 +60,24 @@ def test_moving_the_target_keeps_every_count(tmp_path: Path, iso_index: int, shi
     moved = checked_run(moved_spec(tmp_path, iso_index, shift, FIGURE), options)
     assert reference.counts.raw > 0
     assert moved.counts == reference.counts
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(min_size=1, max_size=12), min_size=2, max_size=2, unique=True), st.text(max_size=20))
+def test_what_cpsolve_writes_as_burrtools_it_reads_back(tmp_path: Path, names: list[str], title: str) -> None:
+    """Any piece and puzzle names: written as a BurrTools file and read back with the same names
+    and counts, or refused in one line (names with control characters, which XML cannot hold)."""
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))  # one per example: hypothesis reuses tmp_path
+    spec = folder / "spec.yaml"
+    pieces = {names[0]: {"cells": [[0, 0], [1, 0]]}, names[1]: {"cells": [[0, 0]], "count": 2}}
+    spec.write_text(yaml.safe_dump({"name": title or "untitled", "pieces": pieces, "target": {"box": [2, 2]}}))
+    written = folder / "spec.xmpuzzle"
+    result = CliRunner().invoke(app, ["convert", str(spec), str(written)])
+    if result.exit_code == 2:
+        assert "holds control characters" in result.output and len(result.output.splitlines()) == 1, result.output
+        assert not written.exists()
+        return
+    assert result.exit_code == 0, result.output
+    back = read_puzzle(written).loaded.spec
+    assert isinstance(back, PackingSpec) and set(back.pieces) == set(names)
+    assert checked_run(written).counts == checked_run(spec).counts

@@ -9,8 +9,9 @@ reader (a `PuzzleFile` to a `Document`) and a `FORMAT`, and one line in `FORMATS
 
 from __future__ import annotations
 
-import glob
+import fnmatch
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -41,8 +42,8 @@ def puzzle_files(patterns: Iterable[str | Path]) -> list[Path]:
     suffixes = puzzle_suffixes()
     for pattern in map(str, patterns):
         path = Path(pattern)
-        if any(mark in pattern for mark in "*?["):
-            found = sorted(Path(p) for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+        if any(mark in pattern for mark in WILDCARDS):
+            found = sorted(_glob(pattern))
             if not found:
                 raise CpsolveError(f"{pattern}: matches no file")
             files.extend(found)
@@ -56,6 +57,51 @@ def puzzle_files(patterns: Iterable[str | Path]) -> list[Path]:
         else:
             raise CpsolveError(f"{path}: no such file or directory")
     return list(dict.fromkeys(files))
+
+
+WILDCARDS = "*?["
+MAX_WALKED = 200_000  # folders and files a pattern may look at before it is refused as too wide
+
+
+def _glob(pattern: str) -> list[Path]:
+    """The files a pattern matches (`*`, `?`, `[...]` within a name, `**` for any depth), found
+    without following links to folders and visiting each folder once, so a link loop or `/**`
+    ends; a pattern that would look at more than MAX_WALKED entries is refused."""
+    parts = Path(pattern).parts
+    fixed = 0
+    while fixed < len(parts) - 1 and not any(mark in parts[fixed] for mark in WILDCARDS):
+        fixed += 1
+    root, wanted = Path(*parts[:fixed]) if fixed else Path("."), parts[fixed:]
+    found: list[Path] = []
+    seen: set[tuple[int, int]] = set()
+    walked = 0
+    for folder, folders, names in os.walk(root, followlinks=False):
+        info = os.stat(folder)
+        if (info.st_dev, info.st_ino) in seen:
+            folders[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        walked += len(folders) + len(names)
+        if walked > MAX_WALKED:
+            raise CpsolveError(f"{pattern}: looks at more than {MAX_WALKED:,} files and folders; name a narrower one")
+        relative = Path(folder).relative_to(root).parts
+        found.extend(
+            Path(folder) / name
+            for name in names
+            if _matches((*relative, name), wanted) and (Path(folder) / name).is_file()
+        )
+    return found
+
+
+def _matches(names: Sequence[str], wanted: Sequence[str]) -> bool:
+    """Whether a path's names match a pattern's parts (`**`: any number of folders)."""
+    if not wanted:
+        return not names
+    if wanted[0] == "**":
+        return any(_matches(names[skip:], wanted[1:]) for skip in range(len(names) + 1))
+    if not names or (names[0].startswith(".") and not wanted[0].startswith(".")):
+        return False
+    return fnmatch.fnmatchcase(names[0], wanted[0]) and _matches(names[1:], wanted[1:])
 
 
 def format_for(path: str | Path, known: Sequence[FileFormat] = FORMATS) -> FileFormat:

@@ -32,7 +32,7 @@ from typing import Any
 from xml.parsers import expat
 from xml.sax.saxutils import quoteattr
 
-from cpsolve.errors import CpsolveError, ModelTooBigError, SpecError
+from cpsolve.errors import CpsolveError, ModelTooBigError, SpecError, printable
 from cpsolve.files import write_file
 from cpsolve.geometry import Cell
 from cpsolve.limits import MAX_SHAPE_CELLS
@@ -523,7 +523,7 @@ def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_sym
     that BurrTools can be timed on the same search (`cpsolve bench --peers`)."""
     why = _not_writable(puzzle, any_symmetry)
     if why:
-        raise CpsolveError(f"{puzzle.name}: cannot be written as a BurrTools file: {why}")
+        raise CpsolveError(f"{printable(puzzle.name)}: cannot be written as a BurrTools file: {why}")
     colour_names = sorted({c for p in puzzle.pieces for c in p.colours if c} | set(puzzle.target_colours.values()))
     colour_names += sorted({name for pair in puzzle.colour_rule for name in pair} - set(colour_names))
     number = {name: n for n, name in enumerate(colour_names, 1)}
@@ -597,7 +597,18 @@ def _not_writable(puzzle: Any, any_symmetry: bool = False) -> str:
         return "parts: separately (each part turned on its own) has no BurrTools counterpart"
     if puzzle.symmetry != "all" and not any_symmetry:
         return f"symmetry: {puzzle.symmetry}; BurrTools always removes rotations and mirror images itself"
+    unwritable = [name for name in (puzzle.name, *(p.name for p in puzzle.pieces)) if not _xml_text(name)]
+    if unwritable:
+        return (
+            f"the name '{printable(unwritable[0])}' holds control characters, which XML (and so BurrTools)"
+            " cannot hold; rename it"
+        )
     return ""
+
+
+def _xml_text(text: str) -> bool:
+    """Whether XML 1.0 can hold the text in an attribute (tab, line breaks and printable text)."""
+    return all(c in "\t\n\r" or (c >= " " and c not in "\ufffe\uffff" and not 0xD800 <= ord(c) <= 0xDFFF) for c in text)
 
 
 def _assembly(puzzle: Any, placements: Sequence[Any], most: Sequence[int], shifted: Any) -> str:
