@@ -28,21 +28,21 @@ PROGRESS_AFTER_SECONDS = 1.0
 def solution_writer(
     path: Path | None, puzzle_file: Path, append: bool = False, problem: str | None = None
 ) -> Iterator[SolutionWriter | None]:
-    """The `--solutions` file, opened for writing (or, for the next problem of a file that holds
-    several, appending); never the puzzle file itself. Lines name their problem where there is one."""
+    """The `--solutions` file, written (or, for the next problem of a file that holds several,
+    appended to) from the first solution on; never the puzzle file itself. Lines name their
+    problem where there is one. It is opened only once the run has found a solution or ended
+    without error, so a run refused for its input leaves an earlier file of that name as it was."""
     if path is None:
         yield None
         return
     if same_file(path, puzzle_file):
-        raise CpsolveError(f"{path}: --solutions names the puzzle file itself; give another file")
+        raise CpsolveError(f"{path}: --solutions names the input file {puzzle_file} itself; give another file")
+    writer = SolutionWriter(path, problem, append)
     try:
-        handle = path.open("ab" if append else "wb", buffering=0)  # unbuffered: a failed write leaves nothing pending
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write solutions: {exc.strerror}") from None
-    with handle:
-        writer = SolutionWriter(handle, path, problem)
-        writer.whole = handle.tell()
         yield writer
+        writer.open()  # a run without solution leaves an empty file: the answer is "none"
+    finally:
+        writer.close()
 
 
 class SolutionWriter:
@@ -52,22 +52,38 @@ class SolutionWriter:
     whole line, so it never ends in a torn line, and the run stops with OutputError.
     """
 
-    def __init__(self, handle: BinaryIO, path: Path, problem: str | None = None) -> None:
-        self.handle = handle
+    def __init__(self, path: Path, problem: str | None = None, append: bool = False) -> None:
         self.path = path
         self.problem = problem
+        self.append = append
+        self.handle: BinaryIO | None = None
         self.written = 0
         self.whole = 0  # bytes of whole lines in the file
+
+    def open(self) -> BinaryIO:
+        """The file, opened on first use (unbuffered: a failed write leaves nothing pending)."""
+        if self.handle is None:
+            try:
+                self.handle = self.path.open("ab" if self.append else "wb", buffering=0)
+            except OSError as exc:
+                raise OutputError(f"{self.path}: cannot write solutions: {exc.strerror}") from None
+            self.whole = self.handle.tell()
+        return self.handle
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
 
     def __call__(self, solution: Solution, puzzle: PuzzleModel, details: Mapping[str, Any]) -> None:
         record = {**({"problem": self.problem} if self.problem is not None else {}), "class": self.written + 1}
         record.update(puzzle.describe(solution))
         record.update(details)
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        handle = self.open()
         try:
             done = 0
             while done < len(line):
-                done += self.handle.write(line[done:]) or 0
+                done += handle.write(line[done:]) or 0
         except OSError as exc:
             self._cut_back()
             raise OutputError(f"{self.path}: cannot write solutions: {exc.strerror}") from None
@@ -76,8 +92,9 @@ class SolutionWriter:
 
     def _cut_back(self) -> None:
         # a device such as /dev/full cannot be cut back; there is nothing on it to tear
-        with contextlib.suppress(OSError):
-            self.handle.truncate(self.whole)
+        if self.handle is not None:
+            with contextlib.suppress(OSError):
+                self.handle.truncate(self.whole)
 
 
 @contextmanager

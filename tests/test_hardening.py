@@ -257,7 +257,8 @@ def test_a_failed_write_never_leaves_a_torn_line(tmp_path: Path) -> None:
     puzzle = built(SPECS / "soma.yaml")
     out = tmp_path / "solutions.jsonl"
     handle = FillsUp(out)
-    writer = SolutionWriter(handle, out)  # type: ignore[arg-type]
+    writer = SolutionWriter(out)
+    writer.handle = handle  # type: ignore[assignment]
     solution = (0, 1)
     with pytest.raises(OutputError):
         for _ in range(10):
@@ -266,6 +267,26 @@ def test_a_failed_write_never_leaves_a_torn_line(tmp_path: Path) -> None:
     text = out.read_text()
     assert text.endswith("\n") and len(text.splitlines()) == writer.written >= 1
     assert all(json.loads(line)["class"] for line in text.splitlines())
+
+
+def test_an_earlier_solutions_file_survives_a_refused_input(tmp_path: Path) -> None:
+    """Outputs are opened only once the input was read and built: a missing input or one that
+    cannot be built leaves an earlier --solutions file as it was, and creates none."""
+    previous = tmp_path / "prev.jsonl"
+    previous.write_text('{"class":1}\n')
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text(SOMA.replace("box: [3, 3, 3]", "box: [3, 3, 4]"))  # 27 cells of pieces, 36 of target
+    for puzzle in (tmp_path / "missing.yaml", wrong):
+        code, output = cli("run", puzzle, "--solutions", previous)
+        assert code == 2, output
+        assert previous.read_text() == '{"class":1}\n'
+        code, _ = cli("run", puzzle, "--solutions", tmp_path / "new.jsonl")
+        assert code == 2 and not (tmp_path / "new.jsonl").exists()
+    empty = tmp_path / "none.jsonl"
+    no_solution = tmp_path / "none.yaml"
+    no_solution.write_text("pieces:\n  L: {cells: [[0,0],[1,0],[0,1]]}\ntarget: {cells: [[0,0],[1,0],[2,0]]}\n")
+    assert cli("run", no_solution, "--solutions", empty)[0] == 0
+    assert empty.read_text() == ""  # the run's answer: no solution
 
 
 @pytest.mark.parametrize("flag", ["--solutions", "--html", "--png", "--xmpuzzle", "--checkpoint"])
