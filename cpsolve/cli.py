@@ -148,6 +148,7 @@ def run_command(
     from cpsolve.files import refuse_inputs
     from cpsolve.models import BuildOptions
     from cpsolve.run import RunOptions
+    from cpsolve.workers import scheduler_address
 
     whole_process = isinstance(context.obj, dict) and bool(context.obj.get(WHOLE_PROCESS))
     freeze = _once(gc.freeze) if whole_process else None
@@ -168,6 +169,8 @@ def run_command(
         max_disassembly_positions=max_positions,
     )
     try:
+        if cluster is not None:
+            scheduler_address(cluster)
         outputs = (("--html", html), ("--png", png), ("--xmpuzzle", xmpuzzle), ("--solutions", solutions))
         for flag, given in (*outputs, ("--checkpoint", checkpoint)):
             if given is not None:
@@ -448,9 +451,12 @@ def batch_command(
     from cpsolve.files import refuse_inputs
     from cpsolve.output import batch_progress
     from cpsolve.run import RunOptions
+    from cpsolve.workers import scheduler_address
 
     try:
         engines.DEFAULT.check_requested(engine)
+        if cluster is not None:
+            scheduler_address(cluster)
         files = formats.puzzle_files(paths)
         refuse_inputs(out, files, "--out")
         results = results_file(out)
@@ -465,8 +471,11 @@ def batch_command(
     )
     options = BatchOptions(run=run_options, processes=processes, cluster=cluster)
     todo = pending(files, done)
-    with results, batch_progress(len(todo), enabled=True) as on_file:
-        summary = run_batch(todo, results, options, on_file, skipped=len(files) - len(todo))
+    try:
+        with results, batch_progress(len(todo), enabled=True) as on_file:
+            summary = run_batch(todo, results, options, on_file, skipped=len(files) - len(todo))
+    except CpsolveError as error:  # the cluster cannot be reached, the results cannot be written
+        raise fail(error) from None
     typer.echo(summary.text())
     if summary.interrupted:
         raise typer.Exit(code=EXIT_INTERRUPTED)

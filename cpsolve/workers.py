@@ -22,7 +22,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import re
 import signal
+import socket
+import struct
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -30,13 +33,16 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.process import BaseProcess
 from typing import Any, Final
 
-from cpsolve.errors import CpsolveError
+from cpsolve.errors import CpsolveError, printable
 
 LOCAL: Final = "local"  # --cluster local: a Dask LocalCluster on this machine
 DONE: Final = "done"  # the item that says a unit's task has ended
 MAX_WORKERS_PER_CORE = 4  # more forked processes than this per core only share the cores (each holds the model)
 PARENT_CHECK_SECONDS = 0.5
 POLL_SECONDS = 0.1  # how often the parent looks at its workers (and so sees Ctrl-C) while it waits
+CONNECT_SECONDS = 10  # a scheduler that has not greeted or answered by then is not used
+MAX_GREETING_BYTES = 1 << 20  # a Dask scheduler's first frame: a few dozen bytes
+MAX_GREETING_FRAMES = 1000
 
 Task = Callable[[Any], Iterator[Any]]
 Event = tuple[int, Any]
@@ -203,7 +209,9 @@ def workers_for(cluster: str | None, processes: int) -> Workers:
     if cluster is None:
         processes = min(processes, MAX_WORKERS_PER_CORE * cores())
         return Forked(processes) if processes > 1 and fork_available() else InProcess()
+    scheme, host, port = scheduler_address(cluster)
     try:
+        import dask
         from distributed import Client, LocalCluster
     except ImportError:
         raise CpsolveError('--cluster needs Dask: pip install "cpsolve[cluster]"') from None
@@ -212,7 +220,49 @@ def workers_for(cluster: str | None, processes: int) -> Workers:
             n_workers=processes, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0", processes=True
         )
         return OnDask(Client(local))
+    if scheme == "tcp":
+        speaks_dask(cluster, host, port)
+    limits = {"distributed.comm.timeouts.connect": f"{CONNECT_SECONDS}s", "distributed.comm.timeouts.tcp": "30s"}
     try:
-        return OnDask(Client(cluster, timeout=10))
-    except (OSError, TimeoutError) as error:
+        with dask.config.set(limits):
+            return OnDask(Client(cluster, timeout=CONNECT_SECONDS))
+    except (OSError, TimeoutError, ValueError) as error:
         raise CpsolveError(f"--cluster {cluster}: cannot reach the scheduler ({error})") from None
+
+
+def scheduler_address(cluster: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of `local` or a scheduler's address (`tcp://host:port`, `tls://host:port`
+    or `host:port`), or a CpsolveError saying what is expected."""
+    if cluster == LOCAL:
+        return LOCAL, "127.0.0.1", 0
+    found = re.fullmatch(r"(?:(tcp|tls)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})", cluster)
+    if found is None or not 0 < int(found.group(3)) < 65536:
+        raise CpsolveError(
+            f"--cluster {printable(cluster)[:80]}: expected `local` or a Dask scheduler's address, tcp://HOST:PORT"
+            " or tls://HOST:PORT"
+        )
+    return found.group(1) or "tcp", found.group(2).strip("[]"), int(found.group(3))
+
+
+def speaks_dask(cluster: str, host: str, port: int) -> None:
+    """Refuse, before Dask reads anything from it, a server that does not greet as a Dask scheduler
+    does: it sends its handshake first, a frame of a few dozen bytes (a web server sends nothing
+    until asked, and its answer read as a frame's length asked Dask for exabytes)."""
+    try:
+        with socket.create_connection((host, port), timeout=CONNECT_SECONDS) as connection:
+            connection.settimeout(CONNECT_SECONDS)
+            greeting = b""
+            while len(greeting) < 16:
+                received = connection.recv(16 - len(greeting))
+                if not received:
+                    break
+                greeting += received
+    except TimeoutError:
+        greeting = b""
+    except OSError as error:
+        raise CpsolveError(f"--cluster {cluster}: cannot reach the scheduler ({error.strerror or error})") from None
+    total, frames = struct.unpack("<QQ", greeting) if len(greeting) == 16 else (0, 0)
+    if not (16 <= total <= MAX_GREETING_BYTES and 0 < frames <= MAX_GREETING_FRAMES):
+        raise CpsolveError(
+            f"--cluster {cluster}: the server there did not answer as a Dask scheduler within {CONNECT_SECONDS} s"
+        )

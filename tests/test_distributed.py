@@ -5,11 +5,14 @@ Every count is compared with the serial run's."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -186,3 +189,65 @@ def test_a_puzzle_without_a_split_says_that_it_ran_here(tmp_path: Path) -> None:
     assert code == 0
     assert "--cluster and --checkpoint not used" in " ".join(json.loads(output)["notes"])
     assert not checkpoint.exists()
+
+
+# -- addresses that are not a scheduler -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("address", ["notaurl", "tcp://", "ws://127.0.0.1:1", "file:///etc/passwd", "tcp://h:99999"])
+def test_a_malformed_cluster_address_is_refused_in_one_line(address: str) -> None:
+    for command in (["run", str(SPECS / "soma.yaml")], ["batch", str(SPECS / "coffin.yaml"), "--out", "/tmp/unused"]):
+        result = runner.invoke(app, [*command, "--cluster", address])
+        assert result.exit_code == 2 and "expected `local` or a Dask scheduler's address" in result.output
+        assert len(result.output.splitlines()) == 1, result.output
+
+
+def server(greeting: bytes | None) -> tuple[socket.socket, threading.Thread]:
+    """A server on 127.0.0.1 that accepts and then sends `greeting` (None: nothing, ever)."""
+    listening = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = listening.accept()
+                held.append(connection)
+                if greeting is not None:
+                    connection.sendall(greeting)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return listening, thread
+
+
+@pytest.mark.parametrize(
+    ("greeting", "most_seconds"),
+    [(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", 5.0), (None, 60.0)],
+    ids=["a web server", "a server that never answers"],
+)
+def test_a_server_that_is_not_a_scheduler_is_refused(
+    tmp_path: Path, greeting: bytes | None, most_seconds: float
+) -> None:
+    listening, _ = server(greeting)
+    address = f"tcp://127.0.0.1:{listening.getsockname()[1]}"
+    try:
+        started = time.monotonic()
+        result = runner.invoke(app, ["run", str(SPECS / "soma.yaml"), "--cluster", address])
+        assert result.exit_code == 2 and "did not answer as a Dask scheduler" in result.output, result.output
+        assert time.monotonic() - started < most_seconds
+        out = tmp_path / "results.jsonl"
+        result = runner.invoke(app, ["batch", str(SPECS / "coffin.yaml"), "--out", str(out), "--cluster", address])
+        assert result.exit_code == 2 and "did not answer as a Dask scheduler" in result.output, result.output
+    finally:
+        listening.close()
+
+
+def test_an_unreachable_scheduler_is_one_line_for_batch(tmp_path: Path) -> None:
+    closed = socket.create_server(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    result = runner.invoke(
+        app, ["batch", str(SPECS / "coffin.yaml"), "--out", str(tmp_path / "r.jsonl"), "--cluster", f"127.0.0.1:{port}"]
+    )
+    assert result.exit_code == 2 and "cannot reach the scheduler" in result.output, result.output
+    assert "Traceback" not in result.output
