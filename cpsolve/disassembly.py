@@ -42,6 +42,10 @@ DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (0, -1), (1, 1), (1, -1), (2,
 AXES = "xyz"
 FREE = 1 << 40  # the gap between two pieces that never meet along a direction
 DEADLINE_EVERY = 256  # positions expanded between two looks at the clock
+DEADLINE_EVERY_MOVES = 4096  # moves listed from one position between two looks at the clock
+# Moves from one position: the hardest corpus position lists a few hundred; a cage of loose cubes
+# lists unions of them by the million (3.7 GB) before this bound.
+MAX_MOVES_PER_POSITION = 100_000
 
 Lines = tuple[dict[tuple[int, int], tuple[int, ...]], ...]  # per axis: the other two coordinates -> cells on that line
 Gaps = tuple[int, ...]  # per direction: how far one piece can move before it meets another
@@ -259,8 +263,11 @@ def _gaps(mover: Lines, other: Lines, offset: tuple[int, int, int]) -> Gaps:
 class Disassembler:
     """Takes the assemblies of one puzzle apart; remembers the gaps between pairs of pieces.
 
-    `max_positions` bounds the positions looked at for one assembly (memory grows with them); an
-    assembly that needs more is `undecided`, as is one still open when the deadline passes.
+    `max_positions` bounds the positions looked at for one assembly (memory grows with them), and
+    MAX_MOVES_PER_POSITION the moves tried from one position (the unions of loose pieces grow as
+    two to the number of pieces); an assembly that needs more is `undecided`, as is one still
+    open when the deadline passes, which is looked at before each assembly and every few
+    thousand moves.
     """
 
     def __init__(
@@ -276,6 +283,8 @@ class Disassembler:
     def analyse(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
         if len(pieces) < 2:
             return Disassembly(Outcome.APART, pieces=len(pieces))
+        if self.deadline.passed():
+            return Disassembly(Outcome.UNDECIDED, pieces=len(pieces))
         search = _Search(pieces, self.groups, self.max_positions, self.deadline)
         try:
             separation = search.take_apart(list(range(len(pieces))), [(0, 0, 0)] * len(pieces))
@@ -320,7 +329,7 @@ class _Search:
                 removal = self._first_removal(matrix, count)
                 if removal is not None:
                     return self._split(members, state, parents, removal)
-                for mask, direction, distance in _moves(matrix, count, self._closures):
+                for mask, direction, distance in _moves(matrix, count, self._closures, self.deadline):
                     child = _moved(state, mask, count, direction, distance)
                     if child not in parents:
                         parents[child] = (state, mask, direction, distance)
@@ -535,13 +544,16 @@ def _first_removal(matrix: Matrix, count: int) -> tuple[int, int] | None:
     return None
 
 
-def _moves(matrix: Matrix, count: int, one_step: Callable[[list[int]], list[int]]) -> list[tuple[int, int, int]]:
+def _moves(
+    matrix: Matrix, count: int, one_step: Callable[[list[int]], list[int]], deadline: Deadline = NO_DEADLINE
+) -> list[tuple[int, int, int]]:
     """Every move from a position no part can leave: (pieces as a bit mask, direction, distance),
     in BurrTools' order: by direction, piece and distance, each followed by its unions with the
     sets found before it that move the same distance.
 
     The set found for one distance moves the same way up to its reach, so it is worked out once
-    per band of distances rather than once per distance.
+    per band of distances rather than once per distance. More than MAX_MOVES_PER_POSITION moves,
+    or the deadline passing while they are listed, leaves the assembly undecided.
     """
     moves: list[tuple[int, int, int]] = []
     everyone = (1 << count) - 1
@@ -567,11 +579,17 @@ def _moves(matrix: Matrix, count: int, one_step: Callable[[list[int]], list[int]
                             known.add((union, distance))
                             found.append((union, distance))
                             moves.append((union, direction, distance))
+                            _check_moves(len(moves), deadline)
                     found.append((mask, distance))
                 distance += 1
                 if distance > reach:
                     mask, reach = _closure(along, count, piece, distance, most)
     return moves
+
+
+def _check_moves(moves: int, deadline: Deadline) -> None:
+    if moves > MAX_MOVES_PER_POSITION or (moves % DEADLINE_EVERY_MOVES == 0 and deadline.passed()):
+        raise _Undecided
 
 
 def level_key(level: str) -> tuple[int, ...]:

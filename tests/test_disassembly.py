@@ -6,6 +6,7 @@ import csv
 import json
 import re
 import subprocess
+import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from typer.testing import CliRunner
 
 from cpsolve.cli import app
 from cpsolve.disassembly import AssembledPiece, Disassembler, Move, Outcome, PieceGroups
-from cpsolve.engines import SearchOptions
+from cpsolve.engines import SearchOptions, StopReason
 from cpsolve.geometry import Cell
 from cpsolve.models import PuzzleModel
 from cpsolve.models.packing import PackingModel
@@ -331,3 +332,20 @@ def test_spec_groups_reach_the_disassembler(tmp_path: Path) -> None:
         report = run_one(path, RunOptions(show=0, disassemble=True))
         assert report.disassembly is not None and report.disassembly.checked >= 1
         assert report.disassembly.apart == (report.disassembly.checked if comes_apart else 0)
+
+
+def test_a_cage_of_loose_cubes_ends_at_the_time_limit(tmp_path: Path) -> None:
+    """Ten loose cubes shut in a cage: no assembly comes apart, and the unions of cubes that can
+    move together grow as 2^cubes in each position. The time limit ends the run, analyses included."""
+    shell = [
+        [x, y, z] for x in range(6) for y in range(6) for z in range(3) if x in (0, 5) or y in (0, 5) or z in (0, 2)
+    ]
+    inside = [[x, y, 1] for x in range(1, 5) for y in range(1, 5)]
+    spec = tmp_path / "cage.yaml"
+    pieces = {"cage": {"cells": shell}, "c": {"cells": [[0, 0, 0]], "count": 10}}
+    spec.write_text(json.dumps({"pieces": pieces, "target": {"cells": shell + inside, "optional": inside}}))
+    started = time.monotonic()
+    report = run_one(spec, RunOptions(show=0, disassemble=True, search=SearchOptions(time_limit=2.0)))
+    assert time.monotonic() - started < 60  # the limit's promise, with a margin for a busy machine
+    assert report.stopped_by is StopReason.TIME_LIMIT and report.disassembly is not None
+    assert report.disassembly.apart == 0 and report.disassembly.undecided == report.disassembly.checked
