@@ -23,6 +23,7 @@ from cpsolve.limits import (
     DEFAULT_COUNT_SECONDS,
     DEFAULT_FIND_ONE_SECONDS,
     DEFAULT_MAX_ATOMS,
+    DEFAULT_MAX_CLASS_MB,
     DEFAULT_MAX_DISASSEMBLY_POSITIONS,
     DEFAULT_MAX_FILE_MB,
     DEFAULT_MAX_TERMS,
@@ -133,6 +134,15 @@ def run_command(
         int,
         typer.Option("--max-positions", min=1, help="--disassemble: positions looked at per assembly before undecided"),
     ] = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
+    max_memory: Annotated[
+        int,
+        typer.Option(
+            "--max-memory",
+            min=1,
+            max=1_000_000,
+            help="MB the solutions kept for counting may take; the run stops there with what it counted",
+        ),
+    ] = DEFAULT_MAX_CLASS_MB,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts (every problem of a file
     that holds several, or the one --problem names)."""
@@ -167,6 +177,7 @@ def run_command(
         checkpoint=checkpoint,
         disassemble=disassemble,
         max_disassembly_positions=max_positions,
+        max_class_bytes=max_memory * 2**20,
     )
     try:
         if cluster is not None:

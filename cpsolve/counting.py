@@ -17,7 +17,22 @@ from typing import cast
 
 import numpy as np
 
+from cpsolve.limits import DEFAULT_MAX_CLASS_BYTES
 from cpsolve.symmetry import Breaking, Solution, SymmetryGroup
+
+# What one class costs in the store, for its budget: the class record and representative, and per
+# image its key (4 bytes an atom) plus a bytes object and a dictionary entry.
+CLASS_BYTES = 400
+IMAGE_BYTES = 110
+IMAGE_CHUNK_BYTES = 64 * 2**20  # the images of one chunk of a batch, as one array
+
+
+class ClassStoreFull(Exception):
+    """The classes a listing run keeps would pass its memory budget (--max-memory)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(max_bytes)
+        self.max_bytes = max_bytes
 
 
 @dataclass
@@ -68,17 +83,31 @@ class Classifier:
 
     group: SymmetryGroup
     breaking: Breaking | None = None
+    max_bytes: int = DEFAULT_MAX_CLASS_BYTES  # what the stored images may take (ClassStoreFull beyond)
     classes: list[SolutionClass] = field(default_factory=list)
     _class_of: dict[bytes, int] = field(default_factory=dict)  # each image's key (`_key`): its class
     raw_seen: int = 0
     weight_seen: int = 0
+    stored_bytes: int = 0  # an estimate of what the classes and their images take
 
     def add(self, solution: Solution) -> SolutionClass | None:
         """Record one enumerated solution; return its class if it is the first of it."""
         return self.add_batch([solution])[0]
 
     def add_batch(self, solutions: Sequence[Solution]) -> list[SolutionClass | None]:
-        """Record enumerated solutions in order; for each, its class if it is the first of it."""
+        """Record enumerated solutions in order; for each, its class if it is the first of it.
+        Raises ClassStoreFull, before storing a class that would pass `max_bytes` (what was
+        recorded so far stays, and its counts are lower bounds)."""
+        if not solutions:
+            return []
+        width = max(len(solution) for solution in solutions)
+        chunk = max(1, IMAGE_CHUNK_BYTES // (8 * max(1, width) * max(1, self.group.order)))
+        if len(solutions) > chunk:  # the images of a batch as one array: bounded, however large the solutions
+            return [
+                found
+                for start in range(0, len(solutions), chunk)
+                for found in self.add_batch(solutions[start : start + chunk])
+            ]
         keys = [_key(solution) for solution in solutions]
         unseen = [i for i, key in enumerate(keys) if key not in self._class_of]
         computed = self._image_keys([solutions[i] for i in unseen])
@@ -120,6 +149,10 @@ class Classifier:
         return keys
 
     def _register(self, key: bytes, images: list[bytes]) -> SolutionClass:
+        cost = CLASS_BYTES + len(images) * (len(key) + IMAGE_BYTES)
+        if self.stored_bytes + cost > self.max_bytes:
+            raise ClassStoreFull(self.max_bytes)
+        self.stored_bytes += cost
         is_valid = self.group.is_valid
         proper_keys = {image for image, is_proper in zip(images, self.group.proper.tolist(), strict=True) if is_proper}
         if is_valid is None:

@@ -22,6 +22,11 @@ DEFAULT_MAX_FILE_MB = 8.0  # the largest puzzle file read: --max-file-size (mega
 DEFAULT_MAX_FILE_BYTES = int(DEFAULT_MAX_FILE_MB * 2**20)
 MOST_FILE_MB = 4096.0  # --max-file-size may not pass this (inf and 1e300 are refused, not overflowed)
 MOST_SECONDS = 1e9  # --time-limit may not pass this (about 31 years)
+# --max-memory: what the classes a listing run keeps (each with the keys of its images) may take.
+# Bedlam's 19,186 classes of 24 images take about 25 MB; 400 dominoes in a 20x20x2 box, whose
+# classes never end, passed 3.7 GB before this bound.
+DEFAULT_MAX_CLASS_MB = 2048
+DEFAULT_MAX_CLASS_BYTES = DEFAULT_MAX_CLASS_MB * 2**20
 DEFAULT_FIND_ONE_SECONDS = 60.0  # bench: the time limit of each find-one benchmark
 # bench: each engine's count. An engine that takes a puzzle may still need hours for it (CP-SAT
 # enumerating the Bedlam cube); its count stops here and is left out of the comparison while
@@ -51,6 +56,7 @@ DEFAULT_MAX_DISASSEMBLY_POSITIONS = 1_000_000
 # The Soma cube's 240 make a page of 140 KB, Bedlam's first 1,000 one of 1,066 KB
 # (benchmarks/page_open.py; docs/pictures.md).
 MAX_PICTURED = 1000
+MAX_PICTURED_ATOMS = 500_000  # placements in all the solutions a picture holds (fewer solutions when they are big)
 MAX_GAP_CACHE = 2_000_000  # gaps between pairs of pieces (and sets found from them) remembered for one assembly
 MAX_SYMMETRY_ENTRIES = 30_000_000
 

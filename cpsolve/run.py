@@ -18,13 +18,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpsolve import engines, formats, parts, workers
-from cpsolve.counting import Classifier, Counts
+from cpsolve.counting import Classifier, ClassStoreFull, Counts
 from cpsolve.engines import AUTO, Engine, Engines, Enumeration, SearchOptions, StopReason
 from cpsolve.engines import DEFAULT as DEFAULT_ENGINES
 from cpsolve.engines.breaking import BreakingChoice
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
 from cpsolve.formats import Puzzle, ReadOptions
-from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, DEFAULT_MAX_FILE_BYTES, Deadline
+from cpsolve.limits import (
+    DEFAULT_MAX_CLASS_BYTES,
+    DEFAULT_MAX_DISASSEMBLY_POSITIONS,
+    DEFAULT_MAX_FILE_BYTES,
+    MAX_PICTURED_ATOMS,
+    Deadline,
+)
 from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.models.base import Disassemblable
 from cpsolve.parts import PARTS_PER_WORKER
@@ -111,6 +117,7 @@ class RunOptions:
     checkpoint: Path | None = None  # finished parts recorded there; a run started again resumes
     disassemble: bool = False  # take each unique assembly apart (cpsolve.disassembly); packings only
     max_disassembly_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS  # per assembly
+    max_class_bytes: int = DEFAULT_MAX_CLASS_BYTES  # --max-memory: what the classes kept may take
 
 
 @dataclass
@@ -213,10 +220,15 @@ def run(
     show = puzzle.rules.show if options.show is None else options.show
     classes = NewClasses(prepared.puzzle, show, _checker(prepared.puzzle, options, deadline), on_new_class)
     enumeration = open_search(prepared, puzzle, searching, deadline)
-    classifier = Classifier(prepared.puzzle.group, prepared.compiled.breaking)
+    classifier = Classifier(prepared.puzzle.group, prepared.compiled.breaking, options.max_class_bytes)
     _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started)
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
     report = _report(puzzle, prepared, enumeration, classifier, seconds, classes)
+    if enumeration.stopped_by is StopReason.MEMORY_LIMIT:
+        report.notes.append(
+            f"the classes kept reached --max-memory {options.max_class_bytes // 2**20:,} MB before the listing ended;"
+            " the counts are lower bounds: raise --max-memory where the machine has room"
+        )
     if (options.cluster or options.checkpoint) and not isinstance(enumeration, parts.PartsEnumeration):
         report.notes.append("--cluster and --checkpoint not used: no symmetry breaking to split by, or a limited run")
     return report
@@ -243,6 +255,8 @@ def _classify(
                         return
             if on_progress is not None:
                 on_progress(classifier.raw_seen, len(classifier.classes), time.perf_counter() - started)
+    except ClassStoreFull:
+        enumeration.interrupt(StopReason.MEMORY_LIMIT)
     except KeyboardInterrupt:
         enumeration.interrupt(StopReason.INTERRUPTED)
     except Terminated:
@@ -286,19 +300,26 @@ class NewClasses:
 @dataclass
 class ClassCollector:
     """Keeps each new class's representative, its model and its details as they are found (a
-    run's `on_new_class` hook), the first `limit` of them (None: all); for what is written once
-    the run is done (pictures, a BurrTools file)."""
+    run's `on_new_class` hook), for what is written once the run is done (pictures, a BurrTools
+    file): every one (`limit` None), or the first `limit` of them, and then only as many as
+    MAX_PICTURED_ATOMS placements allow (a page of 1,000 solutions of 8,000 dominoes each would
+    take gigabytes; the page says how many it holds)."""
 
     limit: int | None = None
     model: PuzzleModel | None = None
     solutions: list[Solution] = field(default_factory=list)
     details: list[dict[str, Any]] = field(default_factory=list)
+    atoms: int = 0
 
     def __call__(self, solution: Solution, model: PuzzleModel, details: Mapping[str, Any]) -> None:
         self.model = model
-        if self.limit is None or len(self.solutions) < self.limit:
-            self.solutions.append(solution)
-            self.details.append(dict(details))
+        if self.limit is not None and (
+            len(self.solutions) >= self.limit or (self.solutions and self.atoms + len(solution) > MAX_PICTURED_ATOMS)
+        ):
+            return
+        self.solutions.append(solution)
+        self.details.append(dict(details))
+        self.atoms += len(solution)
 
 
 def _checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> AssemblyChecker | None:

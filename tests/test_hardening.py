@@ -749,3 +749,20 @@ def test_patterns_do_not_follow_links_into_loops(tmp_path: Path) -> None:
     assert code == 0, output
     with pytest.raises(CpsolveError, match="looks at more than"):
         formats.puzzle_files(["/**/*.x"])
+
+
+def test_a_listing_run_stops_at_its_memory_budget(tmp_path: Path) -> None:
+    """400 dominoes in a 20x20x2 box (an 80-byte spec, classes without end): the run stops when the
+    classes it keeps reach --max-memory, says so, and its counts are lower bounds."""
+    spec = tmp_path / "dominoes.yaml"
+    spec.write_text("pieces:\n  D: {box: [2, 1], count: 400}\ntarget: {box: [20, 20, 2]}\n")
+    process = program("run", spec, "--json", "--show", "0", "--max-memory", "100")
+    assert process.stdout is not None and process.stderr is not None
+    _, status, usage = os.wait4(process.pid, 0)
+    data = json.loads(process.stdout.read())
+    process.stdout.close()
+    process.stderr.close()
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert (data["complete"], data["stopped_by"]) == (False, "memory limit")
+    assert data["counts"]["unique"] > 1000 and any("--max-memory 100 MB" in note for note in data["notes"])
+    assert usage.ru_maxrss / 1024 < 1024  # MB: the model, the engine and the 100 MB of classes

@@ -36,6 +36,7 @@ class StopReason(StrEnum):
     INTERRUPTED = "interrupted"
     TERMINATED = "terminated"
     SOLVER_FAILED = "solver failed"
+    MEMORY_LIMIT = "memory limit"  # the classes kept reached --max-memory
 
 
 @dataclass(frozen=True)

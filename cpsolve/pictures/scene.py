@@ -18,6 +18,7 @@ __all__ = ["palette", "scene"]
 
 def scene(report: RunReport, collected: ClassCollector) -> dict[str, Any]:
     """The scene of a finished run: its report's headline and the collected solutions."""
+    solutions, details = collected.solutions, collected.details
     data: dict[str, Any] = {
         "name": report.name,
         "kind": report.kind,
@@ -25,7 +26,7 @@ def scene(report: RunReport, collected: ClassCollector) -> dict[str, Any]:
         "counts": report.counts.as_dict(),
         "complete": report.complete,
         "stopped_by": None if report.stopped_by is None else str(report.stopped_by),
-        "shown": len(collected.solutions),
+        "shown": len(solutions),
         "solutions": [],
     }
     if report.disassembly is not None:
@@ -34,5 +35,5 @@ def scene(report: RunReport, collected: ClassCollector) -> dict[str, Any]:
     family = None if model is None else model.family
     if model is not None and family is not None:
         data["drawing"] = family.drawing
-        data.update(family.scene(model, collected.solutions, collected.details))
+        data.update(family.scene(model, solutions, details))
     return data
