@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from cpsolve.symmetry import Solution
 
 app = typer.Typer(
-    help="Solve and count discrete assembly puzzles with OR-Tools CP-SAT.",
+    help="Solve and count discrete assembly puzzles: polycube and polyomino packings, snake cubes,"
+    " edge-matching tiles; YAML specs, yass, c't and BurrTools files.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -326,23 +327,41 @@ def _quiet_stdout() -> None:
 
 @app.command("validate")
 def validate_command(
-    puzzle: Annotated[Path, typer.Argument(help="a YAML spec, a yass .soma figure or a c't 9-piece .txt")],
+    puzzle: Annotated[Path, typer.Argument(help="any puzzle file cpsolve reads")],
+    problem: Annotated[
+        str | None,
+        typer.Option("--problem", help="which problem of a BurrTools file: a number from 0 or a name [default: all]"),
+    ] = None,
 ) -> None:
-    """Check a puzzle file and build its model without solving."""
+    """Check a puzzle file (every problem in it, or the one --problem names) and build its model
+    without solving."""
     from cpsolve.errors import CpsolveError
-    from cpsolve.formats import read_puzzle
+    from cpsolve.formats import ReadOptions, read_puzzles
 
-    started = time.perf_counter()
     try:
-        model, _ = read_puzzle(puzzle).model()
+        found = read_puzzles(puzzle, ReadOptions(problem=problem))
     except CpsolveError as error:
         raise fail(error) from None
-    typer.echo(
-        f"{puzzle}: ok: {model.kind} '{model.name}', {model.atom_count} placements,"
-        f" {model.group.order} symmetries ({time.perf_counter() - started:.2f} s)"
-    )
-    for note in model.notes:
-        typer.echo(f"note: {note}")
+    refused = False
+    for each in found:
+        started = time.perf_counter()
+        where = puzzle if each.problem is None else f"{puzzle} problem {each.problem}"
+        try:
+            model, _ = each.model()
+        except CpsolveError as error:
+            typer.echo(printable(str(error), keep="\n"), err=True)
+            refused = True
+            continue
+        typer.echo(
+            printable(
+                f"{where}: ok: {model.kind} '{model.name}', {model.atom_count} placements,"
+                f" {model.group.order} symmetries ({time.perf_counter() - started:.2f} s)"
+            )
+        )
+        for note in model.notes:
+            typer.echo(f"note: {printable(note)}")
+    if refused:
+        raise typer.Exit(code=EXIT_BAD_INPUT)
 
 
 @app.command("engines")

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import cpsolve
 from cpsolve.cli import app
+from cpsolve.errors import CpsolveError
 
 runner = CliRunner()
 SOMA = SPECS / "soma.yaml"
@@ -183,6 +184,25 @@ def test_solve_takes_a_spec_as_data_and_checks_its_options() -> None:
     assert result.counts.unique == 1 and result.solutions[0]["disassembly"]["level"] == "1"
     with pytest.raises(TypeError, match="unknown options colour"):
         cpsolve.solve(spec, colour="red")
+    with pytest.raises(TypeError, match=r"time_limit='x': expected int or float or None"):
+        cpsolve.solve(spec, time_limit="x")
+    with pytest.raises(ValueError, match="max_solutions=-1: expected a number of at least 0"):
+        cpsolve.solve(spec, max_solutions=-1)
+    with pytest.raises(CpsolveError, match=r"^<spec>: pieces\.D\.box"):  # the spec's name, no temporary file
+        cpsolve.solve({**spec, "pieces": {"D": {"box": [0, 1]}}})
+
+
+def test_solve_and_validate_take_a_file_of_several_problems_as_run_does() -> None:
+    path = corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle"
+    with pytest.raises(CpsolveError, match=r"holds 2 problems .*give problem=N, or use cpsolve\.solve_all"):
+        cpsolve.solve(path)
+    results = cpsolve.solve_all(path)
+    assert [r.report.as_json()["problem"] for r in results] == ["0", "1"]  # a string: it may also be a name
+    assert cpsolve.solve(path, problem=1).counts == results[1].counts
+    validated = CliRunner().invoke(app, ["validate", str(path)])
+    assert validated.exit_code == 0 and validated.output.count(": ok:") == 2, validated.output
+    one = CliRunner().invoke(app, ["validate", str(path), "--problem", "1"])
+    assert one.exit_code == 0 and one.output.count(": ok:") == 1, one.output
 
 
 def test_scene_marks_empty_optional_cells_and_orders_by_disassembly() -> None:

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve.errors import CpsolveError
+from cpsolve.models import FAMILIES
+from cpsolve.spec import LoadedSpec, Source
 
 from . import burrtools, ct9, yaml_spec, yass
-from .base import FileFormat, Puzzle, PuzzleFile, ReadOptions, puzzles_of
+from .base import Document, FileFormat, Puzzle, PuzzleFile, ReadOptions, puzzles_of
 
 # the registry, built once; a caller that reads another format passes its own tuple (`known=`)
 FORMATS: tuple[FileFormat, ...] = (yaml_spec.FORMAT, yass.FORMAT, ct9.FORMAT, burrtools.FORMAT)
@@ -166,9 +168,12 @@ def puzzle_from_data(data: Mapping[str, Any], name: str = SPEC_AS_DATA) -> Puzzl
     a cluster carries."""
     try:
         content = json.dumps(dict(data)).encode()
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, RecursionError) as error:
         raise CpsolveError(f"{name}: a spec as data holds only mappings, lists, text and numbers ({error})") from None
-    return puzzles(PuzzleFile(name, content))[0]
+    file = PuzzleFile(name, content)
+    source = Source(name)  # data has no lines: errors name the spec and the field
+    document = Document.single(LoadedSpec(FAMILIES.validate(json.loads(content), source), source))
+    return puzzles_of(file, yaml_spec.FORMAT, document, ReadOptions())[0]
 
 
 __all__ = [
