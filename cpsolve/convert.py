@@ -31,11 +31,24 @@ def packing_puzzle(loaded: LoadedSpec, reason: str) -> PackingPuzzle:
     return resolve(loaded.spec, loaded.source)
 
 
+class _SpecDumper(yaml.SafeDumper):
+    """YAML as a person writes a spec: a list of numbers or text (a cell, a tile, a layer's rows)
+    on one line, `[0, 1, 2]`, the rest as blocks."""
+
+
+def _list(dumper: yaml.SafeDumper, items: list[Any]) -> yaml.Node:
+    flat = all(isinstance(item, int | float | str | bool) or item is None for item in items)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=flat)
+
+
+_SpecDumper.add_representer(list, _list)
+
+
 def spec_yaml(loaded: LoadedSpec) -> str:
-    """The spec as YAML, fields at their defaults left out."""
+    """The spec as YAML, fields at their defaults left out, each cell on one line."""
     data = loaded.spec.model_dump(mode="json", exclude_defaults=True)
     data.pop("kind", None) if data.get("kind") == "packing" else None
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+    return yaml.dump(data, Dumper=_SpecDumper, sort_keys=False, allow_unicode=True, width=120)
 
 
 def convert(source: Path, target: Path, problem: str | None = None, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:

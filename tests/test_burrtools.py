@@ -271,3 +271,13 @@ def test_burrtools_reads_the_written_assemblies_cell_for_cell(tmp_path: Path, sp
         copies_in_order = [copy for copies in pieces.values() for copy in sorted(copies)]
         expected = {tuple(cell): chr(ord("a") + n) for n, copy in enumerate(copies_in_order) for cell in copy}
         assert picture == expected
+
+
+def test_converted_specs_write_each_cell_on_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "cage.yaml"
+    code, output = cli("convert", corpus_dir("burrtools") / "CubeInCage.xmpuzzle", out)
+    assert code == 0, output
+    lines = out.read_text().splitlines()
+    cells = [line for line in lines if line.lstrip().startswith("- [")]
+    assert cells and all(re.fullmatch(r"\s*- \[-?\d+, -?\d+, -?\d+\]", line) for line in cells)
+    assert len(lines) < 200  # 532 with one coordinate a line
