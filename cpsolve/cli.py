@@ -129,7 +129,13 @@ def run_command(
     ] = None,
     png: Annotated[
         Path | None,
-        typer.Option("--png", help="write a picture of the first solution (of solution N with --show N)"),
+        typer.Option("--png", help="write a picture of a solution: the first, or the one --solution names"),
+    ] = None,
+    solution_number: Annotated[
+        int | None,
+        typer.Option(
+            "--solution", min=1, help="which unique solution --png draws, from 1 [default: --show's last, or 1]"
+        ),
     ] = None,
     max_positions: Annotated[
         int,
@@ -193,7 +199,8 @@ def run_command(
     for flag, given in (("--xmpuzzle", xmpuzzle), ("--html", html), ("--png", png)):
         if len(found) > 1 and given is not None:
             raise fail(CpsolveError(f"{puzzle}: holds {len(found)} problems; give --problem with {flag}"))
-    pictures = Pictures(html, png, show) if html is not None or png is not None else None
+    drawn = solution_number or max(1, show or 1)
+    pictures = Pictures(html, png, drawn) if html is not None or png is not None else None
     if png is not None:
         from cpsolve.pictures.png import check_installed
 
@@ -230,7 +237,7 @@ def _run_one(
     from cpsolve.run import ClassCollector, run
 
     collector = AssemblyCollector() if xmpuzzle is not None else None
-    pictured = ClassCollector(MAX_PICTURED) if pictures is not None else None
+    pictured = ClassCollector(max(MAX_PICTURED, pictures.number)) if pictures is not None else None
     try:
         puzzle.loaded  # noqa: B018  (the spec is checked before any output is opened)
         with (
@@ -262,16 +269,16 @@ def _run_one(
 
 @dataclasses.dataclass(frozen=True)
 class Pictures:
-    """What `--html` and `--png` asked for; `--show N` picks the solution the PNG draws."""
+    """What `--html` and `--png` asked for; `number`: the solution the PNG draws, from 1."""
 
     html: Path | None
     png: Path | None
-    show: int | None
+    number: int
 
     def write(self, report: RunReport, collected: ClassCollector) -> None:
         from cpsolve.pictures import write_pictures
 
-        for message in write_pictures(report, collected, self.html, self.png, max(1, self.show or 1)):
+        for message in write_pictures(report, collected, self.html, self.png, self.number):
             typer.echo(message, err=True)
 
 

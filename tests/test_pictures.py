@@ -225,6 +225,19 @@ def test_png(spec: str, tmp_path: Path) -> None:
     assert colours is not None and len(colours) > 8  # shaded faces or labels, not a blank page
 
 
+def test_png_of_a_chosen_solution_without_drawing_the_ones_before(tmp_path: Path) -> None:
+    runs = {"first": [], "fiftieth": ["--solution", "50"], "by_show": ["--show", "50"], "last": ["--solution", "240"]}
+    outputs = {}
+    for name, extra in {**runs, "past": ["--solution", "999"]}.items():
+        result = runner.invoke(app, ["run", str(SPECS / "soma.yaml"), "--png", str(tmp_path / f"{name}.png"), *extra])
+        assert result.exit_code == 0, result.output
+        outputs[name] = result.output
+    picture = {name: (tmp_path / f"{name}.png").read_bytes() for name in [*runs, "past"]}
+    assert outputs["fiftieth"].count("\n") < 30  # one solution drawn as text, not fifty
+    assert picture["fiftieth"] != picture["first"] and picture["fiftieth"] == picture["by_show"]
+    assert picture["past"] == picture["last"] and "holds the first 240 unique solutions, not 999" in outputs["past"]
+
+
 def test_pictures_of_a_file_with_several_problems_need_one(tmp_path: Path) -> None:
     path = corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle"
     result = runner.invoke(app, ["run", str(path), "--html", str(tmp_path / "x.html")])

@@ -25,5 +25,8 @@ def write_pictures(
         return [f"{png}: not written: the run found no solution to draw"]
     from cpsolve.pictures.png import write_png
 
-    write_png(drawn, png, number - 1)
+    held = len(drawn["solutions"])
+    write_png(drawn, png, min(number, held) - 1)
+    if number > held:
+        return [f"{png}: drew solution {held}: the picture holds the first {held} unique solutions, not {number}"]
     return []
