@@ -6,9 +6,17 @@ from collections.abc import Iterable, Mapping
 
 from cpsolve.geometry import Cell
 
+BOTTOM_FIRST = "layers from z=0 (the bottom) up; in each, row y=0 first, x left to right"
+AS_THE_FILE = "layers from the top down and rows from the back, as in the figure's file; x left to right"
+EMPTY = "_: an optional cell left empty"
 
-def draw_layers(target: Iterable[Cell], label_of: Mapping[Cell, str], footer: str = "") -> str:
-    """Layers z = 0 first, rows y = 0 first, x left to right; cells outside the target are '.'.
+
+def draw_layers(
+    target: Iterable[Cell], label_of: Mapping[Cell, str], footer: str = "", top_first: bool = False
+) -> str:
+    """The axes in a first line, then the layers: z = 0 first and in each row y = 0 first (a
+    spec's `layers` layout), or with `top_first` the top layer and the back row first (a yass
+    figure's file); x left to right; cells outside the target are '.'.
 
     One-character labels are drawn side by side; longer ones right-aligned in columns.
     """
@@ -17,12 +25,16 @@ def draw_layers(target: Iterable[Cell], label_of: Mapping[Cell, str], footer: st
     high = [max(c[i] for c in cells) for i in range(3)]
     width = max((len(label) for label in label_of.values()), default=1)
     separator = "" if width == 1 else " "
+    layers, rows_of = range(low[2], high[2] + 1), range(low[1], high[1] + 1)
     blocks = []
-    for z in range(low[2], high[2] + 1):
+    for z in reversed(layers) if top_first else layers:
         rows = [
             separator.join(label_of.get((x, y, z), ".").rjust(width) for x in range(low[0], high[0] + 1))
-            for y in range(low[1], high[1] + 1)
+            for y in (reversed(rows_of) if top_first else rows_of)
         ]
         title = f"z={z}" if high[2] > low[2] else ""
         blocks.append("\n".join(filter(None, [title, *rows])))
-    return "\n\n".join(blocks) + (f"\n{footer}" if footer else "")
+    notes = [footer] if footer else []
+    if "_" in label_of.values():
+        notes.append(EMPTY)
+    return "\n".join([AS_THE_FILE if top_first else BOTTOM_FIRST, "\n\n".join(blocks), *notes])

@@ -40,6 +40,7 @@ class BuildOptions:
     max_atoms: int = DEFAULT_MAX_ATOMS
     max_terms: int = DEFAULT_MAX_TERMS
     require_fixed_copies: bool = True
+    top_first: bool = False  # draw the top layer and back row first, as a yass figure's file does
 
 
 # A literal is a variable number v (true) or ~v, that is -v - 1 (false).

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import SPECS
+from conftest import SPECS, corpus_dir
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
@@ -33,9 +33,30 @@ def test_run_prints_counts_time_and_a_drawing() -> None:
     assert "expected: raw 11520  rotations 480  unique 240: match" in result.output
     assert "orbit-stabiliser check: ok (48 symmetries)" in result.output
     assert "time: " in result.output
-    drawing = result.output.split("first solution:\n")[1]
+    axes, drawing = result.output.split("first solution:\n")[1].split("\n", 1)
+    assert axes == "layers from z=0 (the bottom) up; in each, row y=0 first, x left to right"
     assert drawing.count("z=") == 3
     assert sorted(set(drawing) - set("z=012\n")) == sorted("VLTZABP")
+
+
+def test_a_yass_figure_is_drawn_as_its_file_is_laid_out() -> None:
+    """Top slice first and the back row first: the drawing's empty cells stand where the file's do."""
+    figure = corpus_dir("yass") / "figures" / "15_12_cube.soma"
+    result = runner.invoke(app, ["run", str(figure)])
+    assert result.exit_code == 0, result.output
+    axes, drawing = result.output.split("first solution:\n")[1].split("\n", 1)
+    assert "from the top down and rows from the back, as in the figure's file" in axes
+    slices = [block.splitlines()[1:] for block in drawing.strip().split("\n\n")]
+    in_file = [block.splitlines() for block in figure.read_text().strip().split("\n\n")]
+    assert [[[c == "." for c in row] for row in s] for s in slices] == [
+        [[c == "." for c in row] for row in s] for s in in_file
+    ]
+
+
+def test_an_optional_cell_left_empty_is_explained() -> None:
+    result = runner.invoke(app, ["run", str(corpus_dir("burrtools") / "CubeInCage.xmpuzzle")])
+    assert result.exit_code == 0 and "_" in result.output.split("first solution:")[1]
+    assert result.output.rstrip().endswith("_: an optional cell left empty")
 
 
 def test_json_has_the_stable_fields() -> None:

@@ -13,6 +13,7 @@ past the size limit (checked before reading), and text that is not UTF-8.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import stat
@@ -149,7 +150,7 @@ class Puzzle:
     def build_options(self, build: BuildOptions) -> BuildOptions:
         """The user's build options, with the rules of the puzzle's own program applied."""
         fixed = build.require_fixed_copies and self.rules.build.require_fixed_copies
-        return build if fixed == build.require_fixed_copies else BuildOptions(build.max_atoms, build.max_terms, fixed)
+        return dataclasses.replace(build, require_fixed_copies=fixed, top_first=self.rules.build.top_first)
 
     def model(self, build: BuildOptions | None = None, deadline: Deadline = NO_DEADLINE) -> tuple[PuzzleModel, float]:
         """The solver-neutral model and the seconds it took to build, built once per build options."""

@@ -110,8 +110,9 @@ def load_figure(file: PuzzleFile, options: ReadOptions | None = None) -> Documen
     return Document.single(LoadedSpec(families.validate(data, source), source))
 
 
-# yass fills pre-placed cells drawn in the wrong shape and still counts: so do we
-FORMAT = FileFormat("yass", (".soma",), load_figure, BuildOptions(require_fixed_copies=False))
+# yass fills pre-placed cells drawn in the wrong shape and still counts: so do we; solutions are
+# drawn as the figure's file is laid out (top slice and back row first)
+FORMAT = FileFormat("yass", (".soma",), load_figure, BuildOptions(require_fixed_copies=False, top_first=True))
 
 
 def figure_text(puzzle: Any) -> str | None:

@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 class PackingDrawing:
     """The letters of a puzzle's pieces and what is drawn with them."""
 
-    def __init__(self, puzzle: PackingPuzzle, placements: Sequence[Placement]) -> None:
+    def __init__(self, puzzle: PackingPuzzle, placements: Sequence[Placement], top_first: bool = False) -> None:
         self.puzzle = puzzle
         self.placements = placements
+        self.top_first = top_first
         self.symbols = _symbols(puzzle.pieces)
 
     def pieces_of(self, solution: Solution) -> dict[str, list[list[list[int]]]]:
@@ -37,7 +38,7 @@ class PackingDrawing:
 
     def render(self, solution: Solution) -> str:
         """The solution drawn layer by layer, a letter per piece."""
-        return draw_layers(self.puzzle.target, self._symbol_of_cell(solution), self.legend())
+        return draw_layers(self.puzzle.target, self._symbol_of_cell(solution), self.legend(), self.top_first)
 
     def _symbol_of_atom(self, solution: Solution) -> dict[int, str]:
         """Each placed piece's letter in the drawing: copies lettered in the order of their lowest cell."""

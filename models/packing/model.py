@@ -66,7 +66,7 @@ class PackingModel(PuzzleModel):
         singles = self._single_pieces(self.fixed_atoms)
         self.breaking_candidates = [atoms for _, atoms in singles]
         self.breaking_labels = [f"piece {puzzle.pieces[index].name}" for index, _ in singles]
-        self.drawing = PackingDrawing(puzzle, self.placements)
+        self.drawing = PackingDrawing(puzzle, self.placements, options.top_first)
         self._constraints: Constraints | None = None
 
     def _fixed_atoms(self) -> list[int]:
