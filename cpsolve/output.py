@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any, BinaryIO
 
 import typer
 
-from cpsolve import engines
+from cpsolve import engines, peers
 from cpsolve.bench import BenchRow
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, OutputError
@@ -159,7 +160,7 @@ def format_report(report: RunReport) -> str:
         lines.extend(f"  {m}" for m in report.mismatches)
     if report.complete:
         identity = "FAILED" if report.identity_problems else "ok"
-        lines.append(f"orbit-stabiliser check: {identity} ({report.symmetries} symmetries)")
+        lines.append(f"orbit-stabiliser check: {identity} ({plural(report.symmetries, 'symmetry', 'symmetries')})")
         lines.extend(f"  {p}" for p in report.identity_problems)
     if "burrtools_unique" in report.extra_counts:
         lines.append(
@@ -169,7 +170,8 @@ def format_report(report: RunReport) -> str:
     if report.disassembly is not None:
         lines.append(report.disassembly.describe())
     engine = report.engine or "no engine ran"
-    lines.append(f"time: {report.seconds:.2f} s ({engine}, {report.solutions_enumerated} solutions enumerated)")
+    enumerated = plural(report.solutions_enumerated, "solution")
+    lines.append(f"time: {report.seconds:.2f} s ({engine}, {enumerated} enumerated)")
     lines.extend(f"note: {n}" for n in report.notes)
     for number, drawing in enumerate(report.shown, 1):
         kind = "assembly that comes apart" if report.disassembly is not None else "solution"
@@ -194,7 +196,11 @@ class BenchPrinter:
 
     def header(self) -> None:
         reference = f"{engines.DEFAULT.reference.name} s"
-        peer = f" {'peer':>7} {'peer s':>8} {'vs peer':>7}" if self.with_peers else ""
+        # per peer: its name, its seconds, its time over cpsolve's fastest engine's, why it did not run
+        peer = f" {'peer':>7} {'peer s':>8} {'peer/cpsolve':>12} {'note'}" if self.with_peers else ""
+        if self.with_peers:
+            for line in peers_missing():
+                typer.echo(line)
         typer.echo(
             f"{'puzzle':44} {'mode':5} {'raw/rotations/unique':>22} {'agree':>6}"
             f" {reference:>9} {'other engine':>17} {'s':>7} {'ratio':>6}{peer}"
@@ -232,15 +238,16 @@ class BenchPrinter:
         if not self.with_peers:
             return ""
         if not row.peers:
-            return f" {'-':>7} {'-':>8} {'':>7}"
+            why = "no peer built" if not peers.available() else "no built peer takes it"
+            return f" {'-':>7} {'-':>8} {'-':>12} {why}"
         cells = []
         fastest = row.fastest
         for peer in row.peers:
             if peer.seconds is None:
-                cells.append(f" {peer.program:>7} {'-':>8} {'':>7}  ({peer.note})")
+                cells.append(f" {peer.program:>7} {'-':>8} {'-':>12} {peer.note}")
             else:
-                versus = f"{peer.seconds / fastest.seconds:.1f}x" if fastest and fastest.seconds > 0 else ""
-                cells.append(f" {peer.program:>7} {peer.seconds:>8.2f} {versus:>7}")
+                versus = f"{peer.seconds / fastest.seconds:.1f}x" if fastest and fastest.seconds > 0 else "-"
+                cells.append(f" {peer.program:>7} {peer.seconds:>8.2f} {versus:>12}")
         return "".join(cells)
 
     @staticmethod
@@ -256,7 +263,7 @@ class BenchPrinter:
         problems = [(row, p) for row in self.rows for p in row.problems]
         for row, problem in problems:
             typer.echo(f"PROBLEM {row.source}: {problem}")
-        typer.echo("all counts agree" if not problems else f"{len(problems)} problem(s)")
+        typer.echo("all counts agree" if not problems else plural(len(problems), "problem"))
 
 
 def peer_totals(rows: Sequence[BenchRow]) -> list[str]:
@@ -270,9 +277,31 @@ def peer_totals(rows: Sequence[BenchRow]) -> list[str]:
                 spent[0] += 1
                 spent[1] += peer.seconds
                 spent[2] += fastest.seconds
+    lines = []
+    for program, (count, theirs, ours) in totals.items():
+        line = f"{program}: {plural(int(count), 'puzzle')} in {theirs:.2f} s"
+        lines.append(f"{line}; cpsolve {ours:.2f} s, {how_much_faster(theirs, ours)}" if ours > 0 else line)
+    return lines
+
+
+def how_much_faster(theirs: float, ours: float) -> str:
+    """'cpsolve 3.2x faster' or, when it was slower, 'cpsolve 2.0x slower'."""
+    return f"cpsolve {theirs / ours:.1f}x faster" if theirs >= ours else f"cpsolve {ours / theirs:.1f}x slower"
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """'1 puzzle', '2 puzzles' (`words` where adding an s is wrong)."""
+    return f"{count:,} {word if count == 1 else words or word + 's'}"
+
+
+def peers_missing() -> list[str]:
+    """Where the peers were looked for and how to build them, when one is not built."""
+    missing = [name for name in (peers.BURRTOOLS, peers.YASS) if peers.find(name) is None]
+    if not missing:
+        return []
+    given = os.environ.get(peers.PEERS_ENV)
+    places = f"${peers.PEERS_ENV} ({given or 'unset'}) and {Path.home() / '.cache' / 'cpsolve-peers'}"
     return [
-        f"{program}: {int(count)} puzzles in {theirs:.2f} s; cpsolve {ours:.2f} s, {theirs / ours:.1f}x faster"
-        if ours > 0
-        else f"{program}: {int(count)} puzzles in {theirs:.2f} s"
-        for program, (count, theirs, ours) in totals.items()
+        f"not built: {', '.join(missing)}; looked in {places}. Build them with `bash ../shared/peers/build.sh"
+        f" DEST` (about a minute) and set {peers.PEERS_ENV}=DEST"
     ]

@@ -11,9 +11,7 @@ AS_THE_FILE = "layers from the top down and rows from the back, as in the figure
 EMPTY = "_: an optional cell left empty"
 
 
-def draw_layers(
-    target: Iterable[Cell], label_of: Mapping[Cell, str], footer: str = "", top_first: bool = False
-) -> str:
+def draw_layers(target: Iterable[Cell], label_of: Mapping[Cell, str], footer: str = "", top_first: bool = False) -> str:
     """The axes in a first line, then the layers: z = 0 first and in each row y = 0 first (a
     spec's `layers` layout), or with `top_first` the top layer and the back row first (a yass
     figure's file); x left to right; cells outside the target are '.'.

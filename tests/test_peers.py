@@ -17,6 +17,7 @@ from cpsolve.cli import app
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import burrtools, read_puzzle, yass
 from cpsolve.models.packing import resolve
+from cpsolve.output import how_much_faster, plural
 from cpsolve.spec import PackingSpec
 
 runner = CliRunner()
@@ -121,3 +122,27 @@ def test_a_burrtools_file_is_run_by_burrtxt_as_it_is_and_counts_agree() -> None:
     (burrtxt,) = row["peers"]
     assert burrtxt["count"] == 96 == row["results"]["exact-cover"]["counts"]["unique"]
     assert row["agree"]
+
+
+def test_bench_says_where_it_looked_for_peers_that_are_not_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(peers.PEERS_ENV, "/nowhere")
+    monkeypatch.setenv("HOME", "/nowhere-either")
+    result = runner.invoke(app, ["bench", str(SPECS / "coffin.yaml"), "--engine", "exact-cover", "--peers"])
+    assert result.exit_code == 0, result.output
+    assert "not built: burrTxt, soma; looked in $CPSOLVE_PEERS (/nowhere)" in result.output
+    assert "bash ../shared/peers/build.sh DEST" in result.output
+    header = next(line for line in result.output.splitlines() if line.startswith("puzzle"))
+    assert header.endswith("peer   peer s peer/cpsolve note")  # every column named
+    assert "no peer built" in result.output
+
+
+def test_wording_of_counts_and_ratios() -> None:
+    assert (plural(1, "puzzle"), plural(2, "puzzle"), plural(1, "symmetry", "symmetries")) == (
+        "1 puzzle",
+        "2 puzzles",
+        "1 symmetry",
+    )
+    assert how_much_faster(4.0, 1.0) == "cpsolve 4.0x faster"
+    assert how_much_faster(0.2, 0.4) == "cpsolve 2.0x slower"  # was "0.5x faster"
+    result = runner.invoke(app, ["run", str(SPECS / "coffin.yaml")])
+    assert "1 solution enumerated" in result.output
