@@ -28,10 +28,10 @@ from typing import Any
 from cpsolve import formats
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, Terminated
-from cpsolve.formats import PuzzleFile, ReadOptions
+from cpsolve.formats import Puzzle, PuzzleFile, ReadOptions
 from cpsolve.formats.base import read_bytes
 from cpsolve.journal import Journal
-from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
+from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS, DEFAULT_MAX_FILE_BYTES
 from cpsolve.run import RunOptions, RunReport, run
 from cpsolve.workers import DONE, cores, workers_for
 
@@ -40,8 +40,10 @@ class Status(StrEnum):
     """What became of one problem (the `status` of its line)."""
 
     SOLVED = "solved"  # complete, with solutions, counts as expected and self-checks passed
+    FOUND = "found"  # a find-one puzzle (a planted board without expected counts): a solution found
     NO_SOLUTION = "no solution"  # complete, and there is none
     INCOMPLETE = "incomplete"  # stopped by the time limit: the counts are lower bounds
+    SKIPPED = "skipped"  # marked `slow: true` (run with --slow)
     FAILED = "failed"  # a count differs from `expected`, or a self-check failed
     REFUSED = "refused"  # bad input: the line says why
 
@@ -51,27 +53,49 @@ class BatchOptions:
     run: RunOptions = dataclasses.field(default_factory=lambda: RunOptions(show=0))
     processes: int = 0  # 0: one per core
     cluster: str | None = None  # a Dask scheduler's address, or `local` (cpsolve.workers)
+    include_slow: bool = False  # run specs marked `slow: true` too
+    find_one_seconds: float = DEFAULT_FIND_ONE_SECONDS  # a find-one puzzle's limit when --time-limit is not given
 
 
 @dataclass
 class BatchSummary:
-    """How many problems ended how, how many files were skipped as done, and the time taken."""
+    """How many problems ended how, which were cut short, how many files were skipped as done,
+    and the time taken."""
 
     statuses: Counter[str] = dataclasses.field(default_factory=Counter)
     skipped: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    cut_short: list[str] = dataclasses.field(default_factory=list)  # "file: why"
 
     def add(self, lines: list[dict[str, Any]]) -> None:
         self.statuses.update(line["status"] for line in lines)
+        self.cut_short.extend(
+            f"{line['file']}{_problem(line)}: {line.get('stopped_by')}"
+            for line in lines
+            if line["status"] == Status.INCOMPLETE
+        )
 
     def text(self) -> str:
         total = sum(self.statuses.values())
-        parts = ", ".join(f"{self.statuses[status]} {status}" for status in Status)
+        shown = [status for status in Status if self.statuses[status] or status not in (Status.FOUND, Status.SKIPPED)]
+        parts = ", ".join(f"{self.statuses[status]} {status}" for status in shown)
         files = "file" if self.skipped == 1 else "files"
         skipped = f"; {self.skipped} {files} skipped (already in the results)" if self.skipped else ""
         stopped = " (interrupted: run again to go on)" if self.interrupted else ""
-        return f"{total} problems: {parts}{skipped}; {self.seconds:.1f} s{stopped}"
+        lines = [f"{total} problems: {parts or 'none'}{skipped}; {self.seconds:.1f} s{stopped}"]
+        if self.cut_short:
+            shown = ", ".join(self.cut_short[:10]) + (
+                f" and {len(self.cut_short) - 10} more" if len(self.cut_short) > 10 else ""
+            )
+            lines.append(f"cut short (their counts are lower bounds; run again with a longer --time-limit): {shown}")
+        if self.statuses[Status.SKIPPED]:
+            lines.append(f"skipped as slow: {self.statuses[Status.SKIPPED]} (run them with --slow)")
+        return "\n".join(lines)
+
+
+def _problem(line: dict[str, Any]) -> str:
+    return f"[{line['problem']}]" if "problem" in line else ""
 
 
 def content_hash(path: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
@@ -93,33 +117,37 @@ def done_files(results: Journal) -> set[tuple[str, str]]:
     limit (a rerun tries them again)."""
     done = set()
     for record in results.records:
-        if "sha256" in record and record.get("status") != Status.INCOMPLETE:
+        if "sha256" in record and record.get("status") not in (Status.INCOMPLETE, Status.SKIPPED):
             done.add((str(record["file"]), str(record["sha256"])))
     return done
 
 
-def solve_file(path: Path, options: RunOptions) -> list[dict[str, Any]]:
+def solve_file(path: Path, options: BatchOptions) -> list[dict[str, Any]]:
     """One JSON line per problem of the file: the report with its file, hash and status."""
     try:
-        file = PuzzleFile.read(path, options.max_file_bytes)
+        file = PuzzleFile.read(path, options.run.max_file_bytes)
     except CpsolveError as error:
         return [refused_line(path, str(error))]
     return solve_content(file, options)
 
 
-def solve_content(file: PuzzleFile, options: RunOptions) -> list[dict[str, Any]]:
+def solve_content(file: PuzzleFile, options: BatchOptions) -> list[dict[str, Any]]:
     """One JSON line per problem of a file read into memory (here, or on a cluster's worker that
-    received its content); the lines name the file as the user did."""
+    received its content); the lines name the file as the user did. A spec marked `slow: true`
+    gets a `skipped` line unless the batch includes slow ones."""
     head = {"file": file.name, "sha256": file.digest}
     try:
         lines = []
-        for puzzle in formats.puzzles(file, ReadOptions(options.max_file_bytes)):
-            report = run(puzzle, options)
+        for puzzle in formats.puzzles(file, ReadOptions(options.run.max_file_bytes)):
+            if puzzle.loaded.spec.slow and not options.include_slow:
+                lines.append({**head, "status": str(Status.SKIPPED), "name": puzzle.loaded.spec.name})
+                continue
+            report = run(puzzle, _for(puzzle, options.run, options.find_one_seconds))
             if report.stopped_by is StopReason.INTERRUPTED:  # the batch's Ctrl-C: no line, runs again
                 raise KeyboardInterrupt
             if report.stopped_by is StopReason.TERMINATED:
                 raise Terminated
-            lines.append({**head, "status": str(status_of(report)), **report.as_json()})
+            lines.append({**head, "status": str(status_of(report, puzzle.find_one)), **report.as_json()})
         return lines
     except CpsolveError as error:
         return [{**head, "status": str(Status.REFUSED), "error": str(error).replace("\n", "; ")}]
@@ -133,12 +161,24 @@ def refused_line(path: Path, error: str) -> dict[str, Any]:
     return {"file": str(path), "sha256": content_hash(path), "status": str(Status.REFUSED), "error": reason}
 
 
-def status_of(report: RunReport) -> Status:
+def status_of(report: RunReport, find_one: bool = False) -> Status:
     if not report.ok:
         return Status.FAILED
+    if find_one and report.stopped_by is StopReason.FIRST_SOLUTION:
+        return Status.FOUND
     if not report.complete:
         return Status.INCOMPLETE
     return Status.SOLVED if report.counts.raw else Status.NO_SOLUTION
+
+
+def _for(puzzle: Puzzle, options: RunOptions, find_one_seconds: float) -> RunOptions:
+    """A find-one puzzle runs as bench runs it: to its first solution, within a time limit (the
+    batch's --time-limit, else `find_one_seconds`); every other one as given."""
+    if not puzzle.find_one:
+        return options
+    limit = options.search.time_limit if options.search.time_limit is not None else find_one_seconds
+    search = dataclasses.replace(options.search, first_only=True, time_limit=limit)
+    return dataclasses.replace(options, search=search)
 
 
 def pending(files: list[Path], done: set[tuple[str, str]]) -> list[Path]:
@@ -173,21 +213,21 @@ def _solved(files: list[Path], options: BatchOptions) -> Iterator[list[dict[str,
     content), forked processes (the engines loaded once, before the fork), or this process."""
     if not files:
         return
-    run_options = dataclasses.replace(options.run, workers=1)
+    one_each = dataclasses.replace(options, run=dataclasses.replace(options.run, workers=1))
     processes = options.processes or cores()
     if options.cluster is not None:
         units: list[Any] = []
         for path in files:
             try:
-                units.append(PuzzleFile.read(path, run_options.max_file_bytes))
+                units.append(PuzzleFile.read(path, options.run.max_file_bytes))
             except CpsolveError as error:
                 yield [refused_line(path, str(error))]
         runners = workers_for(options.cluster, processes)
-        task = functools.partial(_content_lines, options=run_options)
+        task = functools.partial(_content_lines, options=one_each)
     else:
-        run_options.engines.load_installed()
+        options.run.engines.load_installed()
         units, runners = list(files), workers_for(None, min(processes, len(files)))
-        task = functools.partial(_file_lines, options=run_options)
+        task = functools.partial(_file_lines, options=one_each)
     try:
         for _, lines in runners.stream(task, units):
             if lines != DONE:
@@ -196,9 +236,9 @@ def _solved(files: list[Path], options: BatchOptions) -> Iterator[list[dict[str,
         runners.close()
 
 
-def _file_lines(path: Path, *, options: RunOptions) -> Iterator[list[dict[str, Any]]]:
+def _file_lines(path: Path, *, options: BatchOptions) -> Iterator[list[dict[str, Any]]]:
     yield solve_file(path, options)
 
 
-def _content_lines(file: PuzzleFile, *, options: RunOptions) -> Iterator[list[dict[str, Any]]]:
+def _content_lines(file: PuzzleFile, *, options: BatchOptions) -> Iterator[list[dict[str, Any]]]:
     yield solve_content(file, options)

@@ -139,9 +139,8 @@ def bench_one(path: Path, puzzle: Puzzle, options: BenchOptions) -> BenchRow:
 
 def _bench_one(path: Path, puzzle: Puzzle, options: BenchOptions, source: str) -> BenchRow:
     spec = puzzle.loaded.spec
-    expected = {k: v for k, v in (spec.expected.model_dump() if spec.expected else {}).items() if v is not None}
-    mode = "first" if puzzle.rules.find_one_unless_expected and not expected else "count"
-    row = BenchRow(source, spec.name, mode, expected, symmetry=spec.symmetry)
+    mode = "first" if puzzle.find_one else "count"
+    row = BenchRow(source, spec.name, mode, puzzle.expected, symmetry=spec.symmetry)
     if spec.slow and not options.include_slow:
         row.skipped = "slow (run with --slow)"
         return row

@@ -476,11 +476,16 @@ def batch_command(
         str | None,
         typer.Option("--cluster", help="run the puzzles on a Dask scheduler (tcp://host:8786), or `local`"),
     ] = None,
+    slow: Annotated[
+        bool, typer.Option("--slow", help="run specs marked slow: true too (else: a skipped line)")
+    ] = False,
 ) -> None:
     """Run many puzzles: one JSON line each in --out (the --json fields, the file, its SHA-256 and a
     status), a progress bar, a summary. Puzzles already in --out with the same content are skipped,
-    so a batch that was stopped resumes. Exit code 2 when a file was refused (its line says why),
-    1 when a count or self-check failed, 130 when interrupted."""
+    so a batch that was stopped resumes. As bench does, a spec without expected counts that its
+    format marks as find-one (a planted board) runs to its first solution (within --time-limit,
+    default 60 s), and a spec marked slow gets a `skipped` line unless --slow. Exit code 2 when a
+    file was refused (its line says why), 1 when a count or self-check failed, 130 when interrupted."""
     from cpsolve import engines, formats
     from cpsolve.batch import BatchOptions, Status, done_files, pending, results_file, run_batch
     from cpsolve.engines import SearchOptions
@@ -506,7 +511,7 @@ def batch_command(
         engine=engine,
         max_file_bytes=int(max_file_size * 2**20),
     )
-    options = BatchOptions(run=run_options, processes=processes, cluster=cluster)
+    options = BatchOptions(run=run_options, processes=processes, cluster=cluster, include_slow=slow)
     todo = pending(files, done)
     try:
         with results, batch_progress(len(todo), enabled=True) as on_file:

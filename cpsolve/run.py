@@ -34,7 +34,6 @@ from cpsolve.limits import (
 from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.models.base import Disassemblable
 from cpsolve.parts import PARTS_PER_WORKER
-from cpsolve.spec import LoadedSpec
 from cpsolve.symmetry import Solution
 
 if TYPE_CHECKING:
@@ -343,11 +342,6 @@ def _search_options(options: RunOptions) -> RunOptions:
     return dataclasses.replace(options, search=dataclasses.replace(search, first_only=False, max_solutions=None))
 
 
-def _expected(loaded: LoadedSpec) -> dict[str, int]:
-    given = loaded.spec.expected.model_dump() if loaded.spec.expected else {}
-    return {name: value for name, value in given.items() if value is not None}
-
-
 def _report(
     puzzle: Puzzle,
     prepared: Prepared,
@@ -360,7 +354,7 @@ def _report(
     complete = enumeration.complete
     counts = classifier.counts()
     problems = classifier.identity_problems() if complete else []
-    expected = _expected(puzzle.loaded)
+    expected = puzzle.expected
     mismatches = [
         f"{name}: expected {value}, counted {getattr(counts, name)}"
         for name, value in expected.items()
@@ -404,7 +398,7 @@ def _unfinished_report(puzzle: Puzzle, reason: StopReason, seconds: float) -> Ru
         engine=None,
         seconds=seconds,
         stopped_by=reason,
-        expected=_expected(puzzle.loaded),
+        expected=puzzle.expected,
         notes=[f"{during} while the model was being built"],
         problem=puzzle.problem,
     )

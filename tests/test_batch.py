@@ -202,7 +202,7 @@ def test_a_puzzle_stopped_by_the_time_limit_runs_again_on_a_rerun(tmp_path: Path
     out = tmp_path / "results.jsonl"
     assert batch(folder / "coffin.yaml", "--out", out)[0] == 0  # done, without a time limit
     for _ in range(2):
-        code, output = batch(folder, "--out", out, "--time-limit", "0.5", "--processes", "1")
+        code, output = batch(folder, "--out", out, "--time-limit", "0.5", "--processes", "1", "--slow")
         assert code == 0 and "1 file skipped" in output
     statuses = [(Path(line["file"]).name, line["status"]) for line in lines(out)]
     assert statuses == [
@@ -210,3 +210,26 @@ def test_a_puzzle_stopped_by_the_time_limit_runs_again_on_a_rerun(tmp_path: Path
         ("bedlam.yaml", "incomplete"),
         ("bedlam.yaml", "incomplete"),
     ]
+
+
+def test_slow_specs_are_skipped_and_find_one_specs_found_as_bench_does(tmp_path: Path) -> None:
+    """`cpsolve batch puzzle_specs` must end: a spec marked slow gets a `skipped` line unless
+    --slow; a spec without expected counts runs to its first solution within the time limit; the
+    summary says what was cut short."""
+    folder = tmp_path / "puzzles"
+    folder.mkdir()
+    for name in ("t_tetracubes_6x6x6.yaml", "bedlam.yaml", "coffin.yaml"):
+        shutil.copy(SPECS / name, folder / name)
+    out = tmp_path / "results.jsonl"
+    code, output = batch(folder, "--out", out, "--processes", "1")
+    assert code == 0, output
+    statuses = {Path(line["file"]).name: line["status"] for line in lines(out)}
+    assert statuses == {"bedlam.yaml": "skipped", "coffin.yaml": "solved", "t_tetracubes_6x6x6.yaml": "skipped"}
+    assert "skipped as slow: 2 (run them with --slow)" in output
+    code, output = batch(folder, "--out", out, "--processes", "1", "--slow", "--time-limit", "1")
+    assert code == 0, output
+    latest = {Path(line["file"]).name: line for line in lines(out)}
+    assert latest["t_tetracubes_6x6x6.yaml"]["status"] == "found"  # one solution, as bench's find-one
+    assert latest["t_tetracubes_6x6x6.yaml"]["stopped_by"] == "first solution"
+    assert latest["bedlam.yaml"]["status"] == "incomplete"  # its count takes seconds, not one
+    assert "cut short" in output and "bedlam.yaml: time limit" in output

@@ -143,6 +143,18 @@ class Puzzle:
         return self.file.name
 
     @property
+    def expected(self) -> dict[str, int]:
+        """The counts the spec expects (those it gives)."""
+        given = self.loaded.spec.expected.model_dump() if self.loaded.spec.expected else {}
+        return {name: value for name, value in given.items() if value is not None}
+
+    @property
+    def find_one(self) -> bool:
+        """A puzzle to find one solution of rather than count (bench, batch): a spec that gives no
+        expected counts, where its format says so (the large planted boards)."""
+        return self.rules.find_one_unless_expected and not self.expected
+
+    @property
     def family(self) -> Family:
         """The record of the puzzle's family (what it is drawn as, what it can do)."""
         return self.families.of(self.loaded.spec.kind)
