@@ -78,8 +78,8 @@ class BatchSummary:
 
     def text(self) -> str:
         total = sum(self.statuses.values())
-        shown = [status for status in Status if self.statuses[status] or status not in (Status.FOUND, Status.SKIPPED)]
-        parts = ", ".join(f"{self.statuses[status]} {status}" for status in shown)
+        listed = [s for s in Status if self.statuses[s] or s not in (Status.FOUND, Status.SKIPPED)]
+        parts = ", ".join(f"{self.statuses[status]} {status}" for status in listed)
         files = "file" if self.skipped == 1 else "files"
         skipped = f"; {self.skipped} {files} skipped (already in the results)" if self.skipped else ""
         stopped = " (interrupted: run again to go on)" if self.interrupted else ""

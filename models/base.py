@@ -217,8 +217,9 @@ class PuzzleModel(ABC):
     family: Family | None = field(default=None, repr=False, compare=False)  # set by Families.build
 
     @abstractmethod
-    def constraints(self) -> Constraints:
-        """The rules as boolean constraints; built on the first call (implementations cache it)."""
+    def constraints(self, deadline: Deadline = NO_DEADLINE) -> Constraints:
+        """The rules as boolean constraints; built on the first call (implementations cache it),
+        the deadline looked at while they are built."""
 
     def cover_problem(self) -> CoverProblem | None:
         """The model as a packing exact cover, or None when it has other rules (the default)."""

@@ -78,12 +78,12 @@ class ChainModel(PuzzleModel):
     def atom(self, cube: int, cell_index: int) -> int:
         return cube * len(self.cells) + cell_index
 
-    def constraints(self) -> Constraints:
+    def constraints(self, deadline: Deadline = NO_DEADLINE) -> Constraints:
         """The path as positions: each cube in one cell and each cell holding one cube, the
         checkerboard colouring, a circuit through the cells, and the segments' directions; the
         search decides the first cube's cell, then each segment's direction."""
         if self._constraints is None:
-            builder = ConstraintsBuilder(self.atom_count, self.options.max_terms)
+            builder = ConstraintsBuilder(self.atom_count, self.options.max_terms, deadline)
             # per cube and cell: 2 exactly-one, 2 parity, 3 x 6 stepping, 3 x 6 circuit literals
             builder.expect(40 * self.length * len(self.cells))
             directions = self._add_constraints(builder)

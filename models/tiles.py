@@ -28,6 +28,7 @@ from .base import BuildOptions, Constraints, ConstraintsBuilder, Family, ModelBu
 Edges = tuple[Label, ...]
 TOP, RIGHT, BOTTOM, LEFT = range(4)
 FitRule = Callable[[Label], set[Label]]
+DEADLINE_EVERY_ATOMS = 65_536  # atoms mapped between two looks at the deadline
 
 
 def turned(edges: Edges, turns: int) -> Edges:
@@ -147,11 +148,9 @@ class TilesModel(PuzzleModel):
         self.fits = fit_rule(spec, source)
         self.match_kind = spec.match if isinstance(spec.match, str) else "pairs"  # how pictures label edges
         self.options = options
-        self.placements = self._placements(options)
-        deadline.check("placing the tiles")
+        self.placements = self._placements(options, deadline)
         super().__init__(name=spec.name, kind="tiles", atom_count=len(self.placements), group=SymmetryGroup(()))
-        self.group = self._symmetry_group(spec.symmetry)
-        deadline.check("turning the board")
+        self.group = self._symmetry_group(spec.symmetry, deadline)
         self._constraints: Constraints | None = None
         # planted 6x6 boards, --first: 1 worker 3.8 s for five boards, 2: 4.1 s, 8: 7.2 s
         self.first_solution_workers = 1
@@ -169,27 +168,31 @@ class TilesModel(PuzzleModel):
         sides = [(TOP, y == 0), (RIGHT, x == self.columns - 1), (BOTTOM, y == self.rows - 1), (LEFT, x == 0)]
         return [side for side, outer in sides if outer]
 
-    def _placements(self, options: BuildOptions) -> list[TileAtom]:
+    def _placements(self, options: BuildOptions, deadline: Deadline) -> list[TileAtom]:
+        """Every tile in every way it lies at every place its border allows (the deadline looked at
+        once a place)."""
         positions = self.columns * self.rows
         if positions * len(self.kinds) * 4 > options.max_atoms:
             raise ModelTooBigError(
                 f"{positions} places x {len(self.kinds)} tiles x 4 turns is more than"
                 f" --max-placements {options.max_atoms:,}"
             )
+        ways = [kind.orientations() for kind in self.kinds]  # once per kind, not once per place
         placements = []
         for position in range(positions):
+            deadline.check("placing the tiles")
             outer = self._outer_sides(position)
-            for index, kind in enumerate(self.kinds):
-                for k, shown in kind.orientations():
+            for index, orientations in enumerate(ways):
+                for k, shown in orientations:
                     if self.border == "any" or all(shown[side] == self.border for side in outer):
                         placements.append(TileAtom(index, position, k, shown))
         return placements
 
     # -- constraints ------------------------------------------------------------------------
 
-    def constraints(self) -> Constraints:
+    def constraints(self, deadline: Deadline = NO_DEADLINE) -> Constraints:
         if self._constraints is None:
-            builder = ConstraintsBuilder(self.atom_count, self.options.max_terms)
+            builder = ConstraintsBuilder(self.atom_count, self.options.max_terms, deadline)
             # each atom: its place, its kind, and about six literals on each of its up to four edges
             builder.expect(self.atom_count * 26)
             self._add_constraints(builder, self.fits)
@@ -245,17 +248,22 @@ class TilesModel(PuzzleModel):
 
     # -- symmetry ---------------------------------------------------------------------------
 
-    def _symmetry_group(self, symmetry: str) -> SymmetryGroup:
+    def _symmetry_group(self, symmetry: str, deadline: Deadline) -> SymmetryGroup:
         """Turns of the board; tiles are never flipped, so every element is proper and `unique`
         equals `rotations` (or `raw` with `symmetry: none`)."""
         index = {(a.kind, a.position, a.shown): n for n, a in enumerate(self.placements)}
         elements = []
         for board_turn in board_turns(self.columns, self.rows):
-            atom_map = tuple(
-                index[(a.kind, board_turn.positions[a.position], turned(a.shown, board_turn.extra_turns))]
-                for a in self.placements
-            )
-            elements.append(AtomSymmetry(atom_map, proper=True))
+            extra = board_turn.extra_turns
+            shown_after = {shown: turned(shown, extra) for shown in {a.shown for a in self.placements}}
+            atom_map: list[int] = []
+            for start in range(0, len(self.placements), DEADLINE_EVERY_ATOMS):
+                deadline.check("turning the board")
+                atom_map.extend(
+                    index[(a.kind, board_turn.positions[a.position], shown_after[a.shown])]
+                    for a in self.placements[start : start + DEADLINE_EVERY_ATOMS]
+                )
+            elements.append(AtomSymmetry(tuple(atom_map), proper=True))
         return SymmetryGroup(tuple(elements), unique_counts_raw=symmetry == "none")
 
     def _breaking_candidates(self) -> list[list[int]]:

@@ -37,7 +37,7 @@ class RowModel(PuzzleModel):
         turned = tuple(where[(self.length - start - size, size)] for start, size in self.pieces)
         return SymmetryGroup((AtomSymmetry(tuple(range(len(self.pieces))), True), AtomSymmetry(turned, True)))
 
-    def constraints(self) -> Constraints:
+    def constraints(self, deadline: Deadline = NO_DEADLINE) -> Constraints:
         builder = ConstraintsBuilder(self.atom_count, 10_000)
         for cell in range(self.length):
             builder.exactly_one(a for a, (start, size) in enumerate(self.pieces) if start <= cell < start + size)

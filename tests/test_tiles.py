@@ -17,8 +17,10 @@ from typer.testing import CliRunner
 from cpsolve.cli import app
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.cpsat import CpSatEngine
+from cpsolve.formats import read_puzzle
 from cpsolve.generate import TileBoardRequest, planted_tiles, tiles_spec_text
 from cpsolve.geometry import Cell
+from cpsolve.limits import Deadline
 from cpsolve.models.packing import shape_cells
 from cpsolve.run import RunOptions
 from cpsolve.spec import ShapeSpec, Source
@@ -266,3 +268,28 @@ def test_foam_notation_errors(tmp_path: Path, shape: str, words: str | None) -> 
     assert result.exit_code == 2
     assert f"{spec}:3: pieces.F" in result.output
     assert words in result.output
+
+
+class CountingDeadline(Deadline):
+    """A deadline that never passes and counts how often building looked at it."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        object.__setattr__(self, "looks", 0)
+
+    def check(self, doing: str) -> None:
+        object.__setattr__(self, "looks", self.looks + 1)  # type: ignore[attr-defined]
+
+
+def test_building_a_large_board_looks_at_the_deadline_often(tmp_path: Path) -> None:
+    """A 22x22 board took 10 s to build, looking at the time limit twice: now at every place, at
+    every 65,536 atoms of each board turn and while the constraints are made (it is a promise
+    about time tested without the clock: how often the deadline is looked at)."""
+    spec = tmp_path / "board.yaml"
+    spec.write_text(tiles_spec_text(TileBoardRequest(22, 22, 10, 0, 0, "equal", 1)))
+    deadline = CountingDeadline()
+    model = read_puzzle(spec).model(deadline=deadline)[0]
+    assert deadline.looks >= 22 * 22 + 4  # type: ignore[attr-defined]
+    looked = deadline.looks  # type: ignore[attr-defined]
+    model.constraints(deadline)
+    assert deadline.looks > looked  # type: ignore[attr-defined]

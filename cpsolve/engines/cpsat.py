@@ -107,7 +107,7 @@ class CpSatPrepared(Prepared):
         super().__init__(engine, puzzle, breaking)
         from ortools.sat.python import cp_model
 
-        constraints = puzzle.constraints()
+        constraints = puzzle.constraints(deadline)
         deadline.check("building the CP-SAT model")
         self.model = compile_model(constraints, deadline)
         if breaking is not None:

@@ -94,15 +94,15 @@ class PackingModel(PuzzleModel):
             None,
         )
 
-    def constraints(self) -> Constraints:
+    def constraints(self, deadline: Deadline = NO_DEADLINE) -> Constraints:
         """Each target cell covered once, each piece within its bounds, groups within theirs."""
         if self._constraints is None:
-            self._constraints = self._build_constraints()
+            self._constraints = self._build_constraints(deadline)
         return self._constraints
 
-    def _build_constraints(self) -> Constraints:
+    def _build_constraints(self, deadline: Deadline) -> Constraints:
         puzzle = self.puzzle
-        builder = ConstraintsBuilder(self.atom_count, self.options.max_terms)
+        builder = ConstraintsBuilder(self.atom_count, self.options.max_terms, deadline)
         # each atom in the exactly-one of each of its cells, of its piece, and of its group
         builder.expect(sum(len(p.cells) + 2 for p in self.placements))
         by_piece: list[list[int]] = [[] for _ in puzzle.pieces]
