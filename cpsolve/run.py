@@ -210,15 +210,22 @@ def run(
     try:
         prepared = prepare(puzzle, searching, deadline)
     except OutOfTimeError:
-        return _unfinished_report(puzzle, StopReason.TIME_LIMIT, puzzle.read_seconds + time.perf_counter() - started)
+        seconds = puzzle.read_seconds + time.perf_counter() - started
+        return _unfinished_report(puzzle, StopReason.TIME_LIMIT, seconds, "while the model was being built")
     except (KeyboardInterrupt, Terminated) as stop:
         reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
-        return _unfinished_report(puzzle, reason, puzzle.read_seconds + time.perf_counter() - started)
+        seconds = puzzle.read_seconds + time.perf_counter() - started
+        return _unfinished_report(puzzle, reason, seconds, "while the model was being built")
     if on_ready is not None:
         on_ready()
     show = puzzle.rules.show if options.show is None else options.show
     classes = NewClasses(prepared.puzzle, show, _checker(prepared.puzzle, options, deadline), on_new_class)
-    enumeration = open_search(prepared, puzzle, searching, deadline)
+    try:
+        enumeration = open_search(prepared, puzzle, searching, deadline)
+    except (KeyboardInterrupt, Terminated) as stop:  # while the workers or a cluster were started
+        reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
+        seconds = puzzle.read_seconds + time.perf_counter() - started
+        return _unfinished_report(puzzle, reason, seconds, "while the workers were being started")
     classifier = Classifier(prepared.puzzle.group, prepared.compiled.breaking, options.max_class_bytes)
     _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started)
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
@@ -385,7 +392,7 @@ def _report(
     )
 
 
-def _unfinished_report(puzzle: Puzzle, reason: StopReason, seconds: float) -> RunReport:
+def _unfinished_report(puzzle: Puzzle, reason: StopReason, seconds: float, doing: str) -> RunReport:
     """The run ended before the search could start: nothing found, nothing proven, no engine ran."""
     during = "the time limit passed" if reason is StopReason.TIME_LIMIT else f"the run was {reason}"
     return RunReport(
@@ -399,6 +406,6 @@ def _unfinished_report(puzzle: Puzzle, reason: StopReason, seconds: float) -> Ru
         seconds=seconds,
         stopped_by=reason,
         expected=puzzle.expected,
-        notes=[f"{during} while the model was being built"],
+        notes=[f"{during} {doing}"],
         problem=puzzle.problem,
     )

@@ -19,6 +19,7 @@ The parts of a split search (cpsolve.parts), `--checkpoint`, `--cluster` and bat
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import queue
@@ -30,10 +31,11 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from multiprocessing.process import BaseProcess
 from typing import Any, Final
 
-from cpsolve.errors import CpsolveError, printable
+from cpsolve.errors import CpsolveError, Terminated, printable
 
 LOCAL: Final = "local"  # --cluster local: a Dask LocalCluster on this machine
 DONE: Final = "done"  # the item that says a unit's task has ended
@@ -216,10 +218,20 @@ def workers_for(cluster: str | None, processes: int) -> Workers:
     except ImportError:
         raise CpsolveError('--cluster needs Dask: pip install "cpsolve[cluster]"') from None
     if cluster == LOCAL:
-        local = LocalCluster(
-            n_workers=processes, threads_per_worker=1, host="127.0.0.1", dashboard_address="127.0.0.1:0", processes=True
-        )
-        return OnDask(Client(local))
+        with signals_noted() as noted:  # a LocalCluster stopped halfway fails in Dask's exit handler
+            local = LocalCluster(
+                n_workers=processes,
+                threads_per_worker=1,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
+                processes=True,
+                silence_logs=logging.CRITICAL,  # workers cut off by Ctrl-C log tracebacks that are no news
+            )
+            started = OnDask(Client(local))
+        if noted:
+            started.close()
+            raise KeyboardInterrupt if noted[0] == signal.SIGINT else Terminated
+        return started
     if scheme == "tcp":
         speaks_dask(cluster, host, port)
     limits = {"distributed.comm.timeouts.connect": f"{CONNECT_SECONDS}s", "distributed.comm.timeouts.tcp": "30s"}
@@ -228,6 +240,25 @@ def workers_for(cluster: str | None, processes: int) -> Workers:
             return OnDask(Client(cluster, timeout=CONNECT_SECONDS))
     except (OSError, TimeoutError, ValueError) as error:
         raise CpsolveError(f"--cluster {cluster}: cannot reach the scheduler ({error})") from None
+
+
+@contextmanager
+def signals_noted() -> Iterator[list[int]]:
+    """Ctrl-C and SIGTERM noted rather than raised while the block runs (in the main thread; the
+    caller raises them once what the block started can be closed)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield []
+        return
+    noted: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.getsignal(number) for number in held}
+    for number in held:
+        signal.signal(number, lambda received, frame: noted.append(received))
+    try:
+        yield noted
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def scheduler_address(cluster: str) -> tuple[str, str, int]:

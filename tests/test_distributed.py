@@ -251,3 +251,17 @@ def test_an_unreachable_scheduler_is_one_line_for_batch(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2 and "cannot reach the scheduler" in result.output, result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("delay", [0.5, 1.0, 2.0])
+def test_ctrl_c_while_a_local_cluster_starts_reports_and_exits_130(delay: float) -> None:
+    """Wherever the Ctrl-C lands (the cluster starting, its workers starting, the parts running):
+    exit 130 with the report, and nothing from Dask's exit handlers."""
+    command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / "bedlam.yaml"), "--cluster", "local", "--json"]
+    process = subprocess.Popen([*command, "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)  # not a wait for an event: every moment must give the same answer
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert json.loads(out)["stopped_by"] == "interrupted"
+    assert "Traceback" not in err and "AssertionError" not in err, err
