@@ -27,6 +27,7 @@ from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.files import write_file
 from cpsolve.journal import Journal
 from cpsolve.output import SolutionWriter
+from cpsolve.run import RunOptions, run_file
 
 runner = CliRunner()
 SOMA = (SPECS / "soma.yaml").read_text()
@@ -794,3 +795,29 @@ def test_a_signal_inside_a_collector_callback_is_not_lost() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert result.stdout.strip() == "raised once the callback returned", result.stderr
+
+
+def test_a_file_of_many_problems_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each of 5,000 problems parsed the whole file again (and kept every parse): now once."""
+    from cpsolve.formats import burrtools
+
+    problems = '<problem><shapes><shape id="0" count="1"/></shapes><result id="1"/></problem>' * 300
+    path = tmp_path / "many.xmpuzzle"
+    path.write_bytes(burrtools_file(SMALL_SHAPE * 2, problems))
+    parsed: list[int] = []
+    real = burrtools.read_puzzle
+
+    def counted(*args: Any) -> Any:
+        parsed.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(burrtools, "read_puzzle", counted)
+    reports = list(run_file(path, RunOptions(show=0)))
+    assert len(reports) == 300 and all(r.counts.raw == 1 for r in reports) and len(parsed) == 1
+
+
+def test_help_speaks_to_users() -> None:
+    top = cli("--help")[1]
+    assert "snake cubes" in top and "edge-matching" in top and "CP-SAT" not in top
+    run_help = cli("run", "--help")[1]
+    assert "gc.freeze" not in run_help and "measurement" not in run_help
