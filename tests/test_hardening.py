@@ -4,6 +4,7 @@ blown memory. One test (or a few cases) per kind of failure seen with hostile an
 from __future__ import annotations
 
 import errno
+import glob
 import gzip
 import json
 import os
@@ -821,3 +822,13 @@ def test_help_speaks_to_users() -> None:
     assert "snake cubes" in top and "edge-matching" in top and "CP-SAT" not in top
     run_help = cli("run", "--help")[1]
     assert "gc.freeze" not in run_help and "measurement" not in run_help
+
+
+def test_patterns_match_what_glob_matches() -> None:
+    """The pattern walker gives glob's answers, and a pattern without ** stays at its own depth
+    (so '*.soma' in a large folder tree is not refused as too wide)."""
+    for pattern in ("puzzle_specs/*.yaml", "puzzle_specs/**/*.yaml", "puzzle_specs/*/*.yaml", "puzzle_specs/eter*/*"):
+        expected = sorted(Path(p) for p in glob.glob(str(ROOT / pattern), recursive=True))
+        assert sorted(formats.puzzle_files([str(ROOT / pattern)])) == expected, pattern
+    with pytest.raises(CpsolveError, match="matches no file"):
+        formats.puzzle_files(["/*.no-such-suffix"])  # one level of the whole machine: no walk below it

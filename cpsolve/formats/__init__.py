@@ -83,10 +83,12 @@ def _glob(pattern: str) -> list[Path]:
             folders[:] = []
             continue
         seen.add((info.st_dev, info.st_ino))
+        relative = Path(folder).relative_to(root).parts
+        if "**" not in wanted and len(relative) >= len(wanted) - 1:
+            folders[:] = []  # a pattern without ** reaches no deeper than its own parts
         walked += len(folders) + len(names)
         if walked > MAX_WALKED:
             raise CpsolveError(f"{pattern}: looks at more than {MAX_WALKED:,} files and folders; name a narrower one")
-        relative = Path(folder).relative_to(root).parts
         found.extend(
             Path(folder) / name
             for name in names
