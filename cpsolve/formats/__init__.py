@@ -101,8 +101,13 @@ def _matches(names: Sequence[str], wanted: Sequence[str]) -> bool:
     """Whether a path's names match a pattern's parts (`**`: any number of folders)."""
     if not wanted:
         return not names
-    if wanted[0] == "**":
-        return any(_matches(names[skip:], wanted[1:]) for skip in range(len(names) + 1))
+    if wanted[0] == "**":  # any number of names, hidden ones aside (as glob's **)
+        for skip in range(len(names) + 1):
+            if skip and names[skip - 1].startswith("."):
+                return False
+            if _matches(names[skip:], wanted[1:]):
+                return True
+        return False
     if not names or (names[0].startswith(".") and not wanted[0].startswith(".")):
         return False
     return fnmatch.fnmatchcase(names[0], wanted[0]) and _matches(names[1:], wanted[1:])
