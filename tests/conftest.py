@@ -63,6 +63,14 @@ def built(path: Path | str) -> PuzzleModel:
     return read_puzzle(path).model()[0]
 
 
+def children_of(pid: int) -> set[int]:
+    """The processes a process has started (from /proc)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found.update(int(child) for child in (task / "children").read_text().split())
+    return found
+
+
 def peer(name: str) -> Path:
     """A peer program built by ../shared/peers/build.sh (burrTxt, soma), or skip the test.
 
@@ -81,4 +89,15 @@ def corpus_dir(name: str) -> Path:
     return path
 
 
-__all__ = ["CORPUS", "SPECS", "absent", "built", "checked_run", "corpus_dir", "peer", "run_one", "spec_files"]
+__all__ = [
+    "CORPUS",
+    "SPECS",
+    "absent",
+    "built",
+    "checked_run",
+    "children_of",
+    "corpus_dir",
+    "peer",
+    "run_one",
+    "spec_files",
+]

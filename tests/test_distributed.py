@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SPECS, checked_run, corpus_dir
+from conftest import SPECS, checked_run, children_of, corpus_dir
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
@@ -172,8 +172,13 @@ def test_the_puzzle_given_as_checkpoint_is_refused_untouched(tmp_path: Path) -> 
     puzzle.write_text((SPECS / "soma.yaml").read_text().rstrip("\n"))  # no newline at the end
     before = puzzle.read_bytes()
     code, output = cli("run", puzzle, "--checkpoint", puzzle)
-    assert code == 2 and "not a line of a cpsolve checkpoint" in output
+    assert code == 2 and "--checkpoint names the input file" in output  # refused before it is opened
     assert puzzle.read_bytes() == before
+    other = tmp_path / "coffin.yaml"  # another puzzle given as the checkpoint: not a checkpoint's lines
+    other.write_text((SPECS / "coffin.yaml").read_text())
+    code, output = cli("run", puzzle, "--checkpoint", other)
+    assert code == 2 and "not a line of a cpsolve checkpoint" in output
+    assert other.read_text() == (SPECS / "coffin.yaml").read_text()
 
 
 def test_an_unreachable_scheduler_is_a_one_line_error() -> None:
@@ -253,13 +258,18 @@ def test_an_unreachable_scheduler_is_one_line_for_batch(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("delay", [0.5, 1.0, 2.0])
-def test_ctrl_c_while_a_local_cluster_starts_reports_and_exits_130(delay: float) -> None:
-    """Wherever the Ctrl-C lands (the cluster starting, its workers starting, the parts running):
-    exit 130 with the report, and nothing from Dask's exit handlers."""
+@pytest.mark.parametrize("after", [0.0, 0.3, 1.0])
+def test_ctrl_c_while_a_local_cluster_starts_reports_and_exits_130(after: float) -> None:
+    """Once the run has begun to start its LocalCluster (its first worker process exists), wherever
+    the Ctrl-C lands (workers starting, parts running): exit 130 with the report, and nothing from
+    Dask's exit handlers."""
     command = [sys.executable, "-m", "cpsolve", "run", str(SPECS / "bedlam.yaml"), "--cluster", "local", "--json"]
     process = subprocess.Popen([*command, "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(delay)  # not a wait for an event: every moment must give the same answer
+    deadline = time.monotonic() + 120
+    while not children_of(process.pid):  # the event: the cluster is being started
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+    time.sleep(after)  # from the event on, every moment must give the same answer
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err

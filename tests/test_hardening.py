@@ -19,7 +19,7 @@ from typing import IO, Any
 
 import pytest
 import yaml
-from conftest import ROOT, SPECS, corpus_dir
+from conftest import ROOT, SPECS, children_of, corpus_dir
 from typer.testing import CliRunner
 
 from cpsolve import formats, parts
@@ -369,13 +369,6 @@ def test_a_signal_after_the_report_keeps_exit_code_0(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["counts"]["raw"] == 24
-
-
-def children_of(pid: int) -> set[int]:
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found.update(int(child) for child in (task / "children").read_text().split())
-    return found
 
 
 def alive(pid: int) -> bool:
