@@ -53,19 +53,22 @@ def spec_yaml(loaded: LoadedSpec) -> str:
 
 def convert(source: Path, target: Path, problem: str | None = None, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
     """Write `source` (any format cpsolve reads) as `target` (by its suffix); return a line saying what."""
-    kind = WRITERS.get(target.suffix.lower())
-    if kind is None:
-        raise CpsolveError(f"{target}: cannot write this kind of file; give a .xmpuzzle, .yaml or .yml name")
+    _writer(target)  # refused before the source is read
     refuse_inputs(target, [source], "the target")
     return write_puzzle(formats.read_puzzle(source, formats.ReadOptions(max_bytes, problem)).loaded, target)
 
 
-def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
-    """Write a loaded puzzle as `target` (by its suffix); return a line saying what."""
+def _writer(target: Path) -> str:
+    """Which format a target's suffix asks for, or a CpsolveError."""
     kind = WRITERS.get(target.suffix.lower())
     if kind is None:
         raise CpsolveError(f"{target}: cannot write this kind of file; give a .xmpuzzle, .yaml or .yml name")
-    if kind == "burrtools":
+    return kind
+
+
+def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
+    """Write a loaded puzzle as `target` (by its suffix); return a line saying what."""
+    if _writer(target) == "burrtools":
         written = burrtools.write(packing_puzzle(loaded, "cannot be written as a BurrTools file"), target)
         return f"{target}: BurrTools file with {written.shapes} shapes and 1 problem"
     write_file(target, spec_yaml(loaded).encode("utf-8"), "the spec")

@@ -159,8 +159,8 @@ def open_search(prepared: Prepared, puzzle: Puzzle, options: RunOptions, deadlin
     search, compiled = options.search, prepared.compiled
     limited = search.first_only or search.max_solutions is not None
     as_units = options.cluster is not None or options.checkpoint is not None
-    default = options.workers or compiled.default_workers(engines.cores())
-    wanted = (options.workers or engines.cores()) if as_units else default
+    default = options.workers or compiled.default_workers(workers.cores())
+    wanted = (options.workers or workers.cores()) if as_units else default
     split = as_units or wanted > 1 or prepared.engine.splits_by_default(prepared.puzzle)
     if compiled.breaking is None or limited or not split:
         return compiled.enumerate(search, deadline)

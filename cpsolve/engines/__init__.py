@@ -21,7 +21,6 @@ from typing import Final
 from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
-from cpsolve.workers import cores
 
 from . import breaking
 from .base import Engine, Enumeration, Prepared, SearchOptions, StopReason
@@ -108,5 +107,4 @@ __all__ = [
     "Prepared",
     "SearchOptions",
     "StopReason",
-    "cores",
 ]

@@ -242,8 +242,3 @@ def decode(data: bytes, path: str | Path) -> str:
         line = data[: exc.start].count(b"\n") + 1
         byte = data[exc.start]
         raise SpecError([f"{path}:{line}: not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"]) from None
-
-
-def read_text(path: str | Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
-    """A file's text (for files that are not puzzles: the peers' outputs, tests)."""
-    return decode(read_bytes(path, max_bytes), path)
