@@ -270,7 +270,10 @@ def units_of(
     keys: Iterable[PartKey],
     search: SearchOptions,
     build: BuildOptions,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> list[PartUnit]:
-    """The parts of a run as units."""
+    """The parts of a run as units; each carries the run's file size limit, which also bounds what
+    a compressed file may expand to when a worker reads it again."""
     assert compiled.breaking is not None
-    return [PartUnit(file, problem, compiled.engine.name, compiled.breaking, search, key, build) for key in keys]
+    breaking, engine = compiled.breaking, compiled.engine.name
+    return [PartUnit(file, problem, engine, breaking, search, key, build, max_file_bytes) for key in keys]

@@ -166,7 +166,7 @@ def open_search(prepared: Prepared, puzzle: Puzzle, options: RunOptions, deadlin
         return compiled.enumerate(search, deadline)
     runners = workers.workers_for(options.cluster, wanted)
     keys = compiled.part_keys(PARTS_PER_WORKER * runners.workers if runners.workers > 1 or as_units else 1)
-    units = parts.units_of(compiled, puzzle.file, puzzle.problem, keys, search, options.build)
+    units = parts.units_of(compiled, puzzle.file, puzzle.problem, keys, search, options.build, options.max_file_bytes)
     checkpoint = parts.Checkpoint(options.checkpoint) if options.checkpoint else None
     on_dask = options.cluster is not None
     return parts.PartsEnumeration(compiled, units, runners, search, deadline, checkpoint, on_dask)

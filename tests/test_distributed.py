@@ -6,6 +6,7 @@ Every count is compared with the serial run's."""
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import signal
@@ -275,3 +276,16 @@ def test_ctrl_c_while_a_local_cluster_starts_reports_and_exits_130(after: float)
     assert process.returncode == 130, err
     assert json.loads(out)["stopped_by"] == "interrupted"
     assert "Traceback" not in err and "AssertionError" not in err, err
+
+
+def test_cluster_workers_read_the_file_with_the_runs_size_limit(tmp_path: Path) -> None:
+    """A BurrTools file that expands past the default 8 MB, run with --max-file-size 16 on a
+    cluster: each worker reads the content again within the run's limit, not the default one."""
+    written = tmp_path / "soma.xmpuzzle"
+    assert cli("convert", SPECS / "soma.yaml", written)[0] == 0
+    text = gzip.decompress(written.read_bytes()).decode()
+    padded = text.replace("<problems>", "<comment>" + "\n" * (9 * 2**20) + "</comment><problems>", 1)
+    written.write_bytes(gzip.compress(padded.encode()))
+    code, output = cli("run", written, "--max-file-size", "16", "--cluster", "local", "--workers", "1", "--json")
+    assert code == 0, output
+    assert json.loads(output)["counts"] == {"raw": 11520, "rotations": 480, "unique": 240}
