@@ -7,50 +7,43 @@ the command is done, later signals are ignored, so the exit code stays the comma
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 import sys
 import threading
 from types import FrameType
+from typing import Any
 
 from cpsolve.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated
 
-RESEND_SECONDS = 0.05  # a signal that came inside a collector callback is sent again this much later
+RESEND_SECONDS = 0.05  # a signal whose exception was lost is sent again this much later
+SIGNAL_OF: dict[type[BaseException], int] = {KeyboardInterrupt: signal.SIGINT, Terminated: signal.SIGTERM}
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
-    if _in_collector_callback(frame):
-        _send_again(signum)
-        return
     raise Terminated()
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    if _in_collector_callback(frame):
-        _send_again(signum)
+def _lost(unraisable: Any) -> None:
+    """`sys.unraisablehook`: a Ctrl-C or SIGTERM whose exception was raised where Python cannot
+    pass it on (a garbage collector or weak reference callback, a `__del__`: Dask registers such
+    callbacks, importlib has one) would be printed as "ignored" and the run would go on as if no
+    signal had come; the signal is sent again instead, from a thread a moment later, once that
+    callback has returned. Anything else is reported as Python reports it."""
+    signum = SIGNAL_OF.get(unraisable.exc_type)
+    if signum is None:
+        sys.__unraisablehook__(unraisable)
         return
-    raise KeyboardInterrupt
-
-
-def _send_again(signum: int) -> None:
-    """The same signal to this process a moment later, from a thread, once the callback has
-    returned (sent from here, it would come back inside the callback at once)."""
     again = threading.Timer(RESEND_SECONDS, os.kill, (os.getpid(), signum))
     again.daemon = True
     again.start()
 
 
-def _in_collector_callback(frame: FrameType | None) -> bool:
-    """Whether the signal interrupted a function the garbage collector called (Dask registers
-    such callbacks): an exception raised there is printed as "ignored" and lost, and the run
-    would go on as if no signal had come."""
-    callbacks = {callback.__code__ for callback in gc.callbacks if hasattr(callback, "__code__")}
-    while frame is not None and callbacks:
-        if frame.f_code in callbacks:
-            return True
-        frame = frame.f_back
-    return False
+def install_handlers() -> None:
+    """Ctrl-C raises KeyboardInterrupt and SIGTERM Terminated, and neither is ever lost."""
+    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.unraisablehook = _lost
 
 
 def ignore_signals() -> None:
@@ -64,8 +57,7 @@ def ignore_signals() -> None:
 
 
 def main() -> None:
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGINT, _interrupt)
+    install_handlers()
     code: int | str | None = 0
     try:
         from cpsolve.cli import WHOLE_PROCESS, app
