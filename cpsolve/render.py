@@ -11,7 +11,13 @@ AS_THE_FILE = "layers from the top down and rows from the back, as in the figure
 EMPTY = "_: an optional cell left empty"
 
 
-def draw_layers(target: Iterable[Cell], label_of: Mapping[Cell, str], footer: str = "", top_first: bool = False) -> str:
+def draw_layers(
+    target: Iterable[Cell],
+    label_of: Mapping[Cell, str],
+    footer: str = "",
+    top_first: bool = False,
+    caption: str = BOTTOM_FIRST,
+) -> str:
     """The axes in a first line, then the layers: z = 0 first and in each row y = 0 first (a
     spec's `layers` layout), or with `top_first` the top layer and the back row first (a yass
     figure's file); x left to right; cells outside the target are '.'.
@@ -35,4 +41,4 @@ def draw_layers(target: Iterable[Cell], label_of: Mapping[Cell, str], footer: st
     notes = [footer] if footer else []
     if "_" in label_of.values():
         notes.append(EMPTY)
-    return "\n".join([AS_THE_FILE if top_first else BOTTOM_FIRST, "\n\n".join(blocks), *notes])
+    return "\n".join([AS_THE_FILE if top_first else caption, "\n\n".join(blocks), *notes])

@@ -336,6 +336,9 @@ def _checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> Ass
     from cpsolve.disassembly import AssemblyChecker, Disassembler
 
     assert isinstance(model, Disassemblable)  # run() refused families that cannot be taken apart
+    refused = model.disassembly_refused()
+    if refused is not None:
+        raise CpsolveError(f"{model.name}: --disassemble: {refused}")
     disassembler = Disassembler(model.piece_groups(), options.max_disassembly_positions, deadline)
     return AssemblyChecker(model.assembled, disassembler, options.search.solution_limit)
 

@@ -182,6 +182,11 @@ class SpecBase(StrictModel):
 
 class PackingSpec(SpecBase):
     kind: Literal["packing"] = "packing"
+    grid: Literal["cube", "prism", "sphere", "rhombic", "tetra-octa"] = Field(
+        "cube",
+        description="the cells: cube, prism (triangular prisms), sphere (balls in a close packing), rhombic"
+        " (rhombic dodecahedra) or tetra-octa, in BurrTools' coordinates (docs/spec.md, Grids)",
+    )
     pieces: dict[str, PieceSpec] = Field(min_length=1)
     target: TargetSpec
     parts: Literal["together", "separately"] = Field(

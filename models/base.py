@@ -304,6 +304,10 @@ class Disassemblable(Protocol):
 
     def piece_groups(self) -> PieceGroups: ...
 
+    def disassembly_refused(self) -> str | None:
+        """Why this puzzle cannot be taken apart (its grid has no moves cpsolve knows), or None."""
+        ...
+
 
 class ModelBuilder(ABC):
     """Turns one kind of validated spec into a PuzzleModel."""

@@ -15,18 +15,11 @@ import numpy as np
 
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import (
-    ISOMETRIES,
-    ROTATIONS,
     Cell,
     Colour,
-    Isometry,
-    canonical_shape,
-    coloured_canonical,
-    coloured_mirror,
     connected_components,
-    mirror_shape,
-    self_maps,
 )
+from cpsolve.grids import CUBE, Grid
 from cpsolve.limits import MAX_SYMMETRIES
 
 SymmetryMode = Literal["all", "rotations", "none"]
@@ -59,6 +52,7 @@ def mirror_partners(
     shapes: Mapping[str, Sequence[Cell]],
     bounds: Mapping[str, PieceBounds],
     colours: Mapping[str, Sequence[Colour]] | None = None,
+    grid: Grid = CUBE,
 ) -> dict[str, str] | None:
     """Which piece each piece becomes in a mirror, or None when a mirror changes the piece set.
 
@@ -66,34 +60,39 @@ def mirror_partners(
     with the same bounds and group (Soma's two screws). Anything else means a reflected solution
     would use pieces the puzzle does not have, so reflections cannot count as symmetries.
     """
-    paired = _pair_mirrors(shapes, colours, lambda first, second: bounds[first] == bounds[second])
+    paired = _pair_mirrors(shapes, colours, lambda first, second: bounds[first] == bounds[second], grid)
     if any(partner is None for partner in paired.values()):
         return None
     return {name: partner for name, partner in paired.items() if partner is not None}
 
 
 def burrtools_mirror_partners(
-    shapes: Mapping[str, Sequence[Cell]], colours: Mapping[str, Sequence[Colour]] | None = None
+    shapes: Mapping[str, Sequence[Cell]], colours: Mapping[str, Sequence[Colour]] | None = None, grid: Grid = CUBE
 ) -> dict[str, str | None]:
     """BurrTools' pairing: a chiral piece pairs with another piece of the mirror shape whatever
     their bounds; one that finds none has no partner (None)."""
-    return _pair_mirrors(shapes, colours, lambda first, second: True)
+    return _pair_mirrors(shapes, colours, lambda first, second: True, grid)
 
 
 def _pair_mirrors(
     shapes: Mapping[str, Sequence[Cell]],
     colours: Mapping[str, Sequence[Colour]] | None,
     compatible: Callable[[str, str], bool],
+    grid: Grid,
 ) -> dict[str, str | None]:
     if colours is not None:
-        canon: Mapping[str, object] = {name: coloured_canonical(shapes[name], colours[name]) for name in shapes}
+        canon: Mapping[str, object] = {name: grid.coloured_canonical(shapes[name], colours[name]) for name in shapes}
     else:
-        canon = {name: canonical_shape(cells) for name, cells in shapes.items()}
+        canon = {name: grid.canonical(cells) for name, cells in shapes.items()}
     partners: dict[str, str | None] = {}
     for name in sorted(shapes):
         if name in partners:
             continue
-        wanted = mirror_shape(shapes[name]) if colours is None else coloured_mirror(shapes[name], colours[name])
+        wanted = (
+            grid.mirror_canonical(shapes[name])
+            if colours is None
+            else grid.coloured_mirror(shapes[name], colours[name])
+        )
         if wanted == canon[name]:
             partners[name] = name
             continue
@@ -126,7 +125,12 @@ class SymmetryArrays:
 
 
 def target_symmetry_arrays(
-    target: Sequence[Cell], *, reflections: bool, separately: bool, labels: Mapping[Cell, Hashable] | None = None
+    target: Sequence[Cell],
+    *,
+    reflections: bool,
+    separately: bool,
+    labels: Mapping[Cell, Hashable] | None = None,
+    grid: Grid = CUBE,
 ) -> SymmetryArrays:
     """The maps of the target onto itself, as arrays; identity first.
 
@@ -135,14 +139,13 @@ def target_symmetry_arrays(
     options numbered by s in mixed radix (the last part fastest, as itertools.product). Arrays,
     because a figure of several parts has thousands of symmetries.
     """
-    group: Sequence[Isometry] = ISOMETRIES if reflections else ROTATIONS
     index = {c: i for i, c in enumerate(target)}
     parts = connected_components(target) if separately else [list(target)]
     per_part = []
     for part in parts:
-        maps, isometries = self_maps(part, group, labels)
+        maps, proper_flags = grid.self_maps(part, reflections, labels)
         part_index = np.array([index[c] for c in part], np.int64)
-        part_proper = np.array([iso.proper for iso in isometries], bool)
+        part_proper = np.array(proper_flags, bool)
         per_part.append((part_index.tolist(), part_index[maps], part_proper))
     count = prod(len(p[2]) for p in per_part)
     if count > MAX_SYMMETRIES:

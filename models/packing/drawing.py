@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from cpsolve.geometry import (
     Cell,
 )
+from cpsolve.grids import CUBE
 from cpsolve.render import draw_layers
 from cpsolve.symmetry import Solution
 
@@ -38,7 +39,12 @@ class PackingDrawing:
 
     def render(self, solution: Solution) -> str:
         """The solution drawn layer by layer, a letter per piece."""
-        return draw_layers(self.puzzle.target, self._symbol_of_cell(solution), self.legend(), self.top_first)
+        grid = self.puzzle.grid
+        if grid is CUBE:
+            return draw_layers(self.puzzle.target, self._symbol_of_cell(solution), self.legend(), self.top_first)
+        drawn = {grid.to_layers(cell): symbol for cell, symbol in self._symbol_of_cell(solution).items()}
+        target = [grid.to_layers(cell) for cell in self.puzzle.target]
+        return draw_layers(target, drawn, self.legend(), caption=grid.caption)
 
     def _symbol_of_atom(self, solution: Solution) -> dict[int, str]:
         """Each placed piece's letter in the drawing: copies lettered in the order of their lowest cell."""

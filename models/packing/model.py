@@ -17,6 +17,7 @@ from cpsolve.errors import CpsolveError
 from cpsolve.geometry import (
     Cell,
 )
+from cpsolve.grids import CUBE
 from cpsolve.limits import (
     NO_DEADLINE,
     Deadline,
@@ -183,7 +184,7 @@ class PackingModel(PuzzleModel):
             if group_names
             else (),
             group_bounds=tuple(group_bounds),
-            positions=tuple(puzzle.target),
+            positions=tuple(puzzle.target) if puzzle.grid is CUBE else (),  # the box search's cube neighbours
         )
 
     def _single_pieces(self, fixed_atoms: list[int]) -> list[tuple[int, list[int]]]:
@@ -236,6 +237,15 @@ class PackingModel(PuzzleModel):
     def assembled(self, solution: Solution) -> list[AssembledPiece]:
         """The solution's pieces for the disassembler (PackingDrawing.assembled)."""
         return self.drawing.assembled(solution)
+
+    def disassembly_refused(self) -> str | None:
+        grid = self.puzzle.grid
+        if grid is CUBE:
+            return None
+        return (
+            f"cpsolve takes apart puzzles on the cube grid only; on the {grid.name} grid it can count"
+            " assemblies but has no moves to try"
+        )
 
     def piece_groups(self) -> PieceGroups:
         """The spec's `disassembly_groups`, for the disassembler."""

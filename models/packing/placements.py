@@ -19,10 +19,9 @@ from cpsolve.geometry import (
     Colour,
     Shape,
     bounding_box,
-    coloured_orientations,
-    normalise,
     orientations,
 )
+from cpsolve.grids import CUBE, Grid
 from cpsolve.limits import (
     MAX_BOX_VOLUME,
     NO_DEADLINE,
@@ -35,10 +34,14 @@ SHIFT_BLOCK = 262_144  # shifts of one orientation tested at once (each shift x 
 CACHED_SHIFTS = 4_096  # shift arrays up to this size are kept for the next piece of the same size
 
 
-def occupancy(target: Iterable[Cell]) -> tuple[Any, Cell]:
-    """The target as a boolean grid over its bounding box, and the box's low corner."""
+def occupancy(target: Iterable[Cell], lattice_of: Grid = CUBE) -> tuple[Any, Cell]:
+    """The target as a boolean grid over its bounding box, and the box's low corner. On another
+    grid the corner is a lattice point a period below the target's block, so that every allowed
+    translation of a normalised shape (cells at or above 0) is a shift of at least 0."""
     cells = np.array(list(target), dtype=np.int64)
     low = cells.min(axis=0)
+    if lattice_of is not CUBE:
+        low = lattice_of.lattice_shift(cells) - np.array(lattice_of.period)
     grid = np.zeros(tuple(cells.max(axis=0) - low + 1), dtype=bool)
     grid[tuple((cells - low).T)] = True
     return grid, (int(low[0]), int(low[1]), int(low[2]))
@@ -58,8 +61,9 @@ def _cached_shifts(x: int, y: int, z: int) -> Any:
     return np.indices((z, y, x)).reshape(3, -1)[::-1].T.copy()
 
 
-def fitting_shifts(shape: Shape, grid: Any, low: Cell) -> list[tuple[Cell, ...]]:
-    """Every shift of a normalised shape that lies inside the target, z slowest and x fastest.
+def fitting_shifts(shape: Shape, grid: Any, low: Cell, lattice_of: Grid = CUBE) -> list[tuple[Cell, ...]]:
+    """Every shift of a normalised shape that lies inside the target, z slowest and x fastest;
+    on a grid other than cubes only the shifts its translation lattice allows.
 
     All shifts are tested at once on the occupancy grid; a shifted sorted shape stays sorted.
     """
@@ -76,19 +80,23 @@ def fitting_shifts(shape: Shape, grid: Any, low: Cell) -> list[tuple[Cell, ...]]
             shifts = shifts + np.array([0, 0, first])
         moved = cells[None, :, :] + shifts[:, None, :]
         fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
+        if lattice_of is not CUBE:
+            fits &= lattice_of.in_lattice(shifts + np.array(low))
         found.extend(tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist())
     return found
 
 
-def _all_fitting_shifts(shapes: Sequence[Shape], grid: Any, low: Cell) -> list[list[tuple[Cell, ...]]]:
+def _all_fitting_shifts(
+    shapes: Sequence[Shape], grid: Any, low: Cell, lattice_of: Grid = CUBE
+) -> list[list[tuple[Cell, ...]]]:
     """`fitting_shifts` for each of a piece's orientations; all at once where the arrays stay
     small (the yass corpus builds thousands of these: one array operation instead of one per
     orientation), each on its own otherwise."""
     if not shapes:
         return []
     total = len(shapes) * grid.size * len(shapes[0])
-    if total > SHIFT_BLOCK or len({len(shape) for shape in shapes}) != 1:
-        return [fitting_shifts(shape, grid, low) for shape in shapes]
+    if total > SHIFT_BLOCK or len({len(shape) for shape in shapes}) != 1 or lattice_of is not CUBE:
+        return [fitting_shifts(shape, grid, low, lattice_of) for shape in shapes]
     cells = np.array(shapes, dtype=np.int64)  # orientations x cells x 3
     reach = cells.max(axis=(0, 1))
     padded = np.zeros(tuple(np.array(grid.shape) + reach), dtype=bool)
@@ -104,11 +112,12 @@ def _all_fitting_shifts(shapes: Sequence[Shape], grid: Any, low: Cell) -> list[l
     return found
 
 
-def candidate_count(pieces: Sequence[Piece], box_size: Cell) -> int:
+def candidate_count(pieces: Sequence[Piece], box_size: Cell, grid: Grid = CUBE) -> int:
     """How many shifts placement generation will test: checked against the limit first."""
     total = 0
     for piece in pieces:
-        for size in _orientation_sizes(piece.cells):
+        sizes = _orientation_sizes(piece.cells) if grid is CUBE else _grid_orientation_sizes(piece.cells, grid)
+        for size in sizes:
             total += prod(max(0, box_size[i] - size[i] + 1) for i in range(3))
     return total
 
@@ -119,6 +128,10 @@ def _orientation_sizes(cells: Shape) -> tuple[Cell, ...]:
     return tuple(bounding_box(shape) for shape in orientations(cells))
 
 
+def _grid_orientation_sizes(cells: Shape, grid: Grid) -> tuple[Cell, ...]:
+    return tuple(bounding_box(shape) for shape in grid.orientations(cells))
+
+
 def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DEADLINE) -> list[Placement]:
     target = set(puzzle.target)
     box_size = bounding_box(target)
@@ -127,18 +140,18 @@ def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DE
             f"{puzzle.name}: the target spans a box of {prod(box_size):,} cells"
             f" ({' x '.join(map(str, box_size))}); cpsolve handles at most {MAX_BOX_VOLUME:,}"
         )
-    candidates = candidate_count(puzzle.pieces, box_size)
+    candidates = candidate_count(puzzle.pieces, box_size, puzzle.grid)
     if candidates > 20 * max_atoms:
         raise ModelTooBigError(
             f"{puzzle.name}: {candidates:,} candidate placements to test (limit {20 * max_atoms:,});"
             " use a smaller target or raise --max-placements"
         )
-    grid, low = occupancy(target)
+    grid, low = occupancy(target, puzzle.grid)
     found: list[Placement] = []
     coloured = puzzle.coloured
     for index, piece in enumerate(puzzle.pieces):
-        lying = piece_orientations(piece)
-        shifts = _all_fitting_shifts([shape for shape, _ in lying], grid, low)
+        lying = piece_orientations(piece, puzzle.grid)
+        shifts = _all_fitting_shifts([shape for shape, _ in lying], grid, low, puzzle.grid)
         for (_, colours), shifted in zip(lying, shifts, strict=True):
             if colours is None:
                 found.extend(Placement(index, cells) for cells in shifted)
@@ -155,13 +168,13 @@ def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DE
     return found
 
 
-def piece_orientations(piece: Piece) -> list[tuple[Shape, tuple[Colour, ...] | None]]:
+def piece_orientations(piece: Piece, grid: Grid = CUBE) -> list[tuple[Shape, tuple[Colour, ...] | None]]:
     """Each distinct way a piece can lie, with its cells' colours for a coloured piece."""
     if not piece.coloured:
-        return [(shape, None) for shape in orientations(piece.cells)]
+        return [(shape, None) for shape in grid.orientations(piece.cells)]
     return [
         (tuple(cell for cell, _ in shape), tuple(colour for _, colour in shape))
-        for shape in coloured_orientations(piece.cells, piece.colours)
+        for shape in grid.coloured_orientations(piece.cells, piece.colours)
     ]
 
 
@@ -180,10 +193,11 @@ def misshapen_fixed(puzzle: PackingPuzzle) -> list[Placement]:
     anyway and checks only their number.
     """
     names = [p.name for p in puzzle.pieces]
+    grid = puzzle.grid
     return [
         Placement(names.index(name), cells)
         for name, cells in puzzle.fixed
-        if normalise(cells) not in orientations(puzzle.pieces[names.index(name)].cells)
+        if grid.normalise(cells) not in grid.orientations(puzzle.pieces[names.index(name)].cells)
     ]
 
 

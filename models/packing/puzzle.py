@@ -21,9 +21,8 @@ from cpsolve.geometry import (
     box_cells,
     foam_rows,
     layer_cells,
-    normalise,
-    orientations,
 )
+from cpsolve.grids import CUBE, Grid, grid_named
 from cpsolve.limits import (
     MAX_SHAPE_CELLS,
 )
@@ -70,6 +69,7 @@ class PackingPuzzle:
     target_colours: Mapping[Cell, str] = field(default_factory=dict)
     colour_rule: frozenset[tuple[str, str]] = frozenset()  # (piece colour, target colour) allowed
     max_holes: int | None = None
+    grid: Grid = CUBE
 
     @property
     def coloured(self) -> bool:
@@ -92,9 +92,20 @@ def too_many_cells(count: int, loc: Loc, source: Source) -> ModelTooBigError:
     return ModelTooBigError(source.problem(loc, f"{count:,} cells; cpsolve builds at most {MAX_SHAPE_CELLS:,}"))
 
 
-def shape_cells(shape: ShapeSpec, loc: Loc, source: Source) -> list[Cell]:
-    """The cells a shape spec describes; duplicates and empty shapes are errors. The number of
-    cells is checked against MAX_SHAPE_CELLS before they are built."""
+def shape_cells(shape: ShapeSpec, loc: Loc, source: Source, grid: Grid = CUBE) -> list[Cell]:
+    """The cells a shape spec describes, each a cell of the grid; duplicates and empty shapes are
+    errors. The number of cells is checked against MAX_SHAPE_CELLS before they are built."""
+    cells = _spec_cells(shape, loc, source, grid)
+    field = next(name for name in ("cells", "box", "tile", "ring", "layers") if getattr(shape, name) is not None)
+    for cell in cells:
+        if not grid.is_cell(cell):
+            raise source.error(
+                (*loc, field), f"cell {list(cell)} is not a cell of the {grid.name} grid ({grid.cell_rule})"
+            )
+    return cells
+
+
+def _spec_cells(shape: ShapeSpec, loc: Loc, source: Source, grid: Grid) -> list[Cell]:
     if shape.cells is not None:
         if len(shape.cells) > MAX_SHAPE_CELLS:
             raise too_many_cells(len(shape.cells), (*loc, "cells"), source)
@@ -115,13 +126,16 @@ def shape_cells(shape: ShapeSpec, loc: Loc, source: Source) -> list[Cell]:
     filled = sum(len(row) - row.count(".") - row.count(" ") for layer in layers for row in layer)
     if filled > MAX_SHAPE_CELLS:
         raise too_many_cells(filled, (*loc, "layers"), source)
-    cells = layer_cells(layers)
+    cells = [grid.from_layers(*cell) for cell in layer_cells(layers)]
     if not cells:
         raise source.error((*loc, "layers"), "no filled cells ('.' and ' ' are empty)")
     return cells
 
 
 def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True) -> PackingPuzzle:
+    grid = grid_named(spec.grid)
+    if grid is not CUBE and spec.parts == "separately":
+        raise source.error(("parts",), f"parts: separately is for cube grids (yass's rule), not the {grid.name} grid")
     for name, piece in spec.pieces.items():
         if piece.group is not None and piece.group not in spec.groups:
             known = ", ".join(sorted(spec.groups)) or "none defined"
@@ -129,12 +143,18 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
     for group in spec.groups:
         if not any(piece.group == group for piece in spec.pieces.values()):
             raise source.error(("groups", group), f"no piece belongs to group {group!r}; give pieces `group: {group}`")
-    pieces = tuple(_piece(name, piece, source) for name, piece in spec.pieces.items())
-    target = shape_cells(spec.target, ("target",), source)
-    optional = set(_optional_in_layers(spec.target)) | {as_cell(c) for c in spec.target.optional}
+    pieces = tuple(_piece(name, piece, source, grid) for name, piece in spec.pieces.items())
+    target = shape_cells(spec.target, ("target",), source, grid)
+    optional = set(_optional_in_layers(spec.target, grid)) | {as_cell(c) for c in spec.target.optional}
+    for index, cell in enumerate(sorted(optional)):
+        if not grid.is_cell(cell):
+            raise source.error(
+                ("target", "optional", index),
+                f"cell {list(cell)} is not a cell of the {grid.name} grid ({grid.cell_rule})",
+            )
     target_set = set(target) | optional
     target_colours = _colour_map(spec.target.colours, target_set, ("target", "colours"), source)
-    fixed = _resolve_fixed(spec, pieces, target_set, source, require_fixed_copies)
+    fixed = _resolve_fixed(spec, pieces, target_set, source, require_fixed_copies, grid)
     _check_volume(pieces, len(target_set) - len(optional), len(optional), source)
     groups = {name: (g.min, g.max if g.max is not None else 10**9) for name, g in spec.groups.items()}
     return PackingPuzzle(
@@ -149,14 +169,16 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
         target_colours=target_colours,
         colour_rule=frozenset((piece, target) for piece, target in spec.colour_rule),
         max_holes=spec.max_holes,
+        grid=grid,
     )
 
 
-def _piece(name: str, piece: PieceSpec, source: Source) -> Piece:
-    """A piece's cells moved to start at 0 on every axis, in order, with their colours."""
-    cells = shape_cells(piece, ("pieces", name), source)
+def _piece(name: str, piece: PieceSpec, source: Source, grid: Grid) -> Piece:
+    """A piece's cells moved to the grid's normal place (on cubes: starting at 0 on every axis),
+    in order, with their colours."""
+    cells = shape_cells(piece, ("pieces", name), source, grid)
     colour_of = _colour_map(piece.colours, set(cells), ("pieces", name, "colours"), source)
-    low = [min(c[i] for c in cells) for i in range(3)]
+    low = [int(v) for v in grid.lattice_shift(cells)]
     moved = sorted(((c[0] - low[0], c[1] - low[1], c[2] - low[2]), colour_of.get(c)) for c in cells)
     colours = tuple(colour for _, colour in moved) if colour_of else ()
     groups = tuple(sorted(piece.disassembly_groups.items()))
@@ -178,13 +200,13 @@ def _colour_map(
     return colour_of
 
 
-def _optional_in_layers(target: ShapeSpec) -> list[Cell]:
+def _optional_in_layers(target: ShapeSpec, grid: Grid) -> list[Cell]:
     """Cells drawn '+' in a target's layers: they may stay empty."""
     if target.layers is None:
         return []
     layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in target.layers]
     return [
-        (x, y, z)
+        grid.from_layers(x, y, z)
         for z, layer in enumerate(layers)
         for y, row in enumerate(layer)
         for x, char in enumerate(row)
@@ -193,7 +215,7 @@ def _optional_in_layers(target: ShapeSpec) -> list[Cell]:
 
 
 def _resolve_fixed(
-    spec: PackingSpec, pieces: Sequence[Piece], target: set[Cell], source: Source, require_copies: bool
+    spec: PackingSpec, pieces: Sequence[Piece], target: set[Cell], source: Source, require_copies: bool, grid: Grid
 ) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
     by_name = {p.name: p for p in pieces}
     fixed: list[tuple[str, tuple[Cell, ...]]] = []
@@ -218,7 +240,7 @@ def _resolve_fixed(
                 raise source.error(
                     loc, f"cell {list(sorted(used & set(cells))[0])} is already taken by another fixed piece"
                 )
-            if require_copies and normalise(cells) not in orientations(by_name[name].cells):
+            if require_copies and grid.normalise(cells) not in grid.orientations(by_name[name].cells):
                 raise source.error(loc, f"these {len(cells)} cells are not a rotation of piece {name!r}")
             used.update(cells)
             fixed.append((name, cells))

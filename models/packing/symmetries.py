@@ -79,14 +79,18 @@ class PackingSymmetry:
         shapes = {p.name: p.cells for p in puzzle.pieces}
         bounds = {p.name: p.bounds for p in puzzle.pieces}
         colours = {p.name: p.colours or (None,) * len(p.cells) for p in puzzle.pieces} if puzzle.coloured else None
-        partners = mirror_partners(shapes, bounds, colours) if puzzle.symmetry == "all" else None
+        partners = mirror_partners(shapes, bounds, colours, puzzle.grid) if puzzle.symmetry == "all" else None
         if puzzle.symmetry == "all" and partners is None:
             self.notes.append("reflections are not symmetries here: a mirror image would need pieces the puzzle lacks")
         names = [p.name for p in puzzle.pieces]
         mirror = [names.index(partners[n]) for n in names] if partners else list(range(len(names)))
         labels = {c: puzzle.cell_label(c) for c in puzzle.target} if puzzle.optional or puzzle.target_colours else None
         arrays = target_symmetry_arrays(
-            puzzle.target, reflections=partners is not None, separately=puzzle.separately, labels=labels
+            puzzle.target,
+            reflections=partners is not None,
+            separately=puzzle.separately,
+            labels=labels,
+            grid=puzzle.grid,
         )
         check_symmetry_size(len(arrays), self.atom_count, puzzle.name)
         elements = []
@@ -113,13 +117,15 @@ class PackingSymmetry:
         puzzle = self.puzzle
         if puzzle.separately or puzzle.groups or puzzle.fixed:
             return []  # what BurrTools has no words for
-        loose = burrtools_mirror_partners(shapes, colours)
+        loose = burrtools_mirror_partners(shapes, colours, puzzle.grid)
         ranges = any(p.bounds.low != p.bounds.high for p in puzzle.pieces)
         if not ranges and any(partner is None for partner in loose.values()):
             return []
         names = [p.name for p in puzzle.pieces]
         mirror = [-1 if loose[n] is None else names.index(loose[n] or "") for n in names]
-        arrays = target_symmetry_arrays(puzzle.target, reflections=True, separately=False, labels=labels)
+        arrays = target_symmetry_arrays(
+            puzzle.target, reflections=True, separately=False, labels=labels, grid=puzzle.grid
+        )
         index = {c: i for i, c in enumerate(puzzle.target)}
         cells = [[index[c] for c in p.cells] for p in self.placements]
         maps = []

@@ -1,0 +1,262 @@
+"""What every grid is: cells, the ways a piece may turn, the translations that keep the grid.
+
+A grid's cells are integer triples in BurrTools' voxel coordinates (so files convert both ways),
+not every triple need be a cell (`is_cell`). `frame` moves cells into coordinates where each
+transformation is one integer matrix (divided by `scale`), `unframe` back. A piece is moved only
+by the grid's translation lattice: multiples of `period` on each axis whose sum over
+`parity_axes` (in periods) is even, as BurrTools moves pieces.
+
+Where a transformation of the frame maps every cell onto a cell (`lands_always`), a shape's image
+is its cells' images. On the sphere grid it does not: BurrTools turns a piece by each of 120
+rotations (240 with mirrors) and keeps those that land every ball on a lattice position, relative
+to the first ball; `image` does the same.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cpsolve.geometry import Cell, Colour, ColouredShape, Shape
+
+Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A linear map of a grid's frame: image = matrix @ point / scale."""
+
+    matrix: Matrix
+    scale: int
+    proper: bool
+
+
+def matrix_of(rows: Any) -> Matrix:
+    values = [tuple(int(v) for v in row) for row in np.asarray(rows).tolist()]
+    return (values[0], values[1], values[2])  # type: ignore[return-value]
+
+
+def transforms_of(matrices: Sequence[Any], scale: int = 1) -> tuple[Transform, ...]:
+    """Transforms from integer matrices: identity first, the rotations, then those with a mirror."""
+    identity = scale * np.eye(3, dtype=np.int64)
+    made = {
+        matrix_of(m): Transform(matrix_of(m), scale, round(float(np.linalg.det(np.asarray(m) / scale))) == 1)
+        for m in matrices
+    }
+    return tuple(sorted(made.values(), key=lambda t: (not t.proper, t.matrix != matrix_of(identity), t.matrix)))
+
+
+def closure(generators: Sequence[Any]) -> list[Any]:
+    """Every product of the given integer matrices (a finite group of them)."""
+    found = {matrix_of(np.eye(3, dtype=np.int64)): np.eye(3, dtype=np.int64)}
+    frontier = list(found.values())
+    while frontier:
+        grown = []
+        for m in frontier:
+            for g in generators:
+                product = np.asarray(g) @ m
+                key = matrix_of(product)
+                if key not in found:
+                    found[key] = product
+                    grown.append(product)
+        frontier = grown
+    return list(found.values())
+
+
+class Grid:
+    """One of BurrTools' grids; subclasses give the cells, the frame and the transformations."""
+
+    name: str = ""
+    burrtools: int = 0  # BurrTools' gridType
+    title: str = ""  # for people: "spheres (face-centred cubic)"
+    cell_rule: str = ""  # which triples are cells, for an error message ("" : every triple)
+    period: Cell = (1, 1, 1)
+    parity_axes: tuple[int, ...] = ()
+    scale: int = 1
+    lands_always: bool = True
+    neighbour_steps: tuple[Cell, ...] = ()  # where every cell has the same neighbours
+    caption: str = "layers from z=0 (the bottom) up; in each, row y=0 first, x left to right"
+
+    @functools.cached_property
+    def transforms(self) -> tuple[Transform, ...]:
+        return self._transforms()
+
+    def _transforms(self) -> tuple[Transform, ...]:
+        raise NotImplementedError
+
+    @property
+    def rotations(self) -> tuple[Transform, ...]:
+        return tuple(t for t in self.transforms if t.proper)
+
+    def group(self, mirrors: bool) -> tuple[Transform, ...]:
+        return self.transforms if mirrors else self.rotations
+
+    # -- cells and frame: a subclass overrides these ------------------------------------------
+
+    def cell_mask(self, cells: Any) -> Any:
+        """Whether each row of an (n, 3) integer array is a cell of the grid."""
+        return np.ones(len(cells), bool)
+
+    def frame(self, cells: Any) -> Any:
+        return np.asarray(cells, np.int64)
+
+    def unframe(self, points: Any) -> Any:
+        return np.asarray(points, np.int64)
+
+    def from_layers(self, column: int, row: int, layer: int) -> Cell:
+        """The cell a character of a `layers` drawing stands for (column, row, layer)."""
+        return (column, row, layer)
+
+    def to_layers(self, cell: Cell) -> Cell:
+        """Where a cell is drawn in layers: (column, row, layer); inverse of `from_layers`."""
+        return cell
+
+    def neighbours(self, cell: Cell) -> list[Cell]:
+        """The cells sharing a face with this one."""
+        x, y, z = cell
+        return [(x + dx, y + dy, z + dz) for dx, dy, dz in self.neighbour_steps]
+
+    # -- what follows holds for every grid ------------------------------------------------------
+
+    def is_cell(self, cell: Sequence[int]) -> bool:
+        return bool(self.cell_mask(np.asarray([cell], np.int64).reshape(1, 3))[0])
+
+    def lattice_shift(self, cells: Any) -> Any:
+        """The lattice translation that moves a shape to its normal place: its least block at 0
+        (and, where blocks alternate, at the first block of the right parity)."""
+        period = np.asarray(self.period, np.int64)
+        blocks = np.floor_divide(np.asarray(cells, np.int64).min(axis=0), period)
+        if self.parity_axes and int(blocks[list(self.parity_axes)].sum()) % 2:
+            blocks[self.parity_axes[0]] -= 1
+        return blocks * period
+
+    def in_lattice(self, shifts: Any) -> Any:
+        """Whether each row of an (n, 3) array is a translation the grid allows."""
+        shifts = np.asarray(shifts, np.int64)
+        period = np.asarray(self.period, np.int64)
+        ok = (shifts % period == 0).all(axis=1)
+        if self.parity_axes:
+            blocks = shifts[:, list(self.parity_axes)] // period[list(self.parity_axes)]
+            ok &= blocks.sum(axis=1) % 2 == 0
+        return ok
+
+    def normalise(self, cells: Sequence[Cell]) -> Shape:
+        array = np.asarray(cells, np.int64).reshape(-1, 3)
+        moved = array - self.lattice_shift(array)
+        return tuple(sorted(map(tuple, moved.tolist())))
+
+    def image(self, cells: Any, transform: Transform) -> Any | None:
+        """The cells (same order) a transformation takes a shape to, or None where it does not
+        land on the grid. Unnormalised."""
+        points = self.frame(cells)
+        turned = points @ np.asarray(transform.matrix, np.int64).T
+        if transform.scale != 1:
+            relative = turned - turned[0]
+            if (relative % transform.scale).any():
+                return None
+            turned = relative // transform.scale + points[0]
+        moved = self.unframe(turned)
+        if not self.lands_always and not self.cell_mask(moved).all():
+            return None
+        return moved
+
+    def orientations(self, cells: Sequence[Cell], mirrors: bool = False) -> list[Shape]:
+        """The distinct normalised images of a shape, in a stable order."""
+        return list(self._orientations(tuple(cells), mirrors))
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - a grid lives as long as the program
+    def _orientations(self, cells: tuple[Cell, ...], mirrors: bool) -> tuple[Shape, ...]:
+        array = np.asarray(cells, np.int64).reshape(-1, 3)
+        seen: dict[Shape, None] = {}
+        for transform in self.group(mirrors):
+            moved = self.image(array, transform)
+            if moved is not None:
+                seen.setdefault(self.normalise(moved), None)
+        return tuple(seen)
+
+    def coloured_orientations(
+        self, cells: Sequence[Cell], colours: Sequence[Colour], mirrors: bool = False
+    ) -> list[ColouredShape]:
+        """The distinct normalised images of a coloured shape (colours move with their cells)."""
+        array = np.asarray(cells, np.int64).reshape(-1, 3)
+        seen: dict[ColouredShape, None] = {}
+        for transform in self.group(mirrors):
+            moved = self.image(array, transform)
+            if moved is None:
+                continue
+            shifted = (moved - self.lattice_shift(moved)).tolist()
+            pairs = sorted(
+                ((tuple(c), colour) for c, colour in zip(shifted, colours, strict=True)),
+                key=lambda item: (item[0], item[1] or ""),
+            )
+            seen.setdefault(tuple(pairs), None)
+        return list(seen)
+
+    def canonical(self, cells: Sequence[Cell]) -> Shape:
+        """The least orientation under rotations: two pieces are the same piece iff equal."""
+        return min(self.orientations(cells))
+
+    def mirror_image(self, cells: Sequence[Cell]) -> Any:
+        mirror = next(t for t in self.transforms if not t.proper)
+        return self.image(np.asarray(cells, np.int64).reshape(-1, 3), mirror)
+
+    def mirror_canonical(self, cells: Sequence[Cell]) -> Shape:
+        return self.canonical([tuple(c) for c in self.mirror_image(cells).tolist()])
+
+    def coloured_canonical(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
+        return min(self.coloured_orientations(cells, colours), key=lambda s: [(c, k or "") for c, k in s])
+
+    def coloured_mirror(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
+        moved = [tuple(c) for c in self.mirror_image(cells).tolist()]
+        return self.coloured_canonical(moved, colours)
+
+    def self_maps(
+        self, cells: Sequence[Cell], reflections: bool, labels: Mapping[Cell, Hashable] | None = None
+    ) -> tuple[Any, list[bool]]:
+        """The transformations, then a lattice shift, that carry a cell set onto itself (each cell
+        onto one with the same label, where labels are given): for each, the index in `cells` of
+        every cell's image (identity first), and whether it is proper. A map of the cells is kept
+        once as a rotation and once as a reflection where both give it (a flat target's mirror in
+        its own plane moves no cell but turns every piece over). Closed under composition (on the
+        sphere grid a product of two of BurrTools' turns need not be one of them)."""
+        array = np.asarray(cells, np.int64).reshape(-1, 3)
+        index = {c: i for i, c in enumerate(map(tuple, array.tolist()))}
+        home = self.lattice_shift(array)
+        found: dict[tuple[tuple[int, ...], bool], None] = {}
+        for transform in self.group(reflections):
+            moved = self.image(array, transform)
+            if moved is None:
+                continue
+            moved = moved - self.lattice_shift(moved) + home
+            images = [index.get(c, -1) for c in map(tuple, moved.tolist())]
+            if -1 in images:
+                continue
+            if labels is not None and any(labels[cells[i]] != labels[cells[j]] for i, j in enumerate(images)):
+                continue
+            found.setdefault((tuple(images), transform.proper), None)
+        return _closed(list(found))
+
+
+Element = tuple[tuple[int, ...], bool]  # a permutation of cells, and whether it is proper
+
+
+def _closed(generators: list[Element]) -> tuple[Any, list[bool]]:
+    """The elements and their products, the identity first, then the rotations."""
+    elements = dict.fromkeys(generators)
+    frontier = list(elements)
+    while frontier:
+        grown = []
+        for first, first_proper in frontier:
+            for second, second_proper in generators:
+                product = (tuple(second[i] for i in first), first_proper == second_proper)
+                if product not in elements:
+                    elements[product] = None
+                    grown.append(product)
+        frontier = grown
+    identity = tuple(range(len(generators[0][0])))
+    order = sorted(elements, key=lambda e: (e != (identity, True), not e[1]))
+    return np.asarray([p for p, _ in order], np.int64).reshape(len(order), -1), [proper for _, proper in order]

@@ -1,0 +1,54 @@
+"""The cube grid (BurrTools' gridType 0): every integer triple a cube, the 48 isometries.
+
+Its shapes take the fast paths of cpsolve.geometry, written for it before there were other grids;
+the generic grid code gives the same answers (tests compare them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+from cpsolve import geometry
+from cpsolve.geometry import ISOMETRIES, ROTATIONS, STEPS, Cell, Colour, ColouredShape, Shape
+
+from .base import Grid, Transform, transforms_of
+
+
+class CubeGrid(Grid):
+    name = "cube"
+    burrtools = 0
+    title = "cubes"
+    neighbour_steps = STEPS
+
+    def _transforms(self) -> tuple[Transform, ...]:
+        return transforms_of([iso.matrix for iso in ISOMETRIES])
+
+    def normalise(self, cells: Sequence[Cell]) -> Shape:
+        return geometry.normalise(cells)
+
+    def orientations(self, cells: Sequence[Cell], mirrors: bool = False) -> list[Shape]:
+        return geometry.orientations(cells, ISOMETRIES if mirrors else ROTATIONS)
+
+    def coloured_orientations(
+        self, cells: Sequence[Cell], colours: Sequence[Colour], mirrors: bool = False
+    ) -> list[ColouredShape]:
+        return geometry.coloured_orientations(cells, colours, ISOMETRIES if mirrors else ROTATIONS)
+
+    def canonical(self, cells: Sequence[Cell]) -> Shape:
+        return geometry.canonical_shape(cells)
+
+    def mirror_canonical(self, cells: Sequence[Cell]) -> Shape:
+        return geometry.mirror_shape(cells)
+
+    def coloured_canonical(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
+        return geometry.coloured_canonical(cells, colours)
+
+    def coloured_mirror(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
+        return geometry.coloured_mirror(cells, colours)
+
+    def self_maps(
+        self, cells: Sequence[Cell], reflections: bool, labels: Mapping[Cell, Hashable] | None = None
+    ) -> tuple[Any, list[bool]]:
+        maps, isometries = geometry.self_maps(cells, ISOMETRIES if reflections else ROTATIONS, labels)
+        return maps, [iso.proper for iso in isometries]

@@ -1,0 +1,55 @@
+"""Triangular prisms (BurrTools' gridType 1): layers of triangles, one layer is a polyiamond.
+
+BurrTools numbers the triangles of a layer by row y and by x along the row; triangle (x, y)
+points up when x + y is even and shares its right edge with (x + 1, y). In the frame a triangle
+is the sum of its three corners in the triangular lattice's own basis (3 x its centre), so that
+the 12 turns of a hexagonal prism (and 12 more with a mirror) are integer matrices.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cpsolve.geometry import Cell
+
+from .base import Grid, Transform, closure, transforms_of
+
+TURN = ((0, -1, 0), (1, 1, 0), (0, 0, 1))  # 60 degrees about the prism axis
+FLIP = ((0, 1, 0), (1, 0, 0), (0, 0, -1))  # half a turn about an axis in the layer
+MIRROR = ((1, 0, 0), (0, 1, 0), (0, 0, -1))  # the layer as a mirror
+
+
+class PrismGrid(Grid):
+    name = "prism"
+    burrtools = 1
+    title = "triangular prisms"
+    parity_axes = (0, 1)
+    caption = (
+        "layers of triangles from z=0 up; in each, row y=0 first, x left to right, triangles alternating"
+        " (x + y even: pointing to row y + 1)"
+    )
+
+    def _transforms(self) -> tuple[Transform, ...]:
+        return transforms_of(closure([np.array(TURN), np.array(FLIP), np.array(MIRROR)]))
+
+    def frame(self, cells: Any) -> Any:
+        cells = np.asarray(cells, np.int64).reshape(-1, 3)
+        x, y, z = cells[:, 0], cells[:, 1], cells[:, 2]
+        down = (x + y) % 2
+        corner = (x - y - down) // 2
+        return np.stack([3 * corner + 1 + down, 3 * y + 1 + down, z], axis=1)
+
+    def unframe(self, points: Any) -> Any:
+        points = np.asarray(points, np.int64).reshape(-1, 3)
+        a, b, z = points[:, 0], points[:, 1], points[:, 2]
+        down = (a % 3 == 2).astype(np.int64)
+        corner = (a - 1 - down) // 3
+        y = (b - 1 - down) // 3
+        return np.stack([2 * corner + y + down, y, z], axis=1)
+
+    def neighbours(self, cell: Cell) -> list[Cell]:
+        x, y, z = cell
+        across = (x, y - 1, z) if (x + y) % 2 == 0 else (x, y + 1, z)
+        return [(x - 1, y, z), (x + 1, y, z), across, (x, y, z - 1), (x, y, z + 1)]
