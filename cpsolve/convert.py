@@ -87,4 +87,5 @@ class AssemblyCollector(ClassCollector):
             [self.model.placements[atom] for atom in solution] for solution in self.solutions
         ]
         written = burrtools.write(self.model.puzzle, path, assemblies)
-        return f"{path}: BurrTools file of {loaded_name!r} with {written.assemblies} assemblies"
+        left_out = f" ({written.left_out})" if written.left_out else ""
+        return f"{path}: BurrTools file of {loaded_name!r} with {written.assemblies} assemblies{left_out}"

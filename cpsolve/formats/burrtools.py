@@ -1,7 +1,8 @@
-"""BurrTools `.xmpuzzle` files: reading their cube-grid problems, and writing puzzles and solutions.
+"""BurrTools `.xmpuzzle` files: reading their problems on all five grids, and writing puzzles and solutions.
 
 The file is gzip-compressed XML (plain XML is read too), `<puzzle version="1|2">` with an optional
-`<gridType type="N"/>` (0 or absent: cubes; the other grids are refused), `<colors>`, `<shapes>`
+`<gridType type="N"/>` (0 or absent: cubes; 1 prisms, 2 spheres, 3 rhombic dodecahedra, 4
+tetrahedra-octahedra: the spec's `grid`, voxels in the same coordinates), `<colors>`, `<shapes>`
 (`<voxel x y z type>` strings: `#` filled, `+` variable, `_` empty, a colour number after `#` or
 `+`) and `<problems>`. A problem becomes an ordinary packing spec:
 
@@ -35,19 +36,13 @@ from xml.sax.saxutils import quoteattr
 from cpsolve.errors import CpsolveError, ModelTooBigError, SpecError, printable
 from cpsolve.files import write_file
 from cpsolve.geometry import Cell
+from cpsolve.grids import CUBE, Grid, burrtools_grid
 from cpsolve.limits import MAX_SHAPE_CELLS
 from cpsolve.models import FAMILIES, Families
 from cpsolve.spec import LoadedSpec, Source
 
 from .base import Document, FileFormat, PuzzleFile, ReadOptions
 
-GRIDS = {
-    0: "cube",
-    1: "triangular prism",
-    2: "sphere",
-    3: "rhombic dodecahedron",
-    4: "tetrahedron-octahedron",
-}
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_COLOURS = 63  # BurrTools' own limit on colour numbers
 VOXEL = "voxel"
@@ -86,25 +81,23 @@ def _document(file: PuzzleFile, options: ReadOptions) -> Element:
             raise SpecError([f"{path}: not a valid gzip file: {exc}"]) from None
         if len(data) > options.max_bytes:
             raise SpecError([f"{path}: decompresses to more than {options.max_bytes / 2**20:.1f} MB (--max-file-size)"])
-    _check_encoding(data, path)
-    return _parse(data, path)
+    return _parse(_declared_encoding(data), path)
 
 
-def _check_encoding(data: bytes, path: Path) -> None:
-    """XML without an encoding declaration is UTF-8: say so plainly when it is not."""
-    declaration = re.match(rb"<\?xml[^>]*>", data)
+def _declared_encoding(data: bytes) -> bytes:
+    """XML without an encoding declaration is UTF-8, but BurrTools wrote its files byte by byte in
+    ISO-8859-1 without saying so (its own example Prisgon has an \xf6 in a comment): such a file
+    is read as ISO-8859-1, as BurrTools reads it. The declaration is added on the first line, so
+    every line number stays."""
+    declaration = re.match(rb"<\?xml[^>]*\?>", data)
     if declaration is not None and b"encoding" in declaration.group(0):
-        return
+        return data
     try:
         data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise SpecError(
-            [
-                f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}) and no encoding declared;"
-                ' declare it (<?xml version="1.0" encoding="ISO-8859-1"?>) or save the file as UTF-8'
-            ]
-        ) from None
+    except UnicodeDecodeError:
+        rest = data[declaration.end() :] if declaration is not None else data
+        return b'<?xml version="1.0" encoding="ISO-8859-1"?>' + rest
+    return data
 
 
 def _parse(data: bytes, path: Path) -> Element:
@@ -189,6 +182,7 @@ class BurrPuzzle:
     colours: int
     shapes: tuple[Shape, ...]
     problems: tuple[Problem, ...]
+    grid: Grid = CUBE
 
 
 def _number(element: Element, name: str, path: Path, default: int | None = None, least: int = 0) -> int:
@@ -336,10 +330,11 @@ def read_puzzle(file: PuzzleFile, options: ReadOptions) -> BurrPuzzle:
             [f"{path}:{root.line}: puzzle version {version!r}; cpsolve reads BurrTools files of version 1 and 2"]
         )
     grid_element = root.first("gridType")
-    grid = _number(grid_element, "type", path) if grid_element is not None else 0
-    if grid != 0:
-        name = GRIDS.get(grid, f"number {grid}")
-        raise SpecError([f"{path}: the puzzle is on the {name} grid; cpsolve solves cube grids only"])
+    number = _number(grid_element, "type", path) if grid_element is not None else 0
+    grid = burrtools_grid(number)
+    if grid is None:
+        line = grid_element.line if grid_element is not None else root.line
+        raise SpecError([f'{path}:{line}: <gridType type="{number}">: BurrTools knows grids 0 to 4'])
     colour_list = root.first("colors")
     colours = len(colour_list.all("color")) if colour_list is not None else 0
     shapes_element = root.first("shapes")
@@ -350,7 +345,7 @@ def read_puzzle(file: PuzzleFile, options: ReadOptions) -> BurrPuzzle:
     )
     if not problems:
         raise SpecError([f"{path}: the puzzle has no problems"])
-    return BurrPuzzle(colours, shapes, problems)
+    return BurrPuzzle(colours, shapes, problems, grid)
 
 
 def read(file: PuzzleFile, options: ReadOptions) -> Document:
@@ -409,6 +404,7 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
     data: dict[str, Any] = {
         "name": f"{path.stem}: {name}" if len(puzzle.problems) > 1 or problem.name else path.stem,
         "description": f"BurrTools problem {number} of {path.name}",
+        "grid": puzzle.grid.name,
         "pieces": pieces,
         "target": target,
         "colour_rule": [[_colour_name(p), _colour_name(r)] for p, r in problem.colour_pairs],
@@ -497,6 +493,13 @@ class Written:
 
     shapes: int
     assemblies: int
+    left_out: str = ""  # why assemblies found were not written
+
+
+ASSEMBLIES_ON_CUBES = (
+    "assemblies are written on the cube grid only (an orientation number in BurrTools' table of each"
+    " grid); BurrTools finds them again with Solve"
+)
 
 
 def _cube_string(size: Cell, state: dict[Cell, str], colour_number: dict[Cell, int]) -> str:
@@ -527,12 +530,13 @@ def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_sym
     colour_names = sorted({c for p in puzzle.pieces for c in p.colours if c} | set(puzzle.target_colours.values()))
     colour_names += sorted({name for pair in puzzle.colour_rule for name in pair} - set(colour_names))
     number = {name: n for n, name in enumerate(colour_names, 1)}
-    low = tuple(min(c[i] for c in puzzle.target) for i in range(3))
+    grid: Grid = getattr(puzzle, "grid", CUBE)
+    low = tuple(int(v) for v in grid.lattice_shift(puzzle.target))  # a translation the grid allows
 
     def shifted(cell: Cell) -> Cell:
         return (cell[0] - low[0], cell[1] - low[1], cell[2] - low[2])
 
-    lines = ['<?xml version="1.0"?>', '<puzzle version="2">', '  <gridType type="0"/>']
+    lines = ['<?xml version="1.0"?>', '<puzzle version="2">', f'  <gridType type="{grid.burrtools}"/>']
     lines.append("  <colors>" if colour_names else "  <colors/>")
     for n, _ in enumerate(colour_names):
         red, green, blue = PALETTE[n % len(PALETTE)]
@@ -566,7 +570,7 @@ def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_sym
         lines.append(f'        <pair piece="{piece_colour - 1}" result="{target_colour - 1}"/>')
     if pairs:
         lines.append("      </bitmap>")
-    if assemblies:
+    if assemblies and grid is CUBE:
         lines.append("      <solutions>")
         for assembly in assemblies:
             lines.append(
@@ -648,4 +652,6 @@ def _position(piece: Any, placement: Any, table: list[Matrix], shifted: Any) -> 
 def write(puzzle: Any, path: Path, assemblies: Sequence[Sequence[Any]] = ()) -> Written:
     """Write a gzip-compressed BurrTools file, as BurrTools writes them."""
     write_file(path, gzip.compress(puzzle_xml(puzzle, assemblies).encode("utf-8")), "the BurrTools file")
+    if assemblies and puzzle.grid is not CUBE:
+        return Written(len(puzzle.pieces) + 1, 0, ASSEMBLIES_ON_CUBES)
     return Written(len(puzzle.pieces) + 1, len(assemblies))

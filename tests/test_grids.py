@@ -1,0 +1,257 @@
+"""The grids: each grid's invariants, the generic grid code against the cube grid's fast paths,
+BurrTools' own examples of grids 1-4 against BurrTools' counts, puzzles made here against
+`burrTxt`, specs on other grids, and bad input."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import random
+import re
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+from conftest import checked_run, corpus_dir, peer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from cpsolve.cli import app
+from cpsolve.geometry import Cell
+from cpsolve.grids import CUBE, GRIDS, Grid, grid_named
+from cpsolve.run import RunOptions
+
+runner = CliRunner()
+
+
+def cells_near_origin(grid: Grid, reach: int = 8) -> Any:
+    points = np.array(list(itertools.product(range(-reach, reach), repeat=3)), np.int64)
+    return points[grid.cell_mask(points)]
+
+
+# -- each grid's invariants -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("grid", GRIDS, ids=lambda g: g.name)
+def test_transforms_and_translations_keep_the_grid(grid: Grid) -> None:
+    cells = cells_near_origin(grid)
+    assert (grid.unframe(grid.frame(cells)) == cells).all()
+    assert grid.transforms[0].matrix == tuple(
+        tuple(grid.scale * int(i == j) for j in range(3)) for i in range(3)
+    )  # identity first
+    assert len(grid.rotations) * 2 == len(grid.transforms)
+    if grid.lands_always:
+        for transform in grid.transforms:
+            assert grid.cell_mask(grid.image(cells, transform)).all(), transform
+    steps = np.array(list(itertools.product(range(-6, 7), repeat=3)), np.int64)
+    for step in steps[grid.in_lattice(steps)]:
+        assert grid.cell_mask(cells + step).all(), step
+
+
+@pytest.mark.parametrize("grid", [g for g in GRIDS if g.lands_always], ids=lambda g: g.name)
+def test_the_transforms_of_a_crystal_grid_are_a_group(grid: Grid) -> None:
+    matrices = {t.matrix for t in grid.transforms}
+    for first, second in itertools.product(grid.transforms, repeat=2):
+        product = np.array(first.matrix) @ np.array(second.matrix)
+        assert tuple(map(tuple, product.tolist())) in matrices
+
+
+def test_group_sizes_are_burrtools() -> None:
+    sizes = {grid.name: (len(grid.rotations), len(grid.transforms)) for grid in GRIDS}
+    assert sizes == {
+        "cube": (24, 48),
+        "prism": (12, 24),
+        "sphere": (120, 240),  # BurrTools' 120 turns, not a group: each piece keeps those that land
+        "rhombic": (24, 48),
+        "tetra-octa": (24, 48),
+    }
+
+
+polycubes = st.sets(st.tuples(*[st.integers(0, 2)] * 3), min_size=1, max_size=7)
+
+
+@settings(max_examples=60, deadline=None)
+@given(polycubes, st.booleans())
+def test_generic_grid_code_agrees_with_the_cube_fast_paths(cells: set[Cell], mirrors: bool) -> None:
+    shape = sorted(cells)
+    assert set(Grid.orientations(CUBE, shape, mirrors)) == set(CUBE.orientations(shape, mirrors))
+    generic, generic_proper = Grid.self_maps(CUBE, shape, mirrors)
+    fast, fast_proper = CUBE.self_maps(shape, mirrors)
+    assert set(zip(map(tuple, generic.tolist()), generic_proper, strict=True)) == set(
+        zip(map(tuple, fast.tolist()), fast_proper, strict=True)
+    )  # the fast path keeps a map once per isometry that gives it, the generic one once
+
+
+def test_a_flat_ball_piece_lies_in_the_slanted_planes_too() -> None:
+    """Three balls in a row and a bend of 120 degrees: the octahedral turns alone do not take the
+    bend into every plane it can lie in; BurrTools' 120 turns do."""
+    sphere = grid_named("sphere")
+    bend = [(0, 0, 0), (1, 1, 0), (1, 2, 1)]  # steps (1, 1, 0) then (0, 1, 1): 120 degrees apart
+    octahedral = [t for t in sphere.rotations if all(v % 3 == 0 for row in t.matrix for v in row)]
+    assert len(octahedral) == 24
+    images = [sphere.image(np.array(bend), t) for t in octahedral]
+    by_cube_turns = {sphere.normalise([tuple(c) for c in image.tolist()]) for image in images if image is not None}
+    assert len(sphere.orientations(bend)) > len(by_cube_turns)
+
+    def distances(shape: list[Cell] | tuple[Cell, ...]) -> list[int]:
+        return sorted(sum((a - b) ** 2 for a, b in zip(p, q, strict=True)) for p, q in itertools.combinations(shape, 2))
+
+    assert all(distances(shape) == distances(bend) for shape in sphere.orientations(bend))  # turned, not bent
+
+
+def test_sphere_layers_are_square_layers_with_each_level_in_the_hollows() -> None:
+    sphere = grid_named("sphere")
+    pyramid = [sphere.from_layers(x, y, z) for z in range(3) for y in range(3 - z) for x in range(3 - z)]
+    assert all(sphere.is_cell(c) for c in pyramid)
+    top = sphere.from_layers(0, 0, 2)
+    touching = [c for c in pyramid if sum((a - b) ** 2 for a, b in zip(c, top, strict=True)) == 2]
+    assert len(touching) == 4  # the top ball sits on four
+    assert all(
+        sphere.to_layers(sphere.from_layers(x, y, z)) == (x, y, z) for x, y, z in itertools.product(range(4), repeat=3)
+    )
+
+
+# -- BurrTools' examples of grids 1 to 4 ------------------------------------------------------------
+
+
+def grid_rows() -> list[dict[str, str]]:
+    with (corpus_dir("burrtools-grids") / "counts.tsv").open() as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def test_every_burrtools_grid_example_gives_burrtools_assemblies() -> None:
+    rows = grid_rows()
+    assert len(rows) == 20
+    assert {row["grid"] for row in rows} == {"1", "2", "3", "4"}
+    for row in rows:
+        path = corpus_dir("burrtools-grids") / row["file"]
+        report = checked_run(path, RunOptions(show=0, problem=row["problem"]))
+        assert report.counts.unique == int(row["assemblies"]), row
+
+
+# -- puzzles made here, against burrTxt -------------------------------------------------------------
+
+
+def random_puzzle(grid: Grid, seed: int, size: int) -> dict[str, object]:
+    """A target of `size` cells of the grid near the origin, cut at random into 4 to 6 pieces
+    (grown cell by cell from random seeds; a piece need not be face-connected, BurrTools' pieces
+    need not be either)."""
+    chooser = random.Random(seed)
+    near = cells_near_origin(grid, 6)
+    centre = near[np.argmin(np.abs(near - near.mean(axis=0)).sum(axis=1))]
+    order = np.argsort(np.abs(near - centre).sum(axis=1) + np.array([chooser.random() for _ in near]))
+    target: list[Cell] = [(int(near[i][0]), int(near[i][1]), int(near[i][2])) for i in order[:size]]
+    pieces_wanted = chooser.randint(4, 6)
+    owner: dict[Cell, int] = {cell: n for n, cell in enumerate(chooser.sample(target, pieces_wanted))}
+    while len(owner) < len(target):
+        cell = chooser.choice([c for c in target if c not in owner])
+        nearest = min(owner, key=lambda c: (sum(abs(a - b) for a, b in zip(c, cell, strict=True)), chooser.random()))
+        owner[cell] = owner[nearest]
+    pieces = {
+        f"P{n}": {"cells": [list(c) for c in sorted(c for c in target if owner[c] == n)]} for n in range(pieces_wanted)
+    }
+    return {
+        "name": f"random {grid.name} {seed}",
+        "grid": grid.name,
+        "pieces": pieces,
+        "target": {"cells": [list(c) for c in target]},
+    }
+
+
+def burrtools_assemblies(path: Path) -> int:
+    output = subprocess.run([str(peer("burrTxt")), "-q", str(path)], capture_output=True, text=True, timeout=600)
+    found = re.search(r"(\d+) assemblies", output.stdout)
+    assert found is not None, output.stdout + output.stderr
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("grid", [g for g in GRIDS if g is not CUBE], ids=lambda g: g.name)
+def test_puzzles_made_here_count_as_burrtools_counts(tmp_path: Path, grid: Grid) -> None:
+    sizes = {"prism": 14, "sphere": 14, "rhombic": 60, "tetra-octa": 30}
+    for seed in range(3):
+        spec = tmp_path / f"{grid.name}{seed}.yaml"
+        spec.write_text(yaml.safe_dump(random_puzzle(grid, seed, sizes[grid.name])))
+        written = tmp_path / f"{grid.name}{seed}.xmpuzzle"
+        result = runner.invoke(app, ["convert", str(spec), str(written)])
+        assert result.exit_code == 0, result.output
+        report = checked_run(spec)
+        ours = report.extra_counts.get("burrtools_unique", report.counts.unique)
+        assert report.counts.raw > 0
+        assert ours == burrtools_assemblies(written), (grid.name, seed)
+
+
+# -- specs on other grids, and bad input ------------------------------------------------------------
+
+
+def write_spec(tmp_path: Path, data: Mapping[str, object]) -> Path:
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+TRIANGLES = {
+    "grid": "prism",
+    "pieces": {"A": {"cells": [[0, 0], [1, 0]]}},
+    "target": {"cells": [[0, 0], [1, 0], [2, 0], [3, 0]]},
+}
+
+
+def test_a_polyiamond_strip_counts_and_draws_its_layer(tmp_path: Path) -> None:
+    data = {**TRIANGLES, "pieces": {"A": {"cells": [[0, 0], [1, 0]], "count": 2}}}
+    result = runner.invoke(app, ["run", str(write_spec(tmp_path, data))])
+    assert result.exit_code == 0, result.output
+    assert "counts: raw 1  rotations 1  unique 1" in result.output  # copies are not told apart
+    assert "triangles alternating" in result.output and "AABB" in result.output.replace("BBAA", "AABB")
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"grid": "hexagon"}, "grid: Input should be 'cube', 'prism', 'sphere', 'rhombic' or 'tetra-octa'"),
+        (
+            {"grid": "sphere", "target": {"cells": [[0, 0, 0], [1, 0, 0]]}},
+            "target.cells: cell [1, 0, 0] is not a cell of the sphere grid (x + y + z must be even)",
+        ),
+        (
+            {"grid": "rhombic", "pieces": {"A": {"cells": [[0, 0, 0]]}}},
+            "pieces.A.cells: cell [0, 0, 0] is not a cell of the rhombic grid",
+        ),
+        ({"grid": "sphere", "parts": "separately"}, "parts: separately is for cube grids"),
+    ],
+)
+def test_bad_grid_input_is_one_line_and_exit_2(tmp_path: Path, change: dict[str, object], words: str) -> None:
+    data = {"pieces": {"A": {"cells": [[0, 0, 0], [1, 1, 0]]}}, "target": {"cells": [[0, 0, 0], [1, 1, 0]]}}
+    result = runner.invoke(app, ["run", str(write_spec(tmp_path, {**data, **change}))])
+    assert result.exit_code == 2, result.output
+    assert words in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def test_disassembly_on_a_grid_without_moves_is_refused(tmp_path: Path) -> None:
+    data = {
+        "grid": "sphere",
+        "pieces": {"A": {"cells": [[0, 0, 0], [1, 1, 0]]}},
+        "target": {"cells": [[0, 0, 0], [1, 1, 0]]},
+    }
+    result = runner.invoke(app, ["run", "--disassemble", str(write_spec(tmp_path, data))])
+    assert result.exit_code == 2, result.output
+    assert "--disassemble: cpsolve takes apart puzzles on the cube grid only" in result.output
+
+
+def test_a_file_in_latin_1_without_declaration_is_read_as_burrtools_does(tmp_path: Path) -> None:
+    body = (
+        '<?xml version="1.0"?>\n<puzzle version="2"><gridType type="1"/><shapes>'
+        '<voxel x="2" y="1" z="1" type="0">##</voxel><voxel x="4" y="1" z="1" type="0">####</voxel></shapes>'
+        '<problems><problem><shapes><shape id="0" count="2"/></shapes><result id="1"/></problem></problems>'
+        "<comment>G\xf6tz</comment></puzzle>"
+    )
+    path = tmp_path / "latin.xmpuzzle"
+    path.write_bytes(body.encode("latin-1"))
+    result = runner.invoke(app, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "unique 1" in result.output
