@@ -224,28 +224,35 @@ class Grid:
         its own plane moves no cell but turns every piece over). Closed under composition (on the
         sphere grid a product of two of BurrTools' turns need not be one of them)."""
         array = np.asarray(cells, np.int64).reshape(-1, 3)
-        index = {c: i for i, c in enumerate(map(tuple, array.tolist()))}
-        home = self.lattice_shift(array)
+        low = array.min(axis=0)
+        size = array.max(axis=0) - low + 1
+        where = np.full(tuple(size.tolist()), -1, np.int64)  # each cell's index, over the bounding box
+        where[tuple((array - low).T)] = np.arange(len(array))
+        codes: dict[Hashable, int] = {}
+        label = np.array([codes.setdefault(labels[c], len(codes)) for c in cells]) if labels is not None else None
+        home = self.lattice_shift(array) - low
         found: dict[tuple[tuple[int, ...], bool], None] = {}
         for transform in self.group(reflections):
             moved = self.image(array, transform)
             if moved is None:
                 continue
             moved = moved - self.lattice_shift(moved) + home
-            images = [index.get(c, -1) for c in map(tuple, moved.tolist())]
-            if -1 in images:
+            if not ((moved >= 0) & (moved < size)).all():
                 continue
-            if labels is not None and any(labels[cells[i]] != labels[cells[j]] for i, j in enumerate(images)):
+            images = where[tuple(moved.T)]
+            if (images < 0).any() or (label is not None and (label[images] != label).any()):
                 continue
-            found.setdefault((tuple(images), transform.proper), None)
-        return _closed(list(found))
+            found.setdefault((tuple(images.tolist()), transform.proper), None)
+        if self.lands_always:  # the maps of a set onto itself in a group are a group
+            return _ordered(list(found))
+        return _ordered(_closed(list(found)))
 
 
 Element = tuple[tuple[int, ...], bool]  # a permutation of cells, and whether it is proper
 
 
-def _closed(generators: list[Element]) -> tuple[Any, list[bool]]:
-    """The elements and their products, the identity first, then the rotations."""
+def _closed(generators: list[Element]) -> list[Element]:
+    """The elements and all their products."""
     elements = dict.fromkeys(generators)
     frontier = list(elements)
     while frontier:
@@ -257,6 +264,11 @@ def _closed(generators: list[Element]) -> tuple[Any, list[bool]]:
                     elements[product] = None
                     grown.append(product)
         frontier = grown
-    identity = tuple(range(len(generators[0][0])))
+    return list(elements)
+
+
+def _ordered(elements: list[Element]) -> tuple[Any, list[bool]]:
+    """The elements as an array of permutations, the identity first, then the rotations."""
+    identity = tuple(range(len(elements[0][0])))
     order = sorted(elements, key=lambda e: (e != (identity, True), not e[1]))
     return np.asarray([p for p, _ in order], np.int64).reshape(len(order), -1), [proper for _, proper in order]

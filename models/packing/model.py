@@ -172,7 +172,7 @@ class PackingModel(PuzzleModel):
         index = {c: i for i, c in enumerate(puzzle.target)}
         return CoverProblem(
             cells=len(puzzle.target),
-            fill_order=fill_order(puzzle.target),
+            fill_order=fill_order(puzzle.target, puzzle.grid),
             atom_cells=atom_cells,
             atom_piece=atom_piece,
             piece_bounds=tuple((p.bounds.low, m) for p, m in zip(pieces, most, strict=True)),

@@ -36,12 +36,13 @@ CACHED_SHIFTS = 4_096  # shift arrays up to this size are kept for the next piec
 
 def occupancy(target: Iterable[Cell], lattice_of: Grid = CUBE) -> tuple[Any, Cell]:
     """The target as a boolean grid over its bounding box, and the box's low corner. On another
-    grid the corner is a lattice point a period below the target's block, so that every allowed
-    translation of a normalised shape (cells at or above 0) is a shift of at least 0."""
+    grid the corner is a lattice point two periods below the target's block (two, so that blocks
+    that alternate keep their parity), so that every allowed translation of a normalised shape
+    (cells at or above 0) is a shift of at least 0."""
     cells = np.array(list(target), dtype=np.int64)
     low = cells.min(axis=0)
     if lattice_of is not CUBE:
-        low = lattice_of.lattice_shift(cells) - np.array(lattice_of.period)
+        low = lattice_of.lattice_shift(cells) - 2 * np.array(lattice_of.period)
     grid = np.zeros(tuple(cells.max(axis=0) - low + 1), dtype=bool)
     grid[tuple((cells - low).T)] = True
     return grid, (int(low[0]), int(low[1]), int(low[2]))
@@ -71,6 +72,8 @@ def fitting_shifts(shape: Shape, grid: Any, low: Cell, lattice_of: Grid = CUBE) 
     room = np.array(grid.shape) - cells.max(axis=0)
     if (room <= 0).any():
         return []
+    if lattice_of is not CUBE:
+        return _lattice_shifts(cells, grid, low, room, lattice_of)
     x, y, z = (int(size) for size in room)
     layers_at_once = max(1, SHIFT_BLOCK // (x * y))
     found: list[tuple[Cell, ...]] = []
@@ -80,10 +83,33 @@ def fitting_shifts(shape: Shape, grid: Any, low: Cell, lattice_of: Grid = CUBE) 
             shifts = shifts + np.array([0, 0, first])
         moved = cells[None, :, :] + shifts[:, None, :]
         fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
-        if lattice_of is not CUBE:
-            fits &= lattice_of.in_lattice(shifts + np.array(low))
         found.extend(tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist())
     return found
+
+
+def _lattice_shifts(cells: Any, grid: Any, low: Cell, room: Any, lattice: Grid) -> list[tuple[Cell, ...]]:
+    """`fitting_shifts` on a grid whose translations are a lattice (`low` is a lattice point):
+    only the lattice's shifts are tried, z slowest and x fastest (on the rhombic grid one voxel
+    shift in 125 is one)."""
+    shifts = _lattice_shift_array((int(room[0]), int(room[1]), int(room[2])), lattice)
+    anchor = cells[0] + shifts
+    shifts = shifts[grid[anchor[:, 0], anchor[:, 1], anchor[:, 2]]]  # the first cell on the target
+    found: list[tuple[Cell, ...]] = []
+    for first in range(0, len(shifts), max(1, SHIFT_BLOCK // len(cells))):
+        block = shifts[first : first + max(1, SHIFT_BLOCK // len(cells))]
+        moved = cells[None, :, :] + block[:, None, :]
+        fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
+        found.extend(tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist())
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _lattice_shift_array(room: Cell, lattice: Grid) -> Any:
+    """The lattice's shifts below `room`, z slowest and x fastest (cached: a piece's orientations
+    ask for a few sizes)."""
+    x, y, z = (np.arange(0, size, step) for size, step in zip(room, lattice.period, strict=True))
+    shifts = np.stack(np.meshgrid(x, y, z, indexing="ij"), axis=-1).transpose(2, 1, 0, 3).reshape(-1, 3)
+    return shifts[lattice.in_lattice(shifts)]
 
 
 def _all_fitting_shifts(
@@ -118,7 +144,7 @@ def candidate_count(pieces: Sequence[Piece], box_size: Cell, grid: Grid = CUBE) 
     for piece in pieces:
         sizes = _orientation_sizes(piece.cells) if grid is CUBE else _grid_orientation_sizes(piece.cells, grid)
         for size in sizes:
-            total += prod(max(0, box_size[i] - size[i] + 1) for i in range(3))
+            total += prod(-(-max(0, box_size[i] - size[i] + 1) // grid.period[i]) for i in range(3))
     return total
 
 
@@ -128,8 +154,9 @@ def _orientation_sizes(cells: Shape) -> tuple[Cell, ...]:
     return tuple(bounding_box(shape) for shape in orientations(cells))
 
 
-def _grid_orientation_sizes(cells: Shape, grid: Grid) -> tuple[Cell, ...]:
-    return tuple(bounding_box(shape) for shape in grid.orientations(cells))
+def _grid_orientation_sizes(cells: Shape, grid: Grid) -> list[Cell]:
+    sizes = [np.ptp(np.asarray(shape), axis=0) + 1 for shape in grid.orientations(cells)]
+    return [(int(size[0]), int(size[1]), int(size[2])) for size in sizes]
 
 
 def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DEADLINE) -> list[Placement]:
@@ -258,11 +285,19 @@ class PlacementKeys:
         return rows.view(np.dtype((np.void, rows.shape[-1] * rows.itemsize)))[..., 0]
 
 
-def fill_order(target: Sequence[Cell]) -> tuple[int, ...]:
+def fill_order(target: Sequence[Cell], grid: Grid = CUBE) -> tuple[int, ...]:
     """The target's cells (indexes) in the order a search fills them: along the shortest side of
     the bounding box first, then the next, the longest last. Measured on pentominoes 6x10 with
     the exact-cover search: filling along the short side first takes far fewer placements than
-    along the long side (benchmarks/exact_cover_search.py)."""
-    size = bounding_box(target)
+    along the long side (benchmarks/exact_cover_search.py). On a grid of blocks (rhombic,
+    tetra-octa) block by block, each block's parts before the next block's."""
+    period = grid.period
+    blocks = [(c[0] // period[0], c[1] // period[1], c[2] // period[2]) for c in target]
+    size = bounding_box(blocks)
     axes = sorted(range(3), key=lambda axis: (-size[axis], -axis))  # slowest first; ties: z, y, x
-    return tuple(sorted(range(len(target)), key=lambda i: tuple(target[i][axis] for axis in axes)))
+    return tuple(
+        sorted(
+            range(len(target)),
+            key=lambda i: (tuple(blocks[i][axis] for axis in axes), tuple(target[i][axis] for axis in axes)),
+        )
+    )

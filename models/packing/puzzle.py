@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 
+import numpy as np
+
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import (
     Cell,
@@ -97,11 +99,10 @@ def shape_cells(shape: ShapeSpec, loc: Loc, source: Source, grid: Grid = CUBE) -
     errors. The number of cells is checked against MAX_SHAPE_CELLS before they are built."""
     cells = _spec_cells(shape, loc, source, grid)
     field = next(name for name in ("cells", "box", "tile", "ring", "layers") if getattr(shape, name) is not None)
-    for cell in cells:
-        if not grid.is_cell(cell):
-            raise source.error(
-                (*loc, field), f"cell {list(cell)} is not a cell of the {grid.name} grid ({grid.cell_rule})"
-            )
+    valid = grid.cell_mask(np.asarray(cells, np.int64).reshape(-1, 3))
+    if not valid.all():
+        cell = cells[int(np.argmin(valid))]
+        raise source.error((*loc, field), f"cell {list(cell)} is not a cell of the {grid.name} grid ({grid.cell_rule})")
     return cells
 
 

@@ -27,8 +27,8 @@ def _bits(ranks: Any, words: int) -> Any:
 def found_solutions(forced: list[int], found: Any, found_length: Any, written: int) -> list[Solution]:
     """The solutions a compiled slice wrote (both searches' kernels write rows the same way): each
     row's atoms with the part's forced ones, sorted."""
-    rows = found[:written].tolist()
     lengths = found_length[:written].tolist()
+    rows = found[:written, : max(lengths, default=0)].tolist()  # a row is as long as the board has cells
     return [tuple(sorted(forced + row[:length])) for row, length in zip(rows, lengths, strict=True)]
 
 
@@ -122,7 +122,8 @@ class CoverSearch:
         positions = np.zeros(depth_limit + 1, np.int64)
         chosen = np.full(depth_limit + 1, -1, np.int64)
         holes = np.zeros(1, np.int64)
-        found = np.zeros((capacity, depth_limit), np.int64)
+        most_atoms = min(depth_limit, int(np.minimum(self.most, problem.cells).sum()))  # pieces, not cells
+        found = np.zeros((capacity, most_atoms), np.int64)
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
         depth = 0
