@@ -162,7 +162,9 @@ class CoverProblem:
     are in every solution (pre-placed pieces); `excluded` atoms never are (the other placements of
     a pre-placed piece). `fill_order` lists the cells in the order a search that fills cell by cell
     should take them (the family knows the geometry); `positions` gives each cell's grid
-    coordinates (x, y, z), so that a search can tell which cells are neighbours.
+    coordinates (x, y, z) on the cube grid, so that a search can tell which cells are neighbours;
+    `fewest_first` asks a search to fill the open cell the fewest placements fit rather than the
+    lowest (the family says where that measured faster).
     """
 
     cells: int
@@ -177,6 +179,7 @@ class CoverProblem:
     piece_group: tuple[int, ...] = ()  # empty: no groups
     group_bounds: tuple[tuple[int, int], ...] = ()
     positions: tuple[tuple[int, int, int], ...] = ()  # empty: not on a grid
+    fewest_first: bool = False  # fill the open cell the fewest placements fit (the family's measured choice)
 
     @property
     def atoms(self) -> int:

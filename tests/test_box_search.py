@@ -1,9 +1,11 @@
-"""The box search (fewest open neighbours, box_kernel.py) against the lowest-cell search and an
-independent brute force; its estimates; the breaking chosen by estimated search size."""
+"""The box search (fewest open neighbours, box_kernel.py) and the fewest-placements search
+(fewest_kernel.py) against the lowest-cell search and an independent brute force; estimates; the
+breaking chosen by estimated search size."""
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,8 +27,9 @@ from cpsolve.engines.exact_cover import (
     search_for,
 )
 from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
-from cpsolve.engines.exact_cover.cover_search import CoverSearch
+from cpsolve.engines.exact_cover.cover_search import FEWEST, LOWEST_CELL, CoverSearch
 from cpsolve.errors import CpsolveError
+from cpsolve.formats import ReadOptions, read_puzzle
 from cpsolve.limits import NO_DEADLINE
 from cpsolve.models import FAMILIES, CoverProblem, PuzzleModel
 from cpsolve.models.base import BuildOptions
@@ -327,3 +330,50 @@ def test_a_time_limit_stops_the_box_search_within_moments() -> None:
     assert not report.complete and report.stopped_by == "time limit"
     assert report.seconds < 30  # the limit's promise, with a margin for a busy machine
     assert report.identity_problems == []  # what was found is counted truly
+
+
+@st.composite
+def packings_with_holes(draw: st.DrawFn) -> dict[str, Any]:
+    """small_packings with some target cells optional (and sometimes a hole limit)."""
+    data = draw(small_packings())
+    cells = [tuple(c) for c in data["target"]["cells"]]
+    optional: set[tuple[Any, ...]] = draw(st.sets(st.sampled_from(cells), max_size=3))
+    data["target"] = {"cells": [list(c) for c in cells if c not in optional], "optional": [list(c) for c in optional]}
+    hole_limit: bool = draw(st.booleans())
+    if optional and hole_limit:
+        data["max_holes"] = draw(st.integers(0, len(optional)))
+    return data
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(packings_with_holes())
+def test_the_fewest_placements_search_meets_the_same_solutions_as_the_lowest_cell_search(data: dict[str, Any]) -> None:
+    try:
+        puzzle = model_of(data)
+    except CpsolveError:
+        return
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    lowest = CoverSearch.of(problem)
+    fewest = dataclasses.replace(lowest, choose=FEWEST)
+    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    for split in ([Part(problem.forced, problem.excluded)], parts):
+        assert sorted(solutions(fewest, split)) == sorted(solutions(lowest, split))
+
+
+def test_the_fewest_placements_search_takes_the_sphere_grid_and_agrees_on_the_grid_examples() -> None:
+    corpus = corpus_dir("burrtools-grids")
+    for name, problem_number in (
+        ("BallRoom.xmpuzzle", "2"),
+        ("PiecesOfEight.xmpuzzle", "4"),
+        ("Bermuda.xmpuzzle", "0"),
+    ):
+        puzzle = read_puzzle(corpus / name, ReadOptions(problem=problem_number)).model()[0]
+        problem = puzzle.cover_problem()
+        assert problem is not None
+        lowest = dataclasses.replace(CoverSearch.of(problem), choose=LOWEST_CELL)
+        fewest = dataclasses.replace(lowest, choose=FEWEST)
+        parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+        assert sorted(solutions(fewest, parts)) == sorted(solutions(lowest, parts)), name
+    sphere = read_puzzle(corpus / "BallRoom.xmpuzzle").model()[0].cover_problem()
+    assert sphere is not None and CoverSearch.of(sphere).choose == FEWEST

@@ -80,6 +80,9 @@ class Grid:
     lands_always: bool = True
     neighbour_steps: tuple[Cell, ...] = ()  # where every cell has the same neighbours
     caption: str = "layers from z=0 (the bottom) up; in each, row y=0 first, x left to right"
+    # the exact-cover search fills the cell the fewest placements fit rather than the lowest: on
+    # the sphere grid (Kanoodle pyramid 4.9 s -> 0.78 s), not elsewhere (HexSticks 0.07 -> 0.12 s)
+    fewest_first: bool = False
 
     @functools.cached_property
     def transforms(self) -> tuple[Transform, ...]:

@@ -46,6 +46,7 @@ class SphereGrid(Grid):
     parity_axes = (0, 1, 2)
     scale = SCALE
     lands_always = False
+    fewest_first = True
     caption = (
         "square layers of balls from the bottom up, each ball above the hollow between four below;"
         " in each, row 0 first, column 0 left"

@@ -185,6 +185,7 @@ class PackingModel(PuzzleModel):
             else (),
             group_bounds=tuple(group_bounds),
             positions=tuple(puzzle.target) if puzzle.grid is CUBE else (),  # the box search's cube neighbours
+            fewest_first=puzzle.grid.fewest_first,
         )
 
     def _single_pieces(self, fixed_atoms: list[int]) -> list[tuple[int, list[int]]]:

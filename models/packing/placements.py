@@ -292,6 +292,7 @@ def fill_order(target: Sequence[Cell], grid: Grid = CUBE) -> tuple[int, ...]:
     along the long side (benchmarks/exact_cover_search.py). On a grid of blocks (rhombic,
     tetra-octa) block by block, each block's parts before the next block's."""
     period = grid.period
+    target = [grid.to_layers(c) for c in target]  # on spheres: square layers
     blocks = [(c[0] // period[0], c[1] // period[1], c[2] // period[2]) for c in target]
     size = bounding_box(blocks)
     axes = sorted(range(3), key=lambda axis: (-size[axis], -axis))  # slowest first; ties: z, y, x

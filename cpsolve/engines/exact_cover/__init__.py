@@ -27,7 +27,7 @@ from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 
 from .box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
-from .cover_search import CoverSearch
+from .cover_search import FEWEST, CoverSearch
 
 SEARCH = "exact-cover search"  # the key of the model's search in `PuzzleModel.derived`
 STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s between checks
@@ -126,11 +126,14 @@ class CellChoice(StrEnum):
 
     LOWEST = "lowest"  # the lowest open cell in the family's fill order
     FEWEST_NEIGHBOURS = "fewest-neighbours"  # among open cells with the fewest open neighbours
+    FEWEST_PLACEMENTS = "fewest-placements"  # among the first open cells, the one the fewest placements fit
 
 
 def cell_choice(search: CoverSearch | BoxSearch) -> CellChoice:
     if isinstance(search, BoxSearch) and search.choose != LOWEST:
         return CellChoice.FEWEST_NEIGHBOURS
+    if isinstance(search, CoverSearch) and search.choose == FEWEST:
+        return CellChoice.FEWEST_PLACEMENTS
     return CellChoice.LOWEST
 
 

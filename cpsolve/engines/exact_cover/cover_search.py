@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
+
+FEWEST = 1  # CoverSearch.choose: fill the open cell the fewest placements fit (fewest_kernel.py)
+LOWEST_CELL = 0  # fill the lowest open cell (cover_kernel.py)
 
 
 def _bits(ranks: Any, words: int) -> Any:
@@ -47,6 +51,7 @@ class CoverSearch:
     group_most: Any
     group_spare: Any  # most minus least of each group
     max_holes: int
+    choose: int  # LOWEST_CELL or FEWEST (CoverProblem.fewest_first, without piece groups)
 
     @staticmethod
     def of(problem: CoverProblem) -> CoverSearch:
@@ -80,6 +85,7 @@ class CoverSearch:
             group_most,
             group_spare,
             len(problem.optional) if problem.max_holes is None else problem.max_holes,
+            FEWEST if problem.fewest_first and not problem.piece_group else LOWEST_CELL,
         )
 
     def start(self, forced: Sequence[int]) -> tuple[Any, Any, Any] | None:
@@ -104,6 +110,9 @@ class CoverSearch:
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
     ) -> Iterator[tuple[list[Solution], int]]:
         """The part's solutions in slices of at most `budget` placements: (solutions, placements)."""
+        if self.choose == FEWEST:
+            yield from self._run_fewest(forced, left_out, budget, capacity)
+            return
         from .cover_kernel import BIT_OF, search
 
         started = self.start(forced)
@@ -165,6 +174,8 @@ class CoverSearch:
         if started is None:
             return []
         board, left, group_left = started
+        if self.choose == FEWEST:
+            return self._fewest_choices(forced, left_out)
         cell = lowest_undecided(board, self.target, BIT_OF)
         if cell < 0 or (self.optional[cell // 64] >> np.uint64(cell % 64)) & np.uint64(1):
             return None
@@ -188,3 +199,121 @@ class CoverSearch:
         counts = np.bincount(self.atom_min_rank[atoms], minlength=self.problem.cells + 1)
         starts = np.concatenate(([0], np.cumsum(counts)))
         return starts.astype(np.int64), atoms.astype(np.int64)
+
+    # -- the fewest-placements search (fewest_kernel.py) ------------------------------------------
+
+    @cached_property
+    def _lists(self) -> tuple[Any, ...]:
+        """The columns of fewest_kernel.search: each atom's columns (its cells by fill rank, then
+        its piece's column, cells + piece), each column's atoms, as flat arrays with their starts;
+        which cells are optional; which pieces are used exactly once."""
+        problem = self.problem
+        rank = np.empty(problem.cells, np.int64)
+        rank[list(problem.fill_order)] = np.arange(problem.cells)
+        atoms, places = np.nonzero(problem.atom_cells >= 0)
+        atoms = np.concatenate([atoms, np.arange(problem.atoms)])
+        columns = np.concatenate(
+            [rank[problem.atom_cells[atoms[: len(places)], places]], problem.cells + problem.atom_piece]
+        )
+        by_atom = np.argsort(atoms, kind="stable")
+        atom_start = np.concatenate(([0], np.cumsum(np.bincount(atoms, minlength=problem.atoms))))
+        by_column = np.lexsort((atoms, columns))
+        column_count = problem.cells + len(self.least)
+        cell_start = np.concatenate(([0], np.cumsum(np.bincount(columns, minlength=column_count))))
+        optional = np.zeros(problem.cells, np.bool_)
+        optional[rank[sorted(problem.optional)]] = True
+        once = (self.least == 1) & (self.most == 1)
+        return (
+            atom_start.astype(np.int64),
+            columns[by_atom].astype(np.int64),
+            cell_start.astype(np.int64),
+            atoms[by_column].astype(np.int64),
+            optional,
+            once,
+        )
+
+    def _fewest_state(self, forced: Sequence[int], left_out: frozenset[int]) -> tuple[Any, ...] | None:
+        """Alive atoms, cell counts, decided cells and copies left once `forced` are placed."""
+        started = self.start(forced)
+        if started is None:
+            return None
+        board, left, _ = started
+        atom_start, atom_columns, cell_start, _, _, _ = self._lists
+        cells = self.problem.cells
+        decided = ((board[np.arange(cells) // 64] >> (np.arange(cells) % 64).astype(np.uint64)) & np.uint64(1)) == 1
+        alive = ~(self.masks & board).any(axis=1) & (left[self.problem.atom_piece] > 0)
+        if left_out:
+            alive[list(left_out)] = False
+        owner = np.repeat(np.arange(self.problem.atoms), np.diff(atom_start))
+        count = np.bincount(atom_columns[alive[owner]], minlength=len(cell_start) - 1).astype(np.int64)
+        return alive, count, decided, left
+
+    def _run_fewest(
+        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
+    ) -> Iterator[tuple[list[Solution], int]]:
+        from .fewest_kernel import search
+
+        state = self._fewest_state(forced, left_out)
+        if state is None:
+            return
+        alive, count, decided, left = state
+        problem = self.problem
+        depth_limit = problem.cells + 1
+        cells = np.full(depth_limit + 1, -1, np.int64)
+        positions = np.zeros(depth_limit + 1, np.int64)
+        chosen = np.full(depth_limit + 1, -1, np.int64)
+        marks = np.zeros(depth_limit + 1, np.int64)
+        stack = np.zeros(problem.atoms, np.int64)
+        top, holes = np.zeros(1, np.int64), np.zeros(1, np.int64)
+        most_atoms = min(depth_limit, int(np.minimum(self.most, problem.cells).sum()))
+        found = np.zeros((capacity, most_atoms), np.int64)
+        found_length = np.zeros(capacity, np.int64)
+        fixed = list(forced)
+        depth = 0
+        while depth >= 0:
+            atom_start, atom_columns, column_start, column_atoms, optional, once = self._lists
+            depth, written, steps = search(
+                atom_start,
+                atom_columns,
+                column_start,
+                column_atoms,
+                problem.atom_piece,
+                optional,
+                once,
+                self.least,
+                self.most,
+                self.max_holes,
+                alive,
+                count,
+                decided,
+                left,
+                holes,
+                stack,
+                top,
+                cells,
+                positions,
+                chosen,
+                marks,
+                depth,
+                budget,
+                found,
+                found_length,
+            )
+            yield found_solutions(fixed, found, found_length, written), steps
+
+    def _fewest_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
+        """The live atoms covering the cell fewest_kernel chooses first, when it must be filled."""
+        state = self._fewest_state(forced, left_out)
+        if state is None:
+            return []
+        alive, count, decided, _ = state
+        _, _, column_start, column_atoms, optional, _ = self._lists
+        open_cells = np.nonzero(~decided)[0]
+        if not len(open_cells):
+            return None
+        ways = count[open_cells] + (optional[open_cells] & (self.max_holes > 0))
+        cell = int(open_cells[np.argmin(ways)])  # a cell's column: every solution holds one of its atoms
+        if optional[cell]:
+            return None
+        column = column_atoms[column_start[cell] : column_start[cell + 1]]
+        return [int(atom) for atom in column if alive[atom]]
