@@ -367,6 +367,9 @@ def test_the_fewest_placements_search_takes_the_sphere_grid_and_agrees_on_the_gr
         ("BallRoom.xmpuzzle", "2"),
         ("PiecesOfEight.xmpuzzle", "4"),
         ("Bermuda.xmpuzzle", "0"),
+        ("Prisgon.xmpuzzle", "0"),
+        ("DiagonalCube.xmpuzzle", "0"),
+        ("FourPieceTetrahedron.xmpuzzle", "0"),
     ):
         puzzle = read_puzzle(corpus / name, ReadOptions(problem=problem_number)).model()[0]
         problem = puzzle.cover_problem()
@@ -374,6 +377,9 @@ def test_the_fewest_placements_search_takes_the_sphere_grid_and_agrees_on_the_gr
         lowest = dataclasses.replace(CoverSearch.of(problem), choose=LOWEST_CELL)
         fewest = dataclasses.replace(lowest, choose=FEWEST)
         parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
-        assert sorted(solutions(fewest, parts)) == sorted(solutions(lowest, parts)), name
+        expected = sorted(solutions(lowest, parts))
+        assert sorted(solutions(fewest, parts)) == expected, name
+        assert sorted(solutions(search_for(problem), parts)) == expected, name  # the box search where it takes it
+    assert isinstance(search_for(_problem("kanoodle_pyramid.yaml")), BoxSearch)  # square layers as a 5x5x5 box
     sphere = read_puzzle(corpus / "BallRoom.xmpuzzle").model()[0].cover_problem()
     assert sphere is not None and CoverSearch.of(sphere).choose == FEWEST

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
-from conftest import checked_run, corpus_dir, peer
+from conftest import SPECS, checked_run, corpus_dir, peer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -255,3 +255,32 @@ def test_a_file_in_latin_1_without_declaration_is_read_as_burrtools_does(tmp_pat
     result = runner.invoke(app, ["run", str(path)])
     assert result.exit_code == 0, result.output
     assert "unique 1" in result.output
+
+
+# -- the shipped specs of other grids, against burrTxt ------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "assemblies"), [("kanoodle_pyramid.yaml", 306), ("hexiamonds_rhombus.yaml", 156)])
+def test_shipped_grid_specs_count_as_burrtools(tmp_path: Path, name: str, assemblies: int) -> None:
+    report = checked_run(SPECS / name)
+    assert report.counts.unique == assemblies
+    written = tmp_path / "written.xmpuzzle"
+    assert runner.invoke(app, ["convert", str(SPECS / name), str(written)]).exit_code == 0
+    assert burrtools_assemblies(written) == assemblies
+
+
+def test_the_flat_challenge_is_the_board_left_around_its_pre_placed_pieces(tmp_path: Path) -> None:
+    """BurrTools has no pre-placed pieces: the same challenge as the cells left and the pieces left."""
+    data = yaml.safe_load((SPECS / "kanoodle_challenge.yaml").read_text())
+    report = checked_run(SPECS / "kanoodle_challenge.yaml")
+    assert (report.counts.raw, report.counts.unique) == (1, 1)
+    sphere = grid_named("sphere")
+    board = [sphere.from_layers(x, y, 0) for y in range(5) for x in range(11)]
+    taken = {tuple(cell) for cells in data["target"].pop("fixed").values() for cell in cells}
+    data["pieces"] = {name: piece for name, piece in data["pieces"].items() if name not in "CFIJKL"}
+    data["target"] = {"cells": [list(cell) for cell in board if cell not in taken]}
+    data.pop("expected")
+    left = write_spec(tmp_path, data)
+    written = tmp_path / "left.xmpuzzle"
+    assert runner.invoke(app, ["convert", str(left), str(written)]).exit_code == 0
+    assert burrtools_assemblies(written) == checked_run(left).counts.unique == 1

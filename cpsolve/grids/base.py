@@ -83,6 +83,10 @@ class Grid:
     # the exact-cover search fills the cell the fewest placements fit rather than the lowest: on
     # the sphere grid (Kanoodle pyramid 4.9 s -> 0.78 s), not elsewhere (HexSticks 0.07 -> 0.12 s)
     fewest_first: bool = False
+    # the box search may lay the cells out by `to_layers`: its neighbours there (one step along an
+    # axis) are neighbours of the grid, or on the prism grid of one of the two triangles, which
+    # only narrows which placements it looks at first (every placement is still checked whole)
+    box_layout: bool = False
 
     @functools.cached_property
     def transforms(self) -> tuple[Transform, ...]:

@@ -20,6 +20,7 @@ class CubeGrid(Grid):
     burrtools = 0
     title = "cubes"
     neighbour_steps = STEPS
+    box_layout = True
 
     def _transforms(self) -> tuple[Transform, ...]:
         return transforms_of([iso.matrix for iso in ISOMETRIES])

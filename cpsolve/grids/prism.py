@@ -26,6 +26,7 @@ class PrismGrid(Grid):
     burrtools = 1
     title = "triangular prisms"
     parity_axes = (0, 1)
+    box_layout = True
     caption = (
         "layers of triangles from z=0 up; in each, row y=0 first, x left to right, triangles alternating"
         " (x + y even: pointing to row y + 1)"

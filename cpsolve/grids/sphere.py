@@ -47,6 +47,7 @@ class SphereGrid(Grid):
     scale = SCALE
     lands_always = False
     fewest_first = True
+    box_layout = True
     caption = (
         "square layers of balls from the bottom up, each ball above the hollow between four below;"
         " in each, row 0 first, column 0 left"
