@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 from cpsolve.cli import app
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, GRIDS, Grid, grid_named
+from cpsolve.grids.solids import kind_period, real, solid
 from cpsolve.run import RunOptions
 
 runner = CliRunner()
@@ -284,3 +285,24 @@ def test_the_flat_challenge_is_the_board_left_around_its_pre_placed_pieces(tmp_p
     written = tmp_path / "left.xmpuzzle"
     assert runner.invoke(app, ["convert", str(left), str(written)]).exit_code == 0
     assert burrtools_assemblies(written) == checked_run(left).counts.unique == 1
+
+
+@pytest.mark.parametrize("name", ["prism", "rhombic", "tetra-octa"])
+def test_the_solids_of_a_grid_fill_space_once(name: str) -> None:
+    """The solids of one period of cells, faces turned outward, add up to the period's volume:
+    none turned inside out, none missing (the pictures draw these)."""
+    grid = grid_named(name)
+    period = kind_period(grid)
+    kinds = [k for k in itertools.product(*(range(p) for p in period)) if grid.is_cell(k)]
+
+    def volume(faces: list[list[tuple[float, float, float]]]) -> float:
+        total = 0.0
+        for face in faces:
+            first = np.array(face[0])
+            for second, third in itertools.pairwise(face[1:]):
+                total += float(np.dot(first, np.cross(np.array(second), np.array(third)))) / 6
+        return total
+
+    volumes = [volume(solid(grid, (k[0], k[1], k[2]))) for k in kinds]
+    assert min(volumes) > 0
+    assert sum(volumes) == pytest.approx(float(np.prod(real(grid, [period])[0])))

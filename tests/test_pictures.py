@@ -256,3 +256,45 @@ def test_a_puzzle_without_solution(browser: Any, tmp_path: Path) -> None:
     assert opened.page.inner_text("#stage") == "no solution to show"
     assert "unique 0 (complete)" in opened.page.inner_text("#counts")
     opened.clean()
+
+
+@pytest.mark.parametrize(
+    ("spec", "pieces"),
+    [
+        (SPECS / "kanoodle_pyramid.yaml", 12),  # balls
+        (SPECS / "hexiamonds_rhombus.yaml", 12),  # prisms
+        (Path("burrtools-grids/HexSticks.xmpuzzle"), 12),  # rhombic dodecahedra's tetrahedra
+        (Path("burrtools-grids/FourPieceTetrahedron.xmpuzzle"), 4),  # tetrahedra and octahedra
+    ],
+    ids=lambda value: value.stem if isinstance(value, Path) else str(value),
+)
+def test_pages_of_other_grids(browser: Any, tmp_path: Path, spec: Path, pieces: int) -> None:
+    """Each grid's cells drawn as their solids (spheres as balls) with the same controls: every
+    piece shown, the step slider at 1 shows one, explode and the legend work, nothing on the
+    console."""
+    if not spec.is_absolute():
+        spec = corpus_dir(spec.parent.name) / spec.name
+    opened = Opened(browser, _page(tmp_path, spec))
+    drawn, first = opened.pixels()
+    assert drawn > 10_000
+    assert len(opened.shown_units()) == pieces
+    opened.set_range("#step", 1)
+    assert len(opened.shown_units()) == 1
+    assert 0 < opened.pixels()[0] < drawn
+    opened.set_range("#step", pieces)
+    opened.set_range("#explode", 80)
+    assert opened.pixels()[1] != first
+    opened.page.locator("#legend .entry").first.click()
+    assert opened.pixels()[0] > 0
+    opened.clean()
+
+
+@pytest.mark.parametrize("spec", ["kanoodle_pyramid.yaml", "hexiamonds_rhombus.yaml"])
+def test_png_of_other_grids(spec: str, tmp_path: Path) -> None:
+    image_module = pytest.importorskip("PIL.Image")
+    out = tmp_path / "picture.png"
+    result = runner.invoke(app, ["run", str(SPECS / spec), "--png", str(out), "--show", "0"])
+    assert result.exit_code == 0, result.output
+    with image_module.open(out) as image:
+        colours = image.convert("RGB").getcolors(maxcolors=100_000)
+    assert colours is not None and len(colours) > 24  # twelve pieces, shaded

@@ -63,7 +63,7 @@ def _rotate(point: Point) -> Point:
     return x, -(z * cp + y * sp), y * cp - z * sp
 
 
-def _shade(colour: str, normal: tuple[int, int, int]) -> tuple[int, int, int]:
+def _shade(colour: str, normal: tuple[float, float, float]) -> tuple[int, int, int]:
     n = _rotate((float(normal[0]), float(normal[1]), float(normal[2])))
     light = 0.5 + 0.5 * max(0.0, -0.4 * n[0] - 0.7 * n[1] - 0.6 * n[2])
     value = int(colour[1:], 16)
@@ -74,10 +74,60 @@ CubeItems = list[tuple[list[int], str, bool]]  # each cube, its colour, and whet
 
 
 def _pieces(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
-    """Pieces of cubes, each in its piece's colour, and the legend."""
+    """Pieces of cubes (on another grid its solids, or balls), each in its piece's colour, and
+    the legend."""
     colours = [scene["pieces"][unit["piece"]]["colour"] for unit in solution["units"]]
-    _cubes(draw, [(cube[:3], colours[cube[3]], False) for cube in solution["cubes"]])
+    if "grid" in scene:
+        _solids(draw, scene, [(cell[0], cell[1:4], colours[int(cell[4])]) for cell in solution["cells"]])
+    else:
+        _cubes(draw, [(cube[:3], colours[cube[3]], False) for cube in solution["cubes"]])
     _legend(draw, scene)
+
+
+def _solids(draw: Any, scene: dict[str, Any], items: list[tuple[int, list[float], str]]) -> None:
+    """Each cell its kind's solid moved to its origin (the page's drawSolids), or a shaded ball."""
+    centre = [sum(origin[axis] for _, origin, _ in items) / len(items) for axis in range(3)]
+    extent = max(math.dist(origin, centre) + 1.2 for _, origin, _ in items)
+    area = (SIZE[0] - 200, SIZE[1] - 40)
+    scale = min(area) / (2 * extent)
+    middle = (area[0] / 2, 30 + area[1] / 2)
+    shapes: list[tuple[float, list[tuple[float, float]], tuple[int, int, int]]] = []
+    for kind, origin, colour in items:
+        moved = [origin[axis] - centre[axis] for axis in range(3)]
+        if scene["ball"]:
+            x, y, depth = _rotate((moved[0], moved[1], moved[2]))
+            radius = scene["ball"] * scale
+            box = [(middle[0] + x * scale - radius, middle[1] + y * scale - radius)]
+            shapes.append((depth, box, _shade(colour, (0, 0, 1))))
+            continue
+        for face in scene["solids"][int(kind)]:
+            world = [[corner[axis] + moved[axis] for axis in range(3)] for corner in face]
+            normal = _cross(world)
+            if _rotate(normal)[2] > 0:
+                continue
+            points = [_rotate((p[0], p[1], p[2])) for p in world]
+            polygon = [(middle[0] + p[0] * scale, middle[1] + p[1] * scale) for p in points]
+            shapes.append((sum(p[2] for p in points) / len(points), polygon, _shade(colour, normal)))
+    shapes.sort(key=lambda shape: -shape[0])
+    for _, outline, fill in shapes:
+        if scene["ball"]:
+            (left, top), radius = outline[0], scene["ball"] * scale
+            draw.ellipse((left, top, left + 2 * radius, top + 2 * radius), fill=fill, outline=(70, 70, 70))
+            light = tuple(min(255, channel + 60) for channel in fill)
+            draw.ellipse(
+                (left + radius * 0.45, top + radius * 0.35, left + radius * 0.95, top + radius * 0.85), fill=light
+            )
+        else:
+            draw.polygon(outline, fill=fill, outline=(70, 70, 70), width=1)
+
+
+def _cross(points: list[list[float]]) -> Point:
+    """The normal of a face (corners counter-clockwise seen from outside), of unit length."""
+    a = [points[1][axis] - points[0][axis] for axis in range(3)]
+    b = [points[2][axis] - points[0][axis] for axis in range(3)]
+    normal = (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+    length = math.hypot(*normal) or 1.0
+    return (normal[0] / length, normal[1] / length, normal[2] / length)
 
 
 def _chain(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:

@@ -156,6 +156,97 @@
     g.stroke();
   }
 
+  // -- other grids: each cell a kind's solid (faces) or a ball, moved to its origin ------------
+  function solidItems(s) { // [kind, origin, colour, unit or null, outline]: the pieces placed so far, pushed out by explode
+    const shown = new Set(s.order.slice(0, state.step));
+    const centre = centreOfPoints(s.cells);
+    const sums = s.units.map(() => [0, 0, 0, 0]);
+    for (const [, x, y, z, u] of s.cells) { sums[u][0] += x; sums[u][1] += y; sums[u][2] += z; sums[u][3] += 1; }
+    const items = [];
+    for (const [kind, x, y, z, unit] of s.cells) {
+      const piece = s.units[unit].piece;
+      if (!shown.has(unit) || state.hidden.has(piece)) continue;
+      const c = sums[unit], k = state.explode;
+      const origin = [x + k * (c[0] / c[3] - centre[0]), y + k * (c[1] / c[3] - centre[1]), z + k * (c[2] / c[3] - centre[2])];
+      items.push([kind, origin, scene.pieces[piece].colour, unit, false]);
+    }
+    if (state.step >= s.order.length) for (const [kind, x, y, z] of s.empty) items.push([kind, [x, y, z], "#dddddd", null, true]);
+    return items;
+  }
+
+  function centreOfPoints(cells) {
+    const c = [0, 0, 0];
+    for (const q of cells) for (let a = 0; a < 3; a++) c[a] += q[a + 1];
+    return c.map((v) => v / Math.max(1, cells.length));
+  }
+
+  function cross(a, b) { return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]; }
+
+  function drawSolids() {
+    const canvas = $("canvas"), g = canvas.getContext("2d");
+    const width = canvas.width, height = canvas.height;
+    g.fillStyle = "#ffffff";
+    g.fillRect(0, 0, width, height);
+    const s = scene.solutions[state.index];
+    const centre = centreOfPoints(s.cells);
+    let extent = 1;
+    for (const q of s.cells) extent = Math.max(extent, Math.hypot(q[1] - centre[0], q[2] - centre[1], q[3] - centre[2]) + 1.2);
+    const scale = state.zoom * Math.min(width, height) / (2 * extent * (1 + state.explode));
+    const items = solidItems(s);
+    view.shownUnits = Array.from(new Set(items.filter((item) => item[3] !== null).map((item) => item[3])));
+    const shapes = []; // [depth, kind of shape, data, colour, unit, outline]
+    for (const [kind, origin, colour, unit, mark] of items) {
+      if (scene.ball) {
+        const p = rotate([origin[0] - centre[0], origin[1] - centre[1], origin[2] - centre[2]]);
+        shapes.push([p[2], "ball", p, colour, unit, mark]);
+        continue;
+      }
+      for (const face of scene.solids[kind]) {
+        const world = face.map((k) => [k[0] + origin[0] - centre[0], k[1] + origin[1] - centre[1], k[2] + origin[2] - centre[2]]);
+        const normal = cross([world[1][0] - world[0][0], world[1][1] - world[0][1], world[1][2] - world[0][2]],
+          [world[2][0] - world[0][0], world[2][1] - world[0][1], world[2][2] - world[0][2]]);
+        if (rotate(normal)[2] > 0) continue; // turned away
+        const points = world.map(rotate);
+        shapes.push([points.reduce((sum, p) => sum + p[2], 0) / points.length, "face", [points, normal], colour, unit, mark]);
+      }
+    }
+    shapes.sort((a, b) => b[0] - a[0]);
+    const units = new Set();
+    for (const [, kind, data, colour, unit, mark] of shapes) {
+      if (kind === "ball") {
+        const x = width / 2 + data[0] * scale, y = height / 2 + data[1] * scale, r = scene.ball * scale;
+        g.beginPath();
+        g.arc(x, y, r, 0, 2 * Math.PI);
+        if (mark) { g.strokeStyle = "#999999"; g.setLineDash([4, 3]); g.stroke(); g.setLineDash([]); continue; }
+        const light = g.createRadialGradient(x - r * 0.35, y - r * 0.35, r * 0.1, x, y, r);
+        light.addColorStop(0, shade(colour, [0, 0, 1]));
+        light.addColorStop(1, shade(colour, [0, 1, -1]));
+        g.fillStyle = light;
+        g.fill();
+        g.strokeStyle = "rgba(0,0,0,0.35)";
+        g.lineWidth = 1;
+        g.stroke();
+      } else {
+        const [points, normal] = data;
+        g.beginPath();
+        points.forEach((p, i) => {
+          const x = width / 2 + p[0] * scale, y = height / 2 + p[1] * scale;
+          if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
+        });
+        g.closePath();
+        if (mark) { g.strokeStyle = "#999999"; g.setLineDash([4, 3]); g.stroke(); g.setLineDash([]); continue; }
+        const length = Math.hypot(normal[0], normal[1], normal[2]) || 1;
+        g.fillStyle = shade(colour, normal.map((v) => v / length));
+        g.fill();
+        g.strokeStyle = "rgba(0,0,0,0.35)";
+        g.lineWidth = 1;
+        g.stroke();
+      }
+      if (unit !== null) units.add(unit);
+    }
+    view.drawnUnits = Array.from(units);
+  }
+
   // -- tiles ----------------------------------------------------------------------------------
   function drawTiles() {
     const s = scene.solutions[state.index];
@@ -278,8 +369,9 @@
   // One entry per drawing a family's record names (models.Family.drawing): how its solutions
   // are drawn, which cubes they hold, how many build steps they have, what the controls show.
   const CUBES = { draw: drawCubes, controls: true };
+  const PIECES = { ...CUBES, items: pieceItems, cubes: (s) => s.cubes, steps: (s) => s.order.length, stepText: pieceStepText, legend: true, explode: true };
   const DRAWINGS = {
-    pieces: { ...CUBES, items: pieceItems, cubes: (s) => s.cubes, steps: (s) => s.order.length, stepText: pieceStepText, legend: true, explode: true },
+    pieces: scene.grid ? { ...PIECES, draw: drawSolids } : PIECES, // another grid: each cell its grid's solid or a ball
     chain: { ...CUBES, items: chainItems, cubes: (s) => s.path, steps: (s) => s.path.length, stepText: () => " cubes", overlay: drawChainLine },
     tiles: { draw: drawTiles },
   };

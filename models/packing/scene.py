@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from cpsolve.colours import palette
+from cpsolve.geometry import Cell
+from cpsolve.grids import CUBE, Grid
+from cpsolve.grids.solids import BALL_RADIUS, kind_period, real, solid
 from cpsolve.symmetry import Solution
 
 from ..base import PuzzleModel
@@ -15,9 +21,11 @@ from .model import PackingModel
 def packing_scene(
     model: PuzzleModel, solutions: Sequence[Solution], details: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
-    """Per solution the cubes `[x, y, z, unit]`, the units (placed pieces: piece, label) in the
-    order a person builds them, and the optional target cells left empty; the pieces' colours
-    and copies for the legend. The build order: the reverse of the disassembly when
+    """Per solution the cubes `[x, y, z, unit]` (on another grid the `cells` `[kind, x, y, z,
+    unit]`, each a kind of cell's solid moved to a point in space, with the grid's `solids` or
+    `ball`), the units (placed pieces: piece, label) in the order a person builds them, and the
+    optional target cells left empty; the pieces' colours and copies for the legend. The build
+    order: the reverse of the disassembly when
     `--disassemble` found one (the piece that comes free last goes in first), else bottom layer
     first."""
     assert isinstance(model, PackingModel)
@@ -28,6 +36,7 @@ def packing_scene(
         for piece, colour in zip(pieces, colours, strict=True)
     ]
     piece_index = {piece.name: index for index, piece in enumerate(pieces)}
+    grid = model.puzzle.grid
     drawn = []
     for solution, known in zip(solutions, details, strict=True):
         assembled = model.assembled(solution)
@@ -38,17 +47,51 @@ def packing_scene(
         plan = disassembly.get("plan") if disassembly.get("level") else None  # only for one that comes apart
         labels = [piece.label for piece in assembled]
         order = _reverse_of_disassembly(plan, labels) if plan is not None else None
+        empty = sorted(model.puzzle.optional - covered)
         drawn.append(
             {
-                "cubes": cubes,
+                **({"cubes": cubes, "empty": [list(cell) for cell in empty]} if grid is CUBE else {}),
+                **(_solids(grid, cubes, empty) if grid is not CUBE else {}),
                 "units": units,
                 "order": order or _bottom_first(assembled),
                 "order_from": "disassembly" if order else "bottom layer first",
-                "empty": [list(cell) for cell in sorted(model.puzzle.optional - covered)],
                 **({"level": disassembly["level"]} if plan is not None else {}),
             }
         )
-    return {"pieces": legend, "solutions": drawn}
+    return {"pieces": legend, "solutions": drawn, **(_grid_scene(grid) if grid is not CUBE else {})}
+
+
+def _grid_scene(grid: Grid) -> dict[str, Any]:
+    """What a drawing needs of a grid other than cubes: each kind of cell's faces (balls on the
+    sphere grid) in real space, unit edges (cpsolve.grids.solids)."""
+    if grid.name == "sphere":
+        return {"grid": grid.name, "ball": BALL_RADIUS, "solids": []}
+    period = kind_period(grid)
+    kinds = [k for k in itertools.product(*(range(p) for p in period)) if grid.is_cell(k)]
+    return {"grid": grid.name, "ball": 0, "solids": [solid(grid, (k[0], k[1], k[2])) for k in kinds]}
+
+
+def _solids(grid: Grid, cubes: Sequence[Sequence[int]], empty: Sequence[Cell]) -> dict[str, Any]:
+    """Per cell [kind, origin x, y, z, unit]: the kind's solid (or ball) moved to the origin."""
+    period = kind_period(grid)
+    kinds = {k: n for n, k in enumerate(k for k in itertools.product(*(range(p) for p in period)) if grid.is_cell(k))}
+
+    def placed(cells: Sequence[Sequence[int]]) -> list[list[float]]:
+        if not cells:
+            return []
+        array = np.asarray([c[:3] for c in cells], np.int64)
+        kind = array % np.asarray(period)
+        origin = real(grid, array if grid.name == "sphere" else array - kind)
+        return [
+            [float(kinds[(int(k[0]), int(k[1]), int(k[2]))] if grid.name != "sphere" else 0), *(round(v, 4) for v in o)]
+            for k, o in zip(kind.tolist(), origin.tolist(), strict=True)
+        ]
+
+    units = [c[3] for c in cubes]
+    return {
+        "cells": [[*cell, float(unit)] for cell, unit in zip(placed(cubes), units, strict=True)],
+        "empty": placed([list(c) for c in empty]),
+    }
 
 
 def _copies(low: int, high: int) -> str:

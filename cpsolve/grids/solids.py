@@ -1,0 +1,155 @@
+"""How a grid's cells look: each cell's solid in real space (unit edges), for the page and the PNG.
+
+Cells of a grid repeat: a cell's solid is the solid of its `kind` (its coordinates modulo the
+grid's `kind_period`) moved by `real(cell - kind)`, since `real` is linear. So a picture carries
+the faces of each kind once and, per cell, a kind and an origin. Faces are listed with their
+corners counter-clockwise seen from outside, so a drawing can tell the faces turned away.
+Spheres are drawn as balls (`BALL_RADIUS`), not faces.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from cpsolve.geometry import Cell
+
+from .base import Grid
+
+Point = tuple[float, float, float]
+Face = list[Point]
+BALL_RADIUS = 0.5  # touching balls are one unit apart
+HEIGHT = math.sqrt(3) / 2  # of a triangle of unit sides
+
+
+def real(grid: Grid, cells: Any) -> Any:
+    """Where cells lie in space, unit edges (a ball's centre, a cube's low corner): linear in the
+    cell coordinates."""
+    cells = np.asarray(cells, np.float64).reshape(-1, 3)
+    if grid.name == "prism":
+        return cells * np.array([0.5, HEIGHT, 1.0])
+    if grid.name == "sphere":
+        return cells * math.sqrt(0.5)
+    return cells / np.asarray(grid.period, np.float64) if grid.name in ("rhombic", "tetra-octa") else cells
+
+
+def kind_period(grid: Grid) -> Cell:
+    """Cells whose coordinates agree modulo this have the same solid, moved."""
+    return {"prism": (2, 2, 1), "rhombic": (5, 5, 5), "tetra-octa": (6, 6, 6)}.get(grid.name, (1, 1, 1))
+
+
+def solid(grid: Grid, kind: Cell) -> list[Face]:
+    """The faces of the cell `kind` (a cell with coordinates below kind_period) in real space."""
+    if grid.name == "prism":
+        corners = _triangle(kind)
+        return _prism(corners)
+    if grid.name == "rhombic":
+        return _tetrahedron(_rhombic_corners(kind))
+    if grid.name == "tetra-octa":
+        return _tetrahedron(_tetra_octa_corners(kind))
+    return _box()
+
+
+def _triangle(cell: Cell) -> list[tuple[float, float]]:
+    x, y = cell[0], cell[1]
+    left, bottom = x / 2, y * HEIGHT
+    if (x + y) % 2 == 0:  # pointing up: the base below
+        return [(left, bottom), (left + 1, bottom), (left + 0.5, bottom + HEIGHT)]
+    return [(left, bottom + HEIGHT), (left + 0.5, bottom), (left + 1, bottom + HEIGHT)]
+
+
+def _prism(corners: Sequence[tuple[float, float]]) -> list[Face]:
+    low = [(x, y, 0.0) for x, y in corners]
+    high = [(x, y, 1.0) for x, y in corners]
+    faces = [low, high] + [[low[i], low[(i + 1) % 3], high[(i + 1) % 3], high[i]] for i in range(3)]
+    return _outward(faces)
+
+
+def _box() -> list[Face]:
+    corners = [(float(x), float(y), float(z)) for x, y, z in itertools.product((0, 1), repeat=3)]
+    faces = []
+    for axis in range(3):
+        for side in (0.0, 1.0):
+            face = [c for c in corners if c[axis] == side]
+            face[2], face[3] = face[3], face[2]  # around the square, not across it
+            faces.append(face)
+    return _outward(faces)
+
+
+def _rhombic_corners(kind: Cell) -> list[Point]:
+    """A cube cut by its six diagonal planes: the part at voxel `kind` of the 5x5x5 block has the
+    cube's centre, the centre of the face where one coordinate is 0 or 4, and the two corners of
+    that face's edge where another is 1 or 3 (the third, 2, runs along the edge)."""
+    face_axis = next(a for a in range(3) if kind[a] in (0, 4))
+    edge_axis = next(a for a in range(3) if kind[a] in (1, 3))
+    along = 3 - face_axis - edge_axis
+    centre: list[float] = [0.5, 0.5, 0.5]
+    face = list(centre)
+    face[face_axis] = 0.0 if kind[face_axis] == 0 else 1.0
+    first, second = list(face), list(face)
+    for corner in (first, second):
+        corner[edge_axis] = 0.0 if kind[edge_axis] == 1 else 1.0
+    first[along], second[along] = 0.0, 1.0
+    return [_point(centre), _point(face), _point(first), _point(second)]
+
+
+def _tetra_octa_corners(kind: Cell) -> list[Point]:
+    """A 3x3x3 block is a cube: its centre voxel the regular tetrahedron on four of the cube's
+    corners, each corner voxel the small tetrahedron on that corner and its three neighbours."""
+    offset = [v % 3 for v in kind]
+    if offset == [1, 1, 1]:
+        block = [v // 3 for v in kind]
+        odd = sum(block) % 2 == 1
+        # the corner pieces sit where the coordinates have an even number of 2s in odd blocks:
+        # the tetrahedron takes the other four corners
+        corners = [c for c in itertools.product((0, 1), repeat=3) if (sum(c) % 2 == 0) != odd]
+        return [_moved(c, block) for c in corners]
+    block = [v // 3 for v in kind]  # a kind lies in one of the 2x2x2 blocks of the period
+    corner = [v // 2 for v in offset]
+    neighbours = [[1 - v if axis == a else v for axis, v in enumerate(corner)] for a in range(3)]
+    return [_moved(corner, block)] + [_moved(n, block) for n in neighbours]
+
+
+def _moved(corner: Sequence[int], block: Sequence[int]) -> Point:
+    return (float(corner[0] + block[0]), float(corner[1] + block[1]), float(corner[2] + block[2]))
+
+
+def _point(values: Sequence[float]) -> Point:
+    return (float(values[0]), float(values[1]), float(values[2]))
+
+
+def _tetrahedron(corners: Sequence[Point]) -> list[Face]:
+    return _outward([[corners[i] for i in range(4) if i != left_out] for left_out in range(4)])
+
+
+def _outward(faces: list[Face]) -> list[Face]:
+    """Each face's corners turned counter-clockwise seen from outside the (convex) solid."""
+    points = np.array([p for face in faces for p in face])
+    middle = points.mean(axis=0)
+    turned = []
+    for face in faces:
+        corners = np.array(face)
+        normal = np.cross(corners[1] - corners[0], corners[2] - corners[0])
+        turned.append(face if np.dot(normal, corners.mean(axis=0) - middle) > 0 else face[::-1])
+    return turned
+
+
+def picture_cells(grid: Grid, cells: Sequence[Cell]) -> tuple[list[list[Face]], list[tuple[int, Point]]]:
+    """The kinds' solids and, per cell, its kind and the origin its kind's solid moves to."""
+    period = np.asarray(kind_period(grid), np.int64)
+    array = np.asarray(cells, np.int64).reshape(-1, 3)
+    kinds_of = array % period
+    origins = real(grid, array - kinds_of)
+    kinds: dict[Cell, int] = {}
+    solids: list[list[Face]] = []
+    placed = []
+    for kind, origin in zip(map(tuple, kinds_of.tolist()), origins.tolist(), strict=True):
+        if kind not in kinds:
+            kinds[kind] = len(solids)
+            solids.append(solid(grid, kind))
+        placed.append((kinds[kind], _point(origin)))
+    return solids, placed
