@@ -24,18 +24,23 @@ SCALE = 3
 
 def _turns() -> list[Any]:
     """The orthogonal matrices (times 3) with rows a permutation of (3, 0, 0) or (1, 2, 2), signed."""
-    rows = {
-        tuple(value * sign for value, sign in zip(order, signs, strict=True))
-        for base in ((SCALE, 0, 0), (1, 2, 2))
-        for order in itertools.permutations(base)
-        for signs in itertools.product((1, -1), repeat=3)
-    }
-    found = []
-    for picked in itertools.product(sorted(rows), repeat=3):
-        matrix = np.array(picked, np.int64)
-        if (matrix @ matrix.T == SCALE * SCALE * np.eye(3, dtype=np.int64)).all():
-            found.append(matrix)
-    return found
+    rows = np.array(
+        sorted(
+            {
+                tuple(value * sign for value, sign in zip(order, signs, strict=True))
+                for base in ((SCALE, 0, 0), (1, 2, 2))
+                for order in itertools.permutations(base)
+                for signs in itertools.product((1, -1), repeat=3)
+            }
+        ),
+        np.int64,
+    )
+    picked = np.array(list(itertools.product(range(len(rows)), repeat=3)), np.int64)
+    matrices = rows[picked]  # every choice of three rows at once
+    orthogonal = (np.einsum("nij,nkj->nik", matrices, matrices) == SCALE * SCALE * np.eye(3, dtype=np.int64)).all(
+        axis=(1, 2)
+    )
+    return list(matrices[orthogonal])
 
 
 class SphereGrid(Grid):

@@ -50,6 +50,7 @@ class PackingModel(PuzzleModel):
             f"pre-placed {puzzle.pieces[p.piece].name!r} does not have that piece's shape; its cells count as used"
             for p in misshapen
         )
+        self.bounds = implied_bounds(puzzle)
         self.fixed_atoms = self._fixed_atoms()
         self.colour_code = {name: n for n, name in enumerate(sorted(_colour_names(puzzle)), 1)}
         self._placement_keys = PlacementKeys.of(self.placements, puzzle.target, self.colour_code)
@@ -123,8 +124,7 @@ class PackingModel(PuzzleModel):
             least = len(puzzle.optional) - puzzle.max_holes
             atoms, weights = (a for a, _ in weighted), (w for _, w in weighted)
             builder.weighted_sum_between(atoms, weights, least, len(puzzle.optional))
-        for piece, piece_atoms in zip(puzzle.pieces, by_piece, strict=True):
-            low, high = piece.bounds.low, min(piece.bounds.high, len(puzzle.target) // len(piece.cells))
+        for (low, high), piece_atoms in zip(self.bounds, by_piece, strict=True):
             if low == high == 1:
                 builder.exactly_one(piece_atoms)
             else:
@@ -161,7 +161,7 @@ class PackingModel(PuzzleModel):
             for a, p in enumerate(self.placements)
             if a not in fixed and fixed_count[p.piece] >= pieces[p.piece].bounds.high
         )
-        most = [min(p.bounds.high, len(puzzle.target) // len(p.cells)) for p in pieces]
+        most = [high for _, high in self.bounds]
         group_names = sorted(puzzle.groups)
         group_of = {name: number for number, name in enumerate(group_names)}
         group_bounds = []
@@ -175,7 +175,7 @@ class PackingModel(PuzzleModel):
             fill_order=fill_order(puzzle.target, puzzle.grid),
             atom_cells=atom_cells,
             atom_piece=atom_piece,
-            piece_bounds=tuple((p.bounds.low, m) for p, m in zip(pieces, most, strict=True)),
+            piece_bounds=tuple(self.bounds),
             forced=tuple(self.fixed_atoms),
             excluded=excluded,
             optional=frozenset(index[c] for c in puzzle.optional),
@@ -197,8 +197,8 @@ class PackingModel(PuzzleModel):
             of_piece.setdefault(self.placements[atom].piece, []).append(atom)
         return [
             (index, of_piece.get(index, []))
-            for index, piece in enumerate(self.puzzle.pieces)
-            if piece.bounds.low == piece.bounds.high == 1 and index not in fixed_pieces
+            for index, (low, high) in enumerate(self.bounds)
+            if low == high == 1 and index not in fixed_pieces
         ]
 
     def _search_rank(self) -> list[tuple[int, int]]:
@@ -254,6 +254,23 @@ class PackingModel(PuzzleModel):
 
         pieces = self.puzzle.pieces
         return PieceGroups({(group, p.name): copies for p in pieces for group, copies in p.disassembly_groups})
+
+
+def implied_bounds(puzzle: PackingPuzzle) -> list[tuple[int, int]]:
+    """Each piece's least and most copies as the volumes imply them: no more than fit in the
+    target, and at least as many as the cells that must be filled need when every other piece is
+    used as often as it may (BurrTools' "range optimisation"). PiecesOfEight problem 3 lists each
+    of its eight pieces as 0 to 1, but 8 x 24 voxels fill its 192: each is used once, and so can
+    break the symmetry. The solutions are the same; only the search knows more."""
+    target, filled = len(puzzle.target), len(puzzle.target) - len(puzzle.optional)
+    most = [min(p.bounds.high, target // len(p.cells)) for p in puzzle.pieces]
+    room = sum(high * len(p.cells) for high, p in zip(most, puzzle.pieces, strict=True))
+    bounds = []
+    for piece, high in zip(puzzle.pieces, most, strict=True):
+        size = len(piece.cells)
+        needed = -(-(filled - (room - high * size)) // size)  # ceiling
+        bounds.append((min(high, max(piece.bounds.low, needed)), high))
+    return bounds
 
 
 def _colour_names(puzzle: PackingPuzzle) -> set[str]:
