@@ -1,8 +1,10 @@
 """Taking an assembly apart: whether it can be done, in how many moves, and how.
 
 The model is BurrTools': pieces are rigid and keep their orientation; a move shifts a set of pieces
-by a whole number of units along one axis, through free space at every unit on the way, and counts
-as one move whatever the distance. A set of pieces that can move arbitrarily far from the rest
+by a whole number of units along one of the grid's directions (cubes: the three axes; prisms:
+their axis and the three directions of the triangles' edges, a triangle passing through its
+neighbour on the way), through free space at every unit on the way, and counts as one move
+whatever the distance. A set of pieces that can move arbitrarily far from the rest
 comes free; both parts are then taken apart in turn, each from where it was.
 
 The search is breadth first over the pieces' positions relative to the first piece, so the first
@@ -30,16 +32,18 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
+
 from cpsolve.geometry import Cell
+from cpsolve.grids import CUBE, Grid, Step
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, MAX_GAP_CACHE, NO_DEADLINE, Deadline
 
 if TYPE_CHECKING:
     from cpsolve.symmetry import Solution
 
-# The six directions in BurrTools' order (x+, x-, y+, y-, z+, z-): the order moves are tried in
-# decides which of several equally short separations is followed, and so the level's later numbers.
-DIRECTIONS: tuple[tuple[int, int], ...] = ((0, 1), (0, -1), (1, 1), (1, -1), (2, 1), (2, -1))
-AXES = "xyz"
+# The directions are the grid's steps (cpsolve.grids.Step), each next to its reverse, in BurrTools'
+# order (cubes: +x, -x, +y, -y, +z, -z): the order moves are tried in decides which of several
+# equally short separations is followed, and so the level's later numbers.
 FREE = 1 << 40  # the gap between two pieces that never meet along a direction
 DEADLINE_EVERY = 256  # positions expanded between two looks at the clock
 DEADLINE_EVERY_MOVES = 4096  # moves listed from one position between two looks at the clock
@@ -111,16 +115,13 @@ def _assign(parts: list[Sequence[str]], groups: list[str], left: dict[tuple[str,
 
 @dataclass(frozen=True)
 class Move:
-    """Some pieces shifted along one axis; `distance` None: they come free (out to infinity)."""
+    """Some pieces shifted along one direction (its name, as `+x`, and the unit shift); `distance`
+    None: they come free (out to infinity)."""
 
     pieces: tuple[str, ...]
-    axis: int
-    sign: int
+    direction: str
+    step: Cell
     distance: int | None
-
-    @property
-    def direction(self) -> str:
-        return f"{'+' if self.sign > 0 else '-'}{AXES[self.axis]}"
 
     def describe(self) -> str:
         names = _names(self.pieces)
@@ -260,6 +261,26 @@ def _gaps(mover: Lines, other: Lines, offset: tuple[int, int, int]) -> Gaps:
     return tuple(gaps)
 
 
+def _swept_gaps(grid: Grid, mover: Sequence[Cell], other: Sequence[Cell], offset: tuple[int, int, int]) -> Gaps:
+    """`_gaps` on any grid with steps: for each step, the fewest units `mover` goes before a cell
+    it passes through is one of `other` (shifted by `offset`). A cell passes w + k * step on unit
+    k + 1 for each of its passes w, so a cell o of the other piece blocks unit k + 1 where
+    o - c - w = k * step, k >= 0."""
+    others = np.asarray(other, np.int64).reshape(-1, 3) + np.asarray(offset, np.int64)
+    cells = np.asarray(mover, np.int64).reshape(-1, 3)
+    kinds = [grid.step_kind(cell) for cell in mover]
+    gaps: list[int] = []
+    for step in grid.steps:
+        passed = np.array([c + np.array(w) for c, kind in zip(cells, kinds, strict=True) for w in step.passes[kind]])
+        apart = others[None, :, :] - passed[:, None, :]  # passed x other x 3
+        vector = np.asarray(step.vector, np.int64)
+        axis = int(np.nonzero(vector)[0][0])
+        units = apart[..., axis] // vector[axis]
+        on_the_way = (units >= 0) & (apart == units[..., None] * vector).all(axis=2)
+        gaps.append(int(units[on_the_way].min()) if on_the_way.any() else FREE)
+    return tuple(gaps)
+
+
 class Disassembler:
     """Takes the assemblies of one puzzle apart; remembers the gaps between pairs of pieces.
 
@@ -275,17 +296,19 @@ class Disassembler:
         groups: PieceGroups | None = None,
         max_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
         deadline: Deadline = NO_DEADLINE,
+        grid: Grid = CUBE,
     ) -> None:
         self.groups = groups or PieceGroups()
         self.max_positions = max_positions
         self.deadline = deadline
+        self.grid = grid
 
     def analyse(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
         if len(pieces) < 2:
             return Disassembly(Outcome.APART, pieces=len(pieces))
         if self.deadline.passed():
             return Disassembly(Outcome.UNDECIDED, pieces=len(pieces))
-        search = _Search(pieces, self.groups, self.max_positions, self.deadline)
+        search = _Search(pieces, self.groups, self.max_positions, self.deadline, self.grid)
         try:
             separation = search.take_apart(list(range(len(pieces))), [(0, 0, 0)] * len(pieces))
         except _Undecided:
@@ -297,9 +320,13 @@ class Disassembler:
 class _Search:
     """One assembly's analysis: the breadth-first search of each part, and the parts left stuck."""
 
-    def __init__(self, pieces: Sequence[AssembledPiece], groups: PieceGroups, limit: int, deadline: Deadline):
+    def __init__(
+        self, pieces: Sequence[AssembledPiece], groups: PieceGroups, limit: int, deadline: Deadline, grid: Grid = CUBE
+    ):
         self.pieces = pieces
-        self.lines = [_lines(piece.cells) for piece in pieces]
+        self.grid = grid
+        self.steps: tuple[Step, ...] = grid.steps
+        self.lines = [_lines(piece.cells) for piece in pieces] if grid is CUBE else []
         self.groups = groups
         self.limit = limit
         self.deadline = deadline
@@ -330,7 +357,7 @@ class _Search:
                 if removal is not None:
                     return self._split(members, state, parents, removal)
                 for mask, direction, distance in _moves(matrix, count, self._closures, self.deadline):
-                    child = _moved(state, mask, count, direction, distance)
+                    child = _moved(state, mask, count, self.steps[direction].vector, distance)
                     if child not in parents:
                         parents[child] = (state, mask, direction, distance)
                         following.append(child)
@@ -370,9 +397,10 @@ class _Search:
             cache.clear()
             self.closures.clear()
             self.removals.clear()
-        gaps = [[[FREE] * count for _ in range(count)] for _ in DIRECTIONS]
-        meets = [[0] * count for _ in DIRECTIONS]
-        touches = [[0] * count for _ in DIRECTIONS]
+        steps = self.steps
+        gaps = [[[FREE] * count for _ in range(count)] for _ in steps]
+        meets = [[0] * count for _ in steps]
+        touches = [[0] * count for _ in steps]
         for i in range(count):
             xi, yi, zi = state[3 * i], state[3 * i + 1], state[3 * i + 2]
             for j in range(i + 1, count):
@@ -380,7 +408,7 @@ class _Search:
                 key = (members[i], members[j], *offset)
                 pair = cache.get(key)
                 if pair is None:
-                    pair = _gaps(self.lines[members[i]], self.lines[members[j]], offset)
+                    pair = self._gaps(members[i], members[j], offset)
                     cache[key] = pair
                 for direction, gap in enumerate(pair):
                     if gap == FREE:
@@ -393,6 +421,11 @@ class _Search:
                         touches[direction][i] |= 1 << j
                         touches[back][j] |= 1 << i
         return Matrix(gaps, meets, touches)
+
+    def _gaps(self, mover: int, other: int, offset: tuple[int, int, int]) -> Gaps:
+        if self.grid is CUBE:  # lines along the axes: the cube grid's fast path
+            return _gaps(self.lines[mover], self.lines[other], offset)
+        return _swept_gaps(self.grid, self.pieces[mover].cells, self.pieces[other].cells, offset)
 
     def _split(
         self,
@@ -411,7 +444,12 @@ class _Search:
         path.reverse()
         labels = [self.pieces[m].label for m in members]
         moves = tuple(
-            Move(tuple(labels[i] for i in range(len(members)) if bits >> i & 1), *DIRECTIONS[way], distance)
+            Move(
+                tuple(labels[i] for i in range(len(members)) if bits >> i & 1),
+                self.steps[way].name,
+                self.steps[way].vector,
+                distance,
+            )
             for bits, way, distance in path
         )
         offsets = [(state[3 * i], state[3 * i + 1], state[3 * i + 2]) for i in range(len(members))]
@@ -453,18 +491,18 @@ def _normalised(offsets: Sequence[tuple[int, int, int]]) -> tuple[int, ...]:
     return tuple(value for x, y, z in offsets for value in (x - x0, y - y0, z - z0))
 
 
-def _moved(state: tuple[int, ...], mask: int, count: int, direction: int, distance: int) -> tuple[int, ...]:
+def _moved(state: tuple[int, ...], mask: int, count: int, vector: Cell, distance: int) -> tuple[int, ...]:
     """The state after the pieces in mask move; when the first piece moves, the others move back
     instead, which keeps it at the origin and is the same relative position."""
-    axis, sign = DIRECTIONS[direction]
-    shift = sign * distance
+    shift = distance
     if mask & 1:
         mask = ~mask
         shift = -shift
     values = list(state)
     for i in range(1, count):
         if mask >> i & 1:
-            values[3 * i + axis] += shift
+            for axis in range(3):
+                values[3 * i + axis] += shift * vector[axis]
     return tuple(values)
 
 
@@ -558,7 +596,7 @@ def _moves(
     moves: list[tuple[int, int, int]] = []
     everyone = (1 << count) - 1
     most = count // 2
-    for direction in range(len(DIRECTIONS)):
+    for direction in range(len(matrix.gaps)):
         along = matrix.gaps[direction]
         touches = matrix.touches[direction]
         found: list[tuple[int, int]] = []

@@ -339,7 +339,9 @@ def _checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> Ass
     refused = model.disassembly_refused()
     if refused is not None:
         raise CpsolveError(f"{model.name}: --disassemble: {refused}")
-    disassembler = Disassembler(model.piece_groups(), options.max_disassembly_positions, deadline)
+    disassembler = Disassembler(
+        model.piece_groups(), options.max_disassembly_positions, deadline, model.disassembly_grid()
+    )
     return AssemblyChecker(model.assembled, disassembler, options.search.solution_limit)
 
 

@@ -31,6 +31,7 @@ from cpsolve.symmetry import Solution, SymmetryGroup
 
 if TYPE_CHECKING:
     from cpsolve.disassembly import AssembledPiece, PieceGroups
+    from cpsolve.grids import Grid
 
 
 @dataclass(frozen=True)
@@ -308,7 +309,11 @@ class Disassemblable(Protocol):
     def piece_groups(self) -> PieceGroups: ...
 
     def disassembly_refused(self) -> str | None:
-        """Why this puzzle cannot be taken apart (its grid has no moves cpsolve knows), or None."""
+        """Why this puzzle cannot be taken apart (its grid has no moves), or None."""
+        ...
+
+    def disassembly_grid(self) -> Grid:
+        """The grid whose steps pieces move by."""
         ...
 
 

@@ -23,6 +23,7 @@ from cpsolve.cli import app
 from cpsolve.disassembly import AssembledPiece, Disassembler, Move, Outcome, PieceGroups
 from cpsolve.engines import SearchOptions, StopReason
 from cpsolve.geometry import Cell
+from cpsolve.grids import CUBE, Grid, grid_named
 from cpsolve.models import PuzzleModel
 from cpsolve.models.packing import PackingModel
 from cpsolve.run import RunOptions
@@ -64,24 +65,20 @@ class Found:
         self.found.append((solution, model, dict(details)))
 
 
-def _check_plans(found: Found) -> None:
+def _check_plans(found: Found, grid: Grid = CUBE) -> None:
     """Every plan that says an assembly comes apart replays on its cells."""
     for solution, model, details in found.found:
         disassembly = details["disassembly"]
         if disassembly["outcome"] != str(Outcome.APART):
             continue
         pieces = model.assembled(solution)
-        plan = [_move(move) for move in disassembly["plan"]]
-        replay([p.cells for p in pieces], [p.label for p in pieces], plan, disassembly["stay_together"])
+        plan = [_move(move, grid) for move in disassembly["plan"]]
+        replay([p.cells for p in pieces], [p.label for p in pieces], plan, disassembly["stay_together"], grid)
 
 
-def _move(data: dict[str, Any]) -> Move:
-    return Move(
-        tuple(data["pieces"]),
-        "xyz".index(data["direction"][1]),
-        1 if data["direction"][0] == "+" else -1,
-        data["distance"],
-    )
+def _move(data: dict[str, Any], grid: Grid = CUBE) -> Move:
+    step = next(step for step in grid.steps if step.name == data["direction"])
+    return Move(tuple(data["pieces"]), step.name, step.vector, data["distance"])
 
 
 # -- BurrTools' corpus: the same counts and the same levels ------------------------------------------------
@@ -164,15 +161,50 @@ def small_assemblies(draw: st.DrawFn, most_pieces: int, most_layers: int) -> lis
     return pieces
 
 
-def _agrees_with_brute_force(pieces: list[list[Cell]]) -> None:
-    result = Disassembler().analyse(_assembled(pieces))
-    apart, first = brute_force(pieces)
+def _agrees_with_brute_force(pieces: list[list[Cell]], grid: Grid = CUBE) -> None:
+    result = Disassembler(grid=grid).analyse(_assembled(pieces))
+    apart, first = brute_force(pieces, grid)
     assert result.comes_apart == apart
     if apart:
         assert result.separation is not None
         assert len(result.separation.moves) == first
         labels = [chr(ord("A") + n) for n in range(len(pieces))]
-        replay(pieces, labels, result.plan(), result.separation.groups())
+        replay(pieces, labels, result.plan(), result.separation.groups(), grid)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_assemblies(most_pieces=3, most_layers=2))
+def test_agrees_with_brute_force_on_prisms(pieces: list[list[Cell]]) -> None:
+    """The same on the prism grid: a small box of triangles (x, y) in layers z, moved along the
+    prisms' axis and the three directions of the triangles' edges, passing through the triangle
+    beside them on the way."""
+    _agrees_with_brute_force(pieces, grid_named("prism"))
+
+
+PRISM_LEVELS = [
+    ("Bermuda.xmpuzzle", "0", "1"),
+    ("Prisgon.xmpuzzle", "0", "9.6.4.2.2.2.1.2"),
+    ("Prisgon.xmpuzzle", "1", "9.5.1.1.2.2.2"),
+]
+
+
+@pytest.mark.parametrize(("name", "problem", "level"), PRISM_LEVELS)
+def test_burrtools_prism_examples_come_apart_at_burrtools_levels(name: str, problem: str, level: str) -> None:
+    """BurrTools' two prism examples: the levels `burrTxt -d` prints, and the plans replay."""
+    found = Found()
+    path = corpus_dir("burrtools-grids") / name
+    report = run_one(path, RunOptions(show=0, problem=problem, disassemble=True), on_new_class=found)
+    assert report.disassembly is not None and report.disassembly.highest_level == level
+    _check_plans(found, grid_named("prism"))
+
+
+def test_burrtools_prism_levels_are_burrtxt_s() -> None:
+    for name, problem, level in PRISM_LEVELS:
+        path = corpus_dir("burrtools-grids") / name
+        output = subprocess.run(
+            [str(peer("burrTxt")), "-d", "-o", problem, str(path)], capture_output=True, text=True, timeout=600
+        ).stdout
+        assert f"level: {level}" in output, (name, problem, output[-300:])
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -231,8 +263,8 @@ def test_a_piece_in_a_tube_slides_out() -> None:
 
 
 def test_words_of_a_move() -> None:
-    assert Move(("A", "C"), 0, 1, 2).describe() == "move A and C +x by 2"
-    assert Move(("A", "B", "D"), 2, -1, None).describe() == "take A, B and D out along -z"
+    assert Move(("A", "C"), "+x", (1, 0, 0), 2).describe() == "move A and C +x by 2"
+    assert Move(("A", "B", "D"), "-z", (0, 0, -1), None).describe() == "take A, B and D out along -z"
 
 
 def test_position_limit_leaves_it_undecided() -> None:

@@ -241,7 +241,7 @@ def test_disassembly_on_a_grid_without_moves_is_refused(tmp_path: Path) -> None:
     }
     result = runner.invoke(app, ["run", "--disassemble", str(write_spec(tmp_path, data))])
     assert result.exit_code == 2, result.output
-    assert "--disassemble: cpsolve takes apart puzzles on the cube grid only" in result.output
+    assert "--disassemble: the sphere grid has no moves to take pieces apart with" in result.output
 
 
 def test_a_file_in_latin_1_without_declaration_is_read_as_burrtools_does(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ and the engines ask the puzzle's grid rather than assume cubes.
 
 from __future__ import annotations
 
-from .base import Grid, Transform
+from .base import Grid, Step, Transform
 from .cube import CubeGrid
 from .prism import PrismGrid
 from .sphere import SphereGrid
@@ -28,4 +28,4 @@ def burrtools_grid(number: int) -> Grid | None:
     return next((grid for grid in GRIDS if grid.burrtools == number), None)
 
 
-__all__ = ["CUBE", "GRIDS", "GRID_NAMES", "Grid", "Transform", "burrtools_grid", "grid_named"]
+__all__ = ["CUBE", "GRIDS", "GRID_NAMES", "Grid", "Step", "Transform", "burrtools_grid", "grid_named"]

@@ -27,6 +27,17 @@ Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
 
 
 @dataclass(frozen=True)
+class Step:
+    """One unit move of a piece along a direction (--disassemble): its name in a plan, the shift,
+    and for each kind of cell (`Grid.step_kind`) the cells it passes through on the way, as
+    offsets from where it starts, the place it ends on included."""
+
+    name: str
+    vector: Cell
+    passes: tuple[tuple[Cell, ...], ...]
+
+
+@dataclass(frozen=True)
 class Transform:
     """A linear map of a grid's frame: image = matrix @ point / scale."""
 
@@ -79,6 +90,9 @@ class Grid:
     scale: int = 1
     lands_always: bool = True
     neighbour_steps: tuple[Cell, ...] = ()  # where every cell has the same neighbours
+    # the moves of --disassemble, each next to its reverse (BurrTools' order); () where BurrTools
+    # takes nothing apart either (spheres, rhombic, tetra-octa)
+    steps: tuple[Step, ...] = ()
     caption: str = "layers from z=0 (the bottom) up; in each, row y=0 first, x left to right"
     # the exact-cover search fills the cell the fewest placements fit rather than the lowest: on
     # the sphere grid (Kanoodle pyramid 4.9 s -> 0.78 s), not elsewhere (HexSticks 0.07 -> 0.12 s)
@@ -121,6 +135,10 @@ class Grid:
     def to_layers(self, cell: Cell) -> Cell:
         """Where a cell is drawn in layers: (column, row, layer); inverse of `from_layers`."""
         return cell
+
+    def step_kind(self, cell: Cell) -> int:
+        """Which of a step's `passes` a cell takes (cells of one kind pass alike)."""
+        return 0
 
     def neighbours(self, cell: Cell) -> list[Cell]:
         """The cells sharing a face with this one."""

@@ -12,7 +12,7 @@ from typing import Any
 from cpsolve import geometry
 from cpsolve.geometry import ISOMETRIES, ROTATIONS, STEPS, Cell, Colour, ColouredShape, Shape
 
-from .base import Grid, Transform, transforms_of
+from .base import Grid, Step, Transform, transforms_of
 
 
 class CubeGrid(Grid):
@@ -20,6 +20,11 @@ class CubeGrid(Grid):
     burrtools = 0
     title = "cubes"
     neighbour_steps = STEPS
+    steps = tuple(
+        Step(f"{'+' if sum(vector) > 0 else '-'}{'xyz'[axis]}", vector, ((vector,),))
+        for axis in range(3)
+        for vector in (STEPS[2 * axis], STEPS[2 * axis + 1])
+    )
     box_layout = True
 
     def _transforms(self) -> tuple[Transform, ...]:

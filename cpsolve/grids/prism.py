@@ -14,9 +14,37 @@ import numpy as np
 
 from cpsolve.geometry import Cell
 
-from .base import Grid, Transform, closure, transforms_of
+from .base import Grid, Step, Transform, closure, transforms_of
 
 TURN = ((0, -1, 0), (1, 1, 0), (0, 0, 1))  # 60 degrees about the prism axis
+
+# The four directions a prism moves in, as BurrTools moves it: along the prisms' axis, and one
+# unit along each of the three directions of the triangles' edges (x: along a row; u: up and to
+# the right; v: up and to the left). Sliding in the layer, a triangle passes through the one of
+# the other orientation beside it on the way: those cells, then where it ends, by kind of cell
+# (0: pointing up, x + y even; 1: pointing down).
+FORWARD: tuple[tuple[str, Cell, tuple[tuple[Cell, ...], tuple[Cell, ...]]], ...] = (
+    ("z", (0, 0, 1), (((0, 0, 1),), ((0, 0, 1),))),
+    ("x", (2, 0, 0), (((1, 0, 0), (2, 0, 0)), ((1, 0, 0), (2, 0, 0)))),
+    ("u", (1, 1, 0), (((1, 0, 0), (1, 1, 0)), ((0, 1, 0), (1, 1, 0)))),
+    ("v", (-1, 1, 0), (((-1, 0, 0), (-1, 1, 0)), ((0, 1, 0), (-1, 1, 0)))),
+)
+
+
+def _steps() -> tuple[Step, ...]:
+    """Each direction and its reverse. Moving a cell back along v passes the cells that the cell
+    it ends on passes going forward, but for the cell itself: those offsets less v, and -v."""
+    steps = []
+    for name, vector, passes in FORWARD:
+        back = (-vector[0], -vector[1], -vector[2])
+        reverse = tuple(
+            tuple(sorted({(w[0] + back[0], w[1] + back[1], w[2] + back[2]) for w in kind} - {(0, 0, 0)} | {back}))
+            for kind in passes
+        )
+        steps.extend([Step(f"+{name}", vector, passes), Step(f"-{name}", back, reverse)])
+    return tuple(steps)
+
+
 FLIP = ((0, 1, 0), (1, 0, 0), (0, 0, -1))  # half a turn about an axis in the layer
 MIRROR = ((1, 0, 0), (0, 1, 0), (0, 0, -1))  # the layer as a mirror
 
@@ -34,6 +62,11 @@ class PrismGrid(Grid):
 
     def _transforms(self) -> tuple[Transform, ...]:
         return transforms_of(closure([np.array(TURN), np.array(FLIP), np.array(MIRROR)]))
+
+    steps = _steps()
+
+    def step_kind(self, cell: Cell) -> int:
+        return (cell[0] + cell[1]) % 2
 
     def frame(self, cells: Any) -> Any:
         cells = np.asarray(cells, np.int64).reshape(-1, 3)

@@ -17,7 +17,7 @@ from cpsolve.errors import CpsolveError
 from cpsolve.geometry import (
     Cell,
 )
-from cpsolve.grids import CUBE
+from cpsolve.grids import Grid
 from cpsolve.limits import (
     NO_DEADLINE,
     Deadline,
@@ -241,12 +241,16 @@ class PackingModel(PuzzleModel):
 
     def disassembly_refused(self) -> str | None:
         grid = self.puzzle.grid
-        if grid is CUBE:
+        if grid.steps:
             return None
         return (
-            f"cpsolve takes apart puzzles on the cube grid only; on the {grid.name} grid it can count"
-            " assemblies but has no moves to try"
+            f"the {grid.name} grid has no moves to take pieces apart with (BurrTools takes apart cubes and"
+            " prisms only); its assemblies are counted"
         )
+
+    def disassembly_grid(self) -> Grid:
+        """The grid whose steps the disassembler moves pieces by."""
+        return self.puzzle.grid
 
     def piece_groups(self) -> PieceGroups:
         """The spec's `disassembly_groups`, for the disassembler."""
