@@ -35,12 +35,12 @@ def _turns() -> list[Any]:
         ),
         np.int64,
     )
-    picked = np.array(list(itertools.product(range(len(rows)), repeat=3)), np.int64)
-    matrices = rows[picked]  # every choice of three rows at once
-    orthogonal = (np.einsum("nij,nkj->nik", matrices, matrices) == SCALE * SCALE * np.eye(3, dtype=np.int64)).all(
-        axis=(1, 2)
-    )
-    return list(matrices[orthogonal])
+    found = []
+    for first in rows:
+        for second in rows[rows @ first == 0]:  # the rows are all of length 3
+            third = np.cross(first, second) // SCALE  # the third row of a rotation; its negative, a mirror
+            found.extend(np.array([first, second, sign * third]) for sign in (1, -1))
+    return found
 
 
 class SphereGrid(Grid):
