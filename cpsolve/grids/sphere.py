@@ -35,7 +35,7 @@ def _turns() -> list[Any]:
         ),
         np.int64,
     )
-    found = []
+    found: list[Any] = []
     for first in rows:
         for second in rows[rows @ first == 0]:  # the rows are all of length 3
             third = np.cross(first, second) // SCALE  # the third row of a rotation; its negative, a mirror
