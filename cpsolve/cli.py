@@ -250,7 +250,9 @@ def _run_one(
             if collector.model is None:
                 write_puzzle(puzzle.loaded, xmpuzzle)
             else:
-                collector.write(report.name, xmpuzzle)
+                written = collector.write(report.name, xmpuzzle)
+                if collector.left_out:  # the puzzle is written, its assemblies are not: say so
+                    typer.echo(f"note: {written}", err=True)
         if pictures is not None and pictured is not None:
             pictures.write(report, pictured)
     except CpsolveError as error:

@@ -78,6 +78,8 @@ def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
 class AssemblyCollector(ClassCollector):
     """Every new class's representative, written as BurrTools assemblies when the run is done."""
 
+    left_out = ""  # why the assemblies found were not written, once written
+
     def write(self, loaded_name: str, path: Path) -> str:
         if self.model is None:
             raise CpsolveError(f"{path}: nothing to write: the run found no solution")
@@ -87,5 +89,6 @@ class AssemblyCollector(ClassCollector):
             [self.model.placements[atom] for atom in solution] for solution in self.solutions
         ]
         written = burrtools.write(self.model.puzzle, path, assemblies)
+        self.left_out = written.left_out
         left_out = f" ({written.left_out})" if written.left_out else ""
         return f"{path}: BurrTools file of {loaded_name!r} with {written.assemblies} assemblies{left_out}"

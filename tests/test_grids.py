@@ -306,3 +306,11 @@ def test_the_solids_of_a_grid_fill_space_once(name: str) -> None:
     volumes = [volume(solid(grid, (k[0], k[1], k[2]))) for k in kinds]
     assert min(volumes) > 0
     assert sum(volumes) == pytest.approx(float(np.prod(real(grid, [period])[0])))
+
+
+def test_a_solved_grid_puzzle_is_written_without_assemblies_and_says_so(tmp_path: Path) -> None:
+    written = tmp_path / "solved.xmpuzzle"
+    result = runner.invoke(app, ["run", str(SPECS / "hexiamonds_rhombus.yaml"), "--xmpuzzle", str(written)])
+    assert result.exit_code == 0, result.output
+    assert "with 0 assemblies (assemblies are written on the cube grid only" in result.output
+    assert burrtools_assemblies(written) == 156
