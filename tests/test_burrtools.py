@@ -281,3 +281,50 @@ def test_converted_specs_write_each_cell_on_one_line(tmp_path: Path) -> None:
     cells = [line for line in lines if line.lstrip().startswith("- [")]
     assert cells and all(re.fullmatch(r"\s*- \[-?\d+, -?\d+, -?\d+\]", line) for line in cells)
     assert len(lines) < 200  # 532 with one coordinate a line
+
+
+# -- every file BurrTools opens ----------------------------------------------------------------------
+
+ALL_VARIABLE = (
+    '<?xml version="1.0"?>\n<puzzle version="2"><gridType type="0"/><colors/><shapes>'
+    '<voxel x="2" y="1" z="1" type="0">##</voxel><voxel x="3" y="2" z="1" type="0">++++++</voxel></shapes>'
+    '<problems><problem name="all variable"><shapes><shape id="0" min="1" max="2"/></shapes><result id="1"/>'
+    "<bitmap/></problem></problems></puzzle>\n"
+)
+
+
+@pytest.mark.parametrize("name", ["puzzle.xml", "puzzle", "puzzle.XML", "puzzle.dat"])
+@pytest.mark.parametrize("compress", [False, True])
+def test_burrtools_files_are_known_by_their_content_whatever_their_suffix(
+    tmp_path: Path, name: str, compress: bool
+) -> None:
+    path = burr_file(tmp_path, ALL_VARIABLE, name, compress)
+    code, output = cli("run", path)
+    assert code == 0, output
+    assert "counts: raw 18  rotations 8  unique 8" in output
+
+
+def test_a_result_of_only_variable_voxels_is_a_target_burrtools_solves(tmp_path: Path) -> None:
+    """Every cell may stay empty; one or two dominoes in a 3x2 of variable voxels: 8 assemblies,
+    as burrTxt counts them."""
+    path = burr_file(tmp_path, ALL_VARIABLE, "variable.xmpuzzle", compress=True)
+    report = checked_run(path)
+    assert (report.counts.raw, report.counts.unique) == (18, 8)
+    output = subprocess.run([str(peer("burrTxt")), "-q", str(path)], capture_output=True, text=True, timeout=600)
+    assert "8 assemblies" in output.stdout
+
+
+def test_a_colour_pair_no_voxel_has_is_dropped_from_a_burrtools_file_and_refused_in_a_spec(tmp_path: Path) -> None:
+    body = ALL_VARIABLE.replace(
+        "<colors/>", '<colors><color red="1" green="0" blue="0"/><color red="0" green="0" blue="1"/></colors>'
+    )
+    body = body.replace("<bitmap/>", '<bitmap><pair piece="0" result="1"/></bitmap>')
+    code, output = cli("run", burr_file(tmp_path, body, "unused.xmpuzzle"))
+    assert code == 0 and "unique 8" in output, output
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "pieces: {A: {cells: [[0, 0], [1, 0]], colours: {red: [[0, 0]]}}}\n"
+        "target: {cells: [[0, 0], [1, 0]], colours: {red: [[0, 0]]}}\ncolour_rule: [[red, blue]]\n"
+    )
+    code, output = cli("run", spec)
+    assert code == 2 and "colour_rule.0.1: colour 'blue' is on no target cell (target colours: red)" in output

@@ -1,6 +1,6 @@
 """The file formats cpsolve reads, chosen by a registry keyed on the suffix (and the content where a
-suffix is ambiguous): YAML specs, yass `.soma` figures, c't 9-piece `.txt` files, BurrTools
-`.xmpuzzle` files.
+suffix is ambiguous or no format lists it): YAML specs, yass `.soma` figures, c't 9-piece `.txt`
+files, BurrTools `.xmpuzzle` files (and BurrTools' XML under any other suffix, `.xml` or none).
 
 A file is read once into a `PuzzleFile` (its name and bytes); its format parses it into the
 puzzles it holds (`puzzles`), which is what a run takes. To add a format: a module here with a
@@ -126,8 +126,11 @@ def format_of(file: PuzzleFile, known: Sequence[FileFormat] = FORMATS) -> FileFo
 
 def _choose(suffix: str, head: Callable[[], bytes], known: Sequence[FileFormat]) -> FileFormat:
     candidates = [fmt for fmt in known if suffix in fmt.suffixes]
-    if len(candidates) <= 1:
-        return candidates[0] if candidates else DEFAULT
+    if not candidates:  # a suffix no format lists: a format may know its files by their content
+        first = head()
+        return next((fmt for fmt in known if fmt.recognise is not None and fmt.recognise(first)), DEFAULT)
+    if len(candidates) == 1:
+        return candidates[0]
     first = head()
     return next((fmt for fmt in candidates if fmt.sniff is None or fmt.sniff(first)), candidates[0])
 

@@ -101,6 +101,9 @@ class FileFormat:
     build: BuildOptions = field(default_factory=BuildOptions)
     show: int = 1  # solutions drawn by default
     sniff: Callable[[bytes], bool] | None = None
+    # claims a file whose suffix no format lists by its first bytes (BurrTools' XML named `.xml`
+    # or nothing): None, only by suffix
+    recognise: Callable[[bytes], bool] | None = None
     # bench and batch: a file of this format without `expected` counts is a find-one benchmark
     find_one_unless_expected: bool = False
 

@@ -393,13 +393,16 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
     if not result.filled and not result.variable:
         raise SpecError([f"{path}:{result.line}: the result shape is empty"])
     target: dict[str, Any] = {
-        "cells": [list(c) for c in result.filled],
+        # a result of only variable voxels is one BurrTools solves: every cell may stay empty
+        "cells": [list(c) for c in (result.filled or result.variable)],
         "optional": [list(c) for c in result.variable],
     }
     colours = _colours_of(result, [*result.filled, *result.variable])
     if colours:
         target["colours"] = colours
     source.lines[("target",)] = result.line
+    on_pieces = {number for part in problem.parts for number in puzzle.shapes[part.shape].colour.values()}
+    on_result = set(result.colour.values())
     name = problem.name or f"problem {number}"
     data: dict[str, Any] = {
         "name": f"{path.stem}: {name}" if len(puzzle.problems) > 1 or problem.name else path.stem,
@@ -407,7 +410,10 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
         "grid": puzzle.grid.name,
         "pieces": pieces,
         "target": target,
-        "colour_rule": [[_colour_name(p), _colour_name(r)] for p, r in problem.colour_pairs],
+        # a pair naming a colour no voxel has never applies: BurrTools keeps it, a spec may not
+        "colour_rule": [
+            [_colour_name(p), _colour_name(r)] for p, r in problem.colour_pairs if p in on_pieces and r in on_result
+        ],
     }
     if problem.max_holes is not None:
         data["max_holes"] = problem.max_holes
@@ -442,7 +448,16 @@ def looks_like_burrtools(head: bytes) -> bool:
     return head.startswith(GZIP_MAGIC) or b"<puzzle" in head
 
 
-FORMAT = FileFormat("burrtools", (".xmpuzzle",), read, show=1, sniff=looks_like_burrtools)
+def is_burrtools_document(head: bytes) -> bool:
+    """A file of another suffix that is BurrTools' (gzip, or XML whose first element is
+    `<puzzle>`): a spec is a YAML mapping and never starts with `<`."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(GZIP_MAGIC) or (text.startswith(b"<") and b"<puzzle" in head)
+
+
+FORMAT = FileFormat(
+    "burrtools", (".xmpuzzle",), read, show=1, sniff=looks_like_burrtools, recognise=is_burrtools_document
+)
 
 
 __all__ = ["FORMAT", "BurrPuzzle", "Element", "load", "read", "read_puzzle"]

@@ -156,6 +156,7 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
     target_set = set(target) | optional
     target_colours = _colour_map(spec.target.colours, target_set, ("target", "colours"), source)
     fixed = _resolve_fixed(spec, pieces, target_set, source, require_fixed_copies, grid)
+    _check_colour_rule(spec, pieces, target_colours, source)
     _check_volume(pieces, len(target_set) - len(optional), len(optional), source)
     groups = {name: (g.min, g.max if g.max is not None else 10**9) for name, g in spec.groups.items()}
     return PackingPuzzle(
@@ -199,6 +200,25 @@ def _colour_map(
                 raise source.error((*loc, colour, index), f"cell {list(cell)} already has colour {colour_of[cell]!r}")
             colour_of[cell] = colour
     return colour_of
+
+
+def _check_colour_rule(
+    spec: PackingSpec, pieces: Sequence[Piece], target_colours: Mapping[Cell, str], source: Source
+) -> None:
+    """Each pair of the colour rule names a colour some piece's cell has, then one some target
+    cell has: a pair that can never apply is a typo."""
+    on_pieces = sorted({colour for piece in pieces for colour in piece.colours if colour})
+    on_target = sorted(set(target_colours.values()))
+    for index, (piece_colour, target_colour) in enumerate(spec.colour_rule):
+        for colour, have, where, side in (
+            (piece_colour, on_pieces, "piece", 0),
+            (target_colour, on_target, "target", 1),
+        ):
+            if colour not in have:
+                listed = ", ".join(have) or "none"
+                raise source.error(
+                    ("colour_rule", index, side), f"colour {colour!r} is on no {where} cell ({where} colours: {listed})"
+                )
 
 
 def _optional_in_layers(target: ShapeSpec, grid: Grid) -> list[Cell]:
