@@ -136,6 +136,7 @@ packing = spec(
         "parts": st.sampled_from(["together", "separately"]),
         "groups": st.dictionaries(st.sampled_from(["g", "h"]), group_bounds),
         "expected": expected,
+        "grid": st.sampled_from(["cube", "prism", "sphere", "rhombic", "tetra-octa", "hex"]),
     },
 )
 chain = spec(
@@ -313,7 +314,7 @@ def burrtools_files(draw: st.DrawFn) -> str:
         for _ in range(draw(st.integers(0, 2)))
     )
     holes = draw(st.sampled_from(["", ' maxHoles="0"', ' maxHoles="2"']))
-    grid = draw(st.sampled_from(["", '<gridType type="0"/>', '<gridType type="1"/>']))
+    grid = draw(st.sampled_from(["", *(f'<gridType type="{number}"/>' for number in range(6))]))
     colour_list = "".join('<color red="1" green="2" blue="3"/>' for _ in range(colours))
     version = draw(st.sampled_from(["1", "2", "3"]))
     return (
