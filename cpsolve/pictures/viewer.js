@@ -96,11 +96,15 @@
     return sums.map((t) => [t[0] / t[3], t[1] / t[3], t[2] / t[3]]);
   }
 
-  function drawCubes() {
+  function clearedCanvas() { // [context, width, height] of the canvas, painted white
     const canvas = $("canvas"), g = canvas.getContext("2d");
-    const width = canvas.width, height = canvas.height;
     g.fillStyle = "#ffffff";
-    g.fillRect(0, 0, width, height);
+    g.fillRect(0, 0, canvas.width, canvas.height);
+    return [g, canvas.width, canvas.height];
+  }
+
+  function drawCubes() {
+    const [g, width, height] = clearedCanvas();
     const s = scene.solutions[state.index];
     const all = drawing.cubes(s);
     const centre = centreOf(all);
@@ -183,10 +187,7 @@
   function cross(a, b) { return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]; }
 
   function drawSolids() {
-    const canvas = $("canvas"), g = canvas.getContext("2d");
-    const width = canvas.width, height = canvas.height;
-    g.fillStyle = "#ffffff";
-    g.fillRect(0, 0, width, height);
+    const [g, width, height] = clearedCanvas();
     const s = scene.solutions[state.index];
     const centre = centreOfPoints(s.cells);
     let extent = 1;

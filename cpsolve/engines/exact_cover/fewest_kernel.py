@@ -106,6 +106,7 @@ def search(
     steps = 0
     top = top_of[0]
     while depth >= 0:
+        exhausted = False  # this level has nothing (more) to try: back up
         if cells[depth] < 0:
             cell = _choose(decided, count, optional, holes[0] < max_holes, once, left)
             if cell == -1:
@@ -125,73 +126,55 @@ def search(
                     found_length[written] = length
                     written += 1
             if cell < 0:
+                exhausted = True
+            else:
+                cells[depth] = cell
+                positions[depth] = cell_start[cell]
+        if not exhausted:
+            if steps >= step_budget:
+                top_of[0] = top
+                return depth, written, steps
+            cell = cells[depth]
+            index = positions[depth]
+            end = cell_start[cell + 1]
+            while index < end and not alive[column_atoms[index]]:
+                index += 1
+            if index < end:
+                atom = column_atoms[index]
+                positions[depth] = index + 1
+                chosen[depth] = atom
+                marks[depth] = top
+                steps += 1
+                for at in range(atom_start[atom], atom_start[atom + 1]):
+                    covered = atom_cells[at]
+                    if covered >= pieces_column:
+                        continue  # the piece's column: emptied below when no copy is left
+                    decided[covered] = True
+                    for other in range(cell_start[covered], cell_start[covered + 1]):
+                        if alive[column_atoms[other]]:
+                            top = _kill(column_atoms[other], alive, count, atom_start, atom_cells, stack, top)
+                piece = atom_piece[atom]
+                left[piece] -= 1
+                if left[piece] == 0:
+                    for other in range(cell_start[pieces_column + piece], cell_start[pieces_column + piece + 1]):
+                        if alive[column_atoms[other]]:
+                            top = _kill(column_atoms[other], alive, count, atom_start, atom_cells, stack, top)
+                depth += 1
                 cells[depth] = -1
-                depth -= 1
-                if depth >= 0:
-                    top = _undo(
-                        depth,
-                        alive,
-                        count,
-                        decided,
-                        left,
-                        holes,
-                        stack,
-                        top,
-                        cells,
-                        chosen,
-                        marks,
-                        atom_start,
-                        atom_cells,
-                        atom_piece,
-                        pieces_column,
-                    )
                 continue
-            cells[depth] = cell
-            positions[depth] = cell_start[cell]
-        if steps >= step_budget:
-            top_of[0] = top
-            return depth, written, steps
-        cell = cells[depth]
-        index = positions[depth]
-        end = cell_start[cell + 1]
-        while index < end and not alive[column_atoms[index]]:
-            index += 1
-        if index < end:
-            atom = column_atoms[index]
-            positions[depth] = index + 1
-            chosen[depth] = atom
-            marks[depth] = top
-            steps += 1
-            for at in range(atom_start[atom], atom_start[atom + 1]):
-                covered = atom_cells[at]
-                if covered >= pieces_column:
-                    continue  # the piece's column: emptied below when no copy is left
-                decided[covered] = True
-                for other in range(cell_start[covered], cell_start[covered + 1]):
+            if index == end and cell < pieces_column and optional[cell] and holes[0] < max_holes:
+                positions[depth] = end + 1
+                chosen[depth] = -1
+                marks[depth] = top
+                steps += 1
+                decided[cell] = True
+                holes[0] += 1
+                for other in range(cell_start[cell], end):
                     if alive[column_atoms[other]]:
                         top = _kill(column_atoms[other], alive, count, atom_start, atom_cells, stack, top)
-            piece = atom_piece[atom]
-            left[piece] -= 1
-            if left[piece] == 0:
-                for other in range(cell_start[pieces_column + piece], cell_start[pieces_column + piece + 1]):
-                    if alive[column_atoms[other]]:
-                        top = _kill(column_atoms[other], alive, count, atom_start, atom_cells, stack, top)
-            depth += 1
-            cells[depth] = -1
-            continue
-        if index == end and cell < pieces_column and optional[cell] and holes[0] < max_holes:
-            positions[depth] = end + 1
-            chosen[depth] = -1
-            marks[depth] = top
-            steps += 1
-            decided[cell] = True
-            holes[0] += 1
-            for other in range(cell_start[cell], end):
-                if alive[column_atoms[other]]:
-                    top = _kill(column_atoms[other], alive, count, atom_start, atom_cells, stack, top)
-            depth += 1
-            cells[depth] = -1
-            continue
+                depth += 1
+                cells[depth] = -1
+                continue
         cells[depth] = -1
         depth -= 1
         if depth >= 0:
