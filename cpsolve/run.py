@@ -336,12 +336,13 @@ def _checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> Ass
     from cpsolve.disassembly import AssemblyChecker, Disassembler
 
     assert isinstance(model, Disassemblable)  # run() refused families that cannot be taken apart
-    refused = model.disassembly_refused()
-    if refused is not None:
-        raise CpsolveError(f"{model.name}: --disassemble: {refused}")
-    disassembler = Disassembler(
-        model.piece_groups(), options.max_disassembly_positions, deadline, model.disassembly_grid()
-    )
+    grid = model.disassembly_grid()
+    if not grid.steps:
+        raise CpsolveError(
+            f"{model.name}: --disassemble: the {grid.name} grid has no moves to take pieces apart with"
+            " (BurrTools takes apart cubes and prisms only); its assemblies are counted"
+        )
+    disassembler = Disassembler(model.piece_groups(), options.max_disassembly_positions, deadline, grid)
     return AssemblyChecker(model.assembled, disassembler, options.search.solution_limit)
 
 

@@ -308,12 +308,8 @@ class Disassemblable(Protocol):
 
     def piece_groups(self) -> PieceGroups: ...
 
-    def disassembly_refused(self) -> str | None:
-        """Why this puzzle cannot be taken apart (its grid has no moves), or None."""
-        ...
-
     def disassembly_grid(self) -> Grid:
-        """The grid whose steps pieces move by."""
+        """The grid whose steps pieces move by (a grid without steps cannot be taken apart)."""
         ...
 
 

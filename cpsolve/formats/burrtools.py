@@ -545,7 +545,7 @@ def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_sym
     colour_names = sorted({c for p in puzzle.pieces for c in p.colours if c} | set(puzzle.target_colours.values()))
     colour_names += sorted({name for pair in puzzle.colour_rule for name in pair} - set(colour_names))
     number = {name: n for n, name in enumerate(colour_names, 1)}
-    grid: Grid = getattr(puzzle, "grid", CUBE)
+    grid: Grid = puzzle.grid
     low = tuple(int(v) for v in grid.lattice_shift(puzzle.target))  # a translation the grid allows
 
     def shifted(cell: Cell) -> Cell:

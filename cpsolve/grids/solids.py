@@ -138,18 +138,25 @@ def _outward(faces: list[Face]) -> list[Face]:
     return turned
 
 
-def picture_cells(grid: Grid, cells: Sequence[Cell]) -> tuple[list[list[Face]], list[tuple[int, Point]]]:
-    """The kinds' solids and, per cell, its kind and the origin its kind's solid moves to."""
-    period = np.asarray(kind_period(grid), np.int64)
-    array = np.asarray(cells, np.int64).reshape(-1, 3)
-    kinds_of = array % period
-    origins = real(grid, array - kinds_of)
-    kinds: dict[Cell, int] = {}
-    solids: list[list[Face]] = []
-    placed = []
-    for kind, origin in zip(map(tuple, kinds_of.tolist()), origins.tolist(), strict=True):
-        if kind not in kinds:
-            kinds[kind] = len(solids)
-            solids.append(solid(grid, kind))
-        placed.append((kinds[kind], _point(origin)))
-    return solids, placed
+def cell_kinds(grid: Grid) -> list[Cell]:
+    """The cells of one period: every cell's solid is one of theirs, moved."""
+    period = kind_period(grid)
+    kinds = itertools.product(range(period[0]), range(period[1]), range(period[2]))
+    return [kind for kind in kinds if grid.is_cell(kind)]
+
+
+def placed_cells(grid: Grid, cells: Sequence[Sequence[int]]) -> list[tuple[int, Point]]:
+    """Per cell, the number of its kind (in `cell_kinds`) and the point the kind's solid moves to
+    (on the sphere grid the ball's centre, kind 0)."""
+    if not cells:
+        return []
+    array = np.asarray([cell[:3] for cell in cells], np.int64)
+    if grid.name == "sphere":
+        return [(0, _point(centre)) for centre in real(grid, array).tolist()]
+    number = {kind: n for n, kind in enumerate(cell_kinds(grid))}
+    kinds = array % np.asarray(kind_period(grid), np.int64)
+    origins = real(grid, array - kinds)
+    return [
+        (number[(int(k[0]), int(k[1]), int(k[2]))], _point(origin))
+        for k, origin in zip(kinds.tolist(), origins.tolist(), strict=True)
+    ]

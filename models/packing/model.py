@@ -239,15 +239,6 @@ class PackingModel(PuzzleModel):
         """The solution's pieces for the disassembler (PackingDrawing.assembled)."""
         return self.drawing.assembled(solution)
 
-    def disassembly_refused(self) -> str | None:
-        grid = self.puzzle.grid
-        if grid.steps:
-            return None
-        return (
-            f"the {grid.name} grid has no moves to take pieces apart with (BurrTools takes apart cubes and"
-            " prisms only); its assemblies are counted"
-        )
-
     def disassembly_grid(self) -> Grid:
         """The grid whose steps the disassembler moves pieces by."""
         return self.puzzle.grid

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-import numpy as np
 
 from cpsolve.colours import palette
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid
-from cpsolve.grids.solids import BALL_RADIUS, kind_period, real, solid
+from cpsolve.grids.solids import BALL_RADIUS, cell_kinds, placed_cells, solid
 from cpsolve.symmetry import Solution
 
 from ..base import PuzzleModel
@@ -66,31 +63,18 @@ def _grid_scene(grid: Grid) -> dict[str, Any]:
     sphere grid) in real space, unit edges (cpsolve.grids.solids)."""
     if grid.name == "sphere":
         return {"grid": grid.name, "ball": BALL_RADIUS, "solids": []}
-    period = kind_period(grid)
-    kinds = [k for k in itertools.product(*(range(p) for p in period)) if grid.is_cell(k)]
-    return {"grid": grid.name, "ball": 0, "solids": [solid(grid, (k[0], k[1], k[2])) for k in kinds]}
+    return {"grid": grid.name, "ball": 0, "solids": [solid(grid, kind) for kind in cell_kinds(grid)]}
 
 
 def _solids(grid: Grid, cubes: Sequence[Sequence[int]], empty: Sequence[Cell]) -> dict[str, Any]:
     """Per cell [kind, origin x, y, z, unit]: the kind's solid (or ball) moved to the origin."""
-    period = kind_period(grid)
-    kinds = {k: n for n, k in enumerate(k for k in itertools.product(*(range(p) for p in period)) if grid.is_cell(k))}
 
-    def placed(cells: Sequence[Sequence[int]]) -> list[list[float]]:
-        if not cells:
-            return []
-        array = np.asarray([c[:3] for c in cells], np.int64)
-        kind = array % np.asarray(period)
-        origin = real(grid, array if grid.name == "sphere" else array - kind)
-        return [
-            [float(kinds[(int(k[0]), int(k[1]), int(k[2]))] if grid.name != "sphere" else 0), *(round(v, 4) for v in o)]
-            for k, o in zip(kind.tolist(), origin.tolist(), strict=True)
-        ]
+    def rows(cells: Sequence[Sequence[int]]) -> list[list[float]]:
+        return [[float(kind), *(round(v, 4) for v in origin)] for kind, origin in placed_cells(grid, cells)]
 
-    units = [c[3] for c in cubes]
     return {
-        "cells": [[*cell, float(unit)] for cell, unit in zip(placed(cubes), units, strict=True)],
-        "empty": placed([list(c) for c in empty]),
+        "cells": [[*row, float(cube[3])] for row, cube in zip(rows(cubes), cubes, strict=True)],
+        "empty": rows(empty),
     }
 
 
