@@ -94,8 +94,9 @@ class Grid:
     # takes nothing apart either (spheres, rhombic, tetra-octa)
     steps: tuple[Step, ...] = ()
     caption: str = "layers from z=0 (the bottom) up; in each, row y=0 first, x left to right"
-    # the exact-cover search fills the cell the fewest placements fit rather than the lowest: on
-    # the sphere grid (Kanoodle pyramid 4.9 s -> 0.78 s), not elsewhere (HexSticks 0.07 -> 0.12 s)
+    # where the box search does not take a puzzle, the exact-cover search fills the cell the fewest
+    # placements fit rather than the lowest: on the sphere grid (the Kanoodle pyramid on the
+    # lowest-cell search took 4.9 s, on this one 0.78 s), not elsewhere (HexSticks 0.07 -> 0.12 s)
     fewest_first: bool = False
     # the box search may lay the cells out by `to_layers`: its neighbours there (one step along an
     # axis) are neighbours of the grid, or on the prism grid of one of the two triangles, which
@@ -141,7 +142,8 @@ class Grid:
         return 0
 
     def neighbours(self, cell: Cell) -> list[Cell]:
-        """The cells sharing a face with this one."""
+        """The cells sharing a face with this one (`parts: separately` and connected shapes ask it,
+        on cubes and prisms; the rhombic and tetra-octa grids list none)."""
         x, y, z = cell
         return [(x + dx, y + dy, z + dz) for dx, dy, dz in self.neighbour_steps]
 
