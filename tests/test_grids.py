@@ -314,3 +314,32 @@ def test_a_solved_grid_puzzle_is_written_without_assemblies_and_says_so(tmp_path
     assert result.exit_code == 0, result.output
     assert "with 0 assemblies (assemblies are written on the cube grid only" in result.output
     assert burrtools_assemblies(written) == 156
+
+
+@pytest.mark.parametrize(
+    ("name", "flat", "counts"),
+    [("cube", True, [1, 1, 2, 5, 12]), ("prism", True, [1, 1, 1, 3, 4, 12]), ("cube", False, [1, 1, 2, 7])],
+)
+def test_neighbours_grow_the_known_shapes(name: str, flat: bool, counts: list[int]) -> None:
+    """Grown cell by cell through the grid's neighbours and told apart by its rotations, the
+    shapes of n cells are the published counts: polyominoes 1, 1, 2, 5, 12 (turned over, they are
+    3-D), polyiamonds 1, 1, 1, 3, 4, 12, polycubes 1, 1, 2, 7 (mirror pairs as one: 8 without)."""
+    grid = grid_named(name)
+    shapes: set[tuple[Cell, ...]] = {((0, 0, 0),)}
+    found = [1]
+    for _ in counts[1:]:
+        grown = set()
+        for shape in shapes:
+            for cell in shape:
+                for near in grid.neighbours(cell):
+                    bigger = [*shape, near]
+                    in_a_layer = any(
+                        len({c[axis] for c in bigger}) == 1 for axis in (range(3) if name == "cube" else [2])
+                    )
+                    if near not in shape and (not flat or in_a_layer):
+                        grown.add(min(grid.canonical(bigger), grid.mirror_canonical(bigger)))
+        shapes = grown
+        found.append(len(shapes))
+    assert found == counts
+    cell = (3, 2, 1)
+    assert all(cell in grid.neighbours(near) for near in grid.neighbours(cell))  # a symmetric relation

@@ -142,8 +142,8 @@ class Grid:
         return 0
 
     def neighbours(self, cell: Cell) -> list[Cell]:
-        """The cells sharing a face with this one (`parts: separately` and connected shapes ask it,
-        on cubes and prisms; the rhombic and tetra-octa grids list none)."""
+        """The cells sharing a face with this one (balls: touching it); the rhombic and
+        tetra-octa grids list none."""
         x, y, z = cell
         return [(x + dx, y + dy, z + dz) for dx, dy, dz in self.neighbour_steps]
 
