@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from cpsolve import engines
 from cpsolve.engines import SearchOptions, breaking
+from cpsolve.engines.base import Part
 from cpsolve.engines.exact_cover import (
     CellChoice,
     CoverEnumeration,
     ExactCoverEngine,
-    Part,
     parts_for,
     search_for,
 )

@@ -126,6 +126,40 @@ class Enumeration(ABC):
 PartKey = tuple[int, ...]  # a part of the search: the atoms that hold in it, the kept breaking atom first
 
 
+@dataclass(frozen=True)
+class Part:
+    """One disjoint part of the search: atoms placed before it starts, atoms it leaves out."""
+
+    forced: tuple[int, ...]
+    left_out: frozenset[int]
+
+
+def breaking_parts(
+    breaking: Breaking | None,
+    key: PartKey | None = None,
+    forced: Sequence[int] = (),
+    excluded: frozenset[int] = frozenset(),
+) -> list[Part]:
+    """One part per kept atom r of the first breaking set (the whole search without breaking):
+    r placed before the search starts, the first set's other atoms and the second set's atoms
+    paired with r left out (breaking by pairs is not a constraint a search on atoms can hold
+    otherwise). With `key`, only the part in which its atoms hold (its first the kept atom).
+    `forced` atoms hold and `excluded` ones are left out in every part (pre-placed pieces)."""
+    left_out = set(excluded)
+    if breaking is None:
+        return [Part((*forced, *(key or ())), frozenset(left_out))]
+    left_out.update(breaking.forbidden)
+    paired: dict[int, set[int]] = {}
+    for first, second in breaking.forbidden_pairs:
+        paired.setdefault(first, set()).add(second)
+    kept = [r for r in dict.fromkeys(r for r, _ in breaking.weight) if r not in left_out]
+    return [
+        Part((*forced, *(key or (r,))), frozenset(left_out | (breaking.first - {r}) | paired.get(r, set())))
+        for r in kept
+        if key is None or r == key[0]
+    ]
+
+
 class Prepared(ABC):
     """A puzzle compiled for one engine with the symmetry breaking applied.
 

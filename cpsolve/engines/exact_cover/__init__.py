@@ -16,12 +16,20 @@ even where no solution turns up for a long time.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 
-from cpsolve.engines.base import Engine, Enumeration, PartKey, Prepared, SearchEstimator, SearchOptions
+from cpsolve.engines.base import (
+    Engine,
+    Enumeration,
+    Part,
+    PartKey,
+    Prepared,
+    SearchEstimator,
+    SearchOptions,
+    breaking_parts,
+)
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
@@ -82,14 +90,6 @@ class ExactCoverEngine(Engine):
         return ExactCoverPrepared(self, puzzle, breaking, search)
 
 
-@dataclass(frozen=True)
-class Part:
-    """One disjoint part of the search: atoms placed before it starts, atoms it leaves out."""
-
-    forced: tuple[int, ...]
-    left_out: frozenset[int]
-
-
 def _one_piece(cells: int, positions: Sequence[tuple[int, int, int]] = ()) -> CoverProblem:
     """A target of `cells` cells filled by one placement of one piece: the smallest search there is,
     to load a compiled search (without positions: the lowest-cell search)."""
@@ -104,21 +104,9 @@ def _one_piece(cells: int, positions: Sequence[tuple[int, int, int]] = ()) -> Co
 
 
 def parts_for(problem: CoverProblem, breaking: Breaking | None, key: PartKey | None = None) -> list[Part]:
-    """One part per kept atom of the first breaking set (or the whole search without breaking);
-    with `key`, only the part in which its atoms hold (its first the kept atom)."""
-    left_out = set(problem.excluded)
-    if breaking is None:
-        return [Part((*problem.forced, *(key or ())), frozenset(left_out))]
-    left_out.update(breaking.forbidden)
-    paired: dict[int, set[int]] = {}
-    for first, second in breaking.forbidden_pairs:
-        paired.setdefault(first, set()).add(second)
-    kept = [r for r in dict.fromkeys(r for r, _ in breaking.weight) if r not in left_out]
-    return [
-        Part((*problem.forced, *(key or (r,))), frozenset(left_out | (breaking.first - {r}) | paired.get(r, set())))
-        for r in kept
-        if key is None or r == key[0]
-    ]
+    """The problem's parts under the breaking (`breaking_parts`), its pre-placed pieces held and
+    their other placements left out."""
+    return breaking_parts(breaking, key, problem.forced, problem.excluded)
 
 
 class CellChoice(StrEnum):
