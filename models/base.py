@@ -10,6 +10,7 @@ asks for it:
   sets, clauses, bounded sums and circuits. Every puzzle has it; CP-SAT compiles it.
 - `cover_problem()`: a packing of pieces into cells, for the exact-cover search.
 - `chain_walk()`: a chain to lay through cells, for the chain walk.
+- `edge_matching()`: a board of places to fill with turned tiles, for the tiles search.
 
 So a run on the exact-cover search or the chain walk never builds constraints it does not use.
 A family is one `Family` record (below) in `cpsolve.models.FAMILIES`.
@@ -202,6 +203,39 @@ class ChainWalk:
         return cube * len(self.cells) + cell_index
 
 
+@dataclass(frozen=True)
+class EdgeMatching:
+    """A tiles model as a board to fill place by place with tiles whose touching edges fit.
+
+    Labels are numbered 0 .. labels - 1. An orientation is one way a kind of tile can lie:
+    `shown[o]` its labels on top, right, bottom and left, `orientation_kind[o]` its kind, of which
+    `kind_copies[k]` tiles are given (copies are interchangeable: a search places the kind, never
+    one copy rather than another). `fits[a, b]`: label a may touch label b (symmetric);
+    `on_border[a]`: label a may lie on the board's outer edge. Places are numbered in reading
+    order; `atom_of[place, o]` is the model's atom for that orientation there (-1: none), so a
+    search hands the classifier the same solutions as CP-SAT.
+    """
+
+    columns: int
+    rows: int
+    labels: int
+    shown: Any  # numpy int64 array, orientations x 4
+    orientation_kind: Any  # numpy int64 array, one kind per orientation
+    kind_copies: Any  # numpy int64 array, tiles per kind
+    fits: Any  # numpy bool array, labels x labels
+    on_border: Any  # numpy bool array, one per label
+    atom_of: Any  # numpy int64 array, places x orientations
+
+    @property
+    def places(self) -> int:
+        return self.columns * self.rows
+
+    @property
+    def border_free(self) -> bool:
+        """Every label may lie on the outer edge (`border: any`)."""
+        return bool(self.on_border.all())
+
+
 @dataclass
 class PuzzleModel(ABC):
     """A puzzle ready for an engine; see the module docstring for the three forms of its rules."""
@@ -231,6 +265,10 @@ class PuzzleModel(ABC):
 
     def chain_walk(self) -> ChainWalk | None:
         """The model as a chain to walk, or None when it is not a chain (the default)."""
+        return None
+
+    def edge_matching(self) -> EdgeMatching | None:
+        """The model as a board of edge-matching tiles, or None when it is not one (the default)."""
         return None
 
     def extra_counts(self, classifier: Classifier) -> dict[str, int]:

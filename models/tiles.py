@@ -12,10 +12,12 @@ side s (0 top, 1 right, 2 bottom, 3 left) its own label number (s + k) mod 4.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from cpsolve.colours import palette
 from cpsolve.errors import ModelTooBigError
@@ -23,7 +25,16 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.spec import Label, LoadedSpec, PairsRule, Source, TilesSpec
 from cpsolve.symmetry import AtomSymmetry, Solution, SymmetryGroup
 
-from .base import BuildOptions, Constraints, ConstraintsBuilder, Family, ModelBuilder, PuzzleModel, negated
+from .base import (
+    BuildOptions,
+    Constraints,
+    ConstraintsBuilder,
+    EdgeMatching,
+    Family,
+    ModelBuilder,
+    PuzzleModel,
+    negated,
+)
 
 Edges = tuple[Label, ...]
 TOP, RIGHT, BOTTOM, LEFT = range(4)
@@ -110,6 +121,46 @@ def check_board(spec: TilesSpec, source: Source) -> None:
         raise source.error(("border",), f"no tile shows the border label {spec.border!r}")
 
 
+def check_label_counts(spec: TilesSpec, source: Source, fits: FitRule) -> None:
+    """Refuse a board whose label counts alone prove it has no solution, before any search.
+
+    Every edge inside the board joins two tile edges that fit, so where each label fits exactly
+    one label (`equal`: itself, `sum-zero`: its negative), the labels left unpaired must all lie
+    on the board's outline: with a border label, none may (the outline shows the border label on
+    all of its edges); with `border: any`, at most as many as the outline has edges.
+    """
+    columns, rows = spec.board
+    outline = 2 * (columns + rows)
+    counts = Counter(label for tile in spec.tiles for label in tile)
+    if spec.border != "any":
+        if counts[spec.border] < outline:
+            raise source.error(
+                ("border",),
+                f"the border label {spec.border!r} shows on {counts[spec.border]} tile edges, fewer than"
+                f" the {outline} edges of the board's outline",
+            )
+        counts[spec.border] -= outline
+    partners = {label: fits(label) for label in counts}
+    if any(len(partner) != 1 for partner in partners.values()):
+        return  # a pairs rule that lets a label fit several (or none): no simple count
+    unpaired: dict[Label, int] = {}
+    for label, count in counts.items():
+        (partner,) = partners[label]
+        extra = count % 2 if partner == label else count - counts.get(partner, 0)
+        if extra > 0:
+            unpaired[label] = extra
+    room = outline if spec.border == "any" else 0
+    if sum(unpaired.values()) > room:
+        listed = ", ".join(f"{label!r} x{extra}" for label, extra in sorted(unpaired.items(), key=lambda i: str(i[0])))
+        rule = f"match {spec.match if isinstance(spec.match, str) else 'pairs'}"
+        where = f"more than the outline's {outline} edges" if room else f"and the outline shows only {spec.border!r}"
+        raise source.error(
+            ("tiles",),
+            f"no solution: {sum(unpaired.values())} tile edges can fit no other tile's edge ({listed}; {rule}),"
+            f" {where}",
+        )
+
+
 @dataclass(frozen=True)
 class BoardTurn:
     """One turn of the board: where each position goes and how many quarter turns each tile gains."""
@@ -146,12 +197,14 @@ class TilesModel(PuzzleModel):
         self.kinds = tile_kinds(spec.tiles)
         self.border = spec.border
         self.fits = fit_rule(spec, source)
+        check_label_counts(spec, source, self.fits)
         self.match_kind = spec.match if isinstance(spec.match, str) else "pairs"  # how pictures label edges
         self.options = options
         self.placements = self._placements(options, deadline)
         super().__init__(name=spec.name, kind="tiles", atom_count=len(self.placements), group=SymmetryGroup(()))
         self.group = self._symmetry_group(spec.symmetry, deadline)
         self._constraints: Constraints | None = None
+        self._edge_matching: EdgeMatching | None = None
         # planted 6x6 boards, --first: 1 worker 3.8 s for five boards, 2: 4.1 s, 8: 7.2 s
         self.first_solution_workers = 1
         self.breaking_candidates = self._breaking_candidates()
@@ -245,6 +298,41 @@ class TilesModel(PuzzleModel):
         for a in atoms:
             grouped[self.placements[a].shown[side]].append(a)
         return grouped
+
+    def edge_matching(self) -> EdgeMatching:
+        """The board for the tiles search, built once: labels numbered in order of appearance,
+        each kind's distinct orientations, and the atom of each orientation at each place."""
+        if self._edge_matching is None:
+            self._edge_matching = self._make_edge_matching()
+        return self._edge_matching
+
+    def _make_edge_matching(self) -> EdgeMatching:
+        numbers = {label: n for n, label in enumerate(dict.fromkeys(label for tile in self.tiles for label in tile))}
+        fits = np.zeros((len(numbers), len(numbers)), np.bool_)
+        for label, n in numbers.items():
+            for partner in self.fits(label):
+                if partner in numbers:
+                    fits[n, numbers[partner]] = fits[numbers[partner], n] = True
+        orientation = {
+            (index, shown): o
+            for o, (index, shown) in enumerate(
+                (index, shown) for index, kind in enumerate(self.kinds) for _, shown in kind.orientations()
+            )
+        }
+        atom_of = np.full((self.columns * self.rows, len(orientation)), -1, np.int64)
+        for number, atom in enumerate(self.placements):
+            atom_of[atom.position, orientation[(atom.kind, atom.shown)]] = number
+        return EdgeMatching(
+            columns=self.columns,
+            rows=self.rows,
+            labels=len(numbers),
+            shown=np.array([[numbers[label] for label in shown] for _, shown in orientation], np.int64).reshape(-1, 4),
+            orientation_kind=np.array([index for index, _ in orientation], np.int64),
+            kind_copies=np.array([len(kind.lines) for kind in self.kinds], np.int64),
+            fits=fits,
+            on_border=np.array([self.border == "any" or label == self.border for label in numbers], np.bool_),
+            atom_of=atom_of,
+        )
 
     # -- symmetry ---------------------------------------------------------------------------
 

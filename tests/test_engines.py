@@ -87,6 +87,9 @@ def test_exact_cover_parts_split_the_kept_first_atoms() -> None:
         ("pentominoes_6x10.yaml", "exact-cover", 32),  # the same by the lowest cell
         ("soma.yaml", "cpsat", 16),
         ("snake_palindrome.yaml", "chain-dfs", 16),
+        ("tiles_rectangle_4x3.yaml", "tiles-dfs", 1),
+        ("tiles_rectangle_4x3.yaml", "tiles-dfs", 64),  # split further by the tiles of the next place
+        ("tiles_frame_4x4.yaml", "tiles-dfs", 16),
     ],
 )
 def test_parts_are_disjoint_and_make_the_whole(name: str, engine: str, wanted: int) -> None:
@@ -96,7 +99,7 @@ def test_parts_are_disjoint_and_make_the_whole(name: str, engine: str, wanted: i
     whole = list(prepared.enumerate(SearchOptions()))
     keys = prepared.part_keys(wanted)
     assert len(keys) == len(set(keys))
-    if engine == "exact-cover" and wanted > 1:
+    if engine in ("exact-cover", "tiles-dfs") and wanted > 1:
         assert len(keys) > len(prepared.part_keys(1))  # the kept atoms were too few: split finer
     parts = [list(prepared.enumerate(SearchOptions(), part=key)) for key in keys]
     in_parts = [solution for part in parts for solution in part]
@@ -107,7 +110,7 @@ def test_parts_are_disjoint_and_make_the_whole(name: str, engine: str, wanted: i
 def test_auto_takes_the_special_engine_wherever_it_can() -> None:
     assert checked_run(SPECS / "foam_colours.yaml").engine == "exact-cover"  # groups and ranges
     assert checked_run(SPECS / "t_tetracubes_6x6x2.yaml").engine == "exact-cover"  # 18 copies of one piece
-    assert checked_run(SPECS / "tiles_bugs_3x3.yaml").engine == "cpsat"
+    assert checked_run(SPECS / "tiles_bugs_3x3.yaml").engine == "tiles-dfs"
     assert checked_run(SPECS / "snake_standard.yaml").engine == "chain-dfs"
     assert checked_run(SPECS / "soma.yaml").engine == "exact-cover"
 
@@ -140,12 +143,30 @@ def test_exact_cover_honours_the_time_limit_without_any_solution(tmp_path: Path)
     assert (report.complete, report.stopped_by, report.solutions_enumerated) == (False, StopReason.TIME_LIMIT, 0)
 
 
+def test_tiles_search_finds_a_planted_board_and_honours_the_time_limit(tmp_path: Path) -> None:
+    """The planted 8x8 found with its solution checked; a planted 16x16 is far beyond a second's
+    search, so the run stops by the time limit, well within the margin."""
+    report = run_one(
+        SPECS / "eternity" / "eternity_8x8.yaml",
+        RunOptions(show=0, engine="tiles-dfs", search=SearchOptions(first_only=True)),
+    )
+    assert (report.stopped_by, report.counts.raw, report.identity_problems) == (StopReason.FIRST_SOLUTION, 4, [])
+    started = time.perf_counter()
+    report = run_one(
+        SPECS / "eternity" / "eternity_16x16.yaml",
+        RunOptions(show=0, engine="tiles-dfs", search=SearchOptions(time_limit=1.0)),
+    )
+    assert time.perf_counter() - started < 30  # the limit's promise, with a margin for a busy machine
+    assert (report.complete, report.stopped_by, report.solutions_enumerated) == (False, StopReason.TIME_LIMIT, 0)
+
+
 @pytest.mark.parametrize(
     ("spec", "engine", "words"),
     [
         ("snake_standard.yaml", "exact-cover", "the exact-cover engine takes only packings"),
         ("soma.yaml", "chain-dfs", "the chain-dfs engine takes only chains"),
-        ("soma.yaml", "dlx", "unknown engine 'dlx'; expected one of cpsat, exact-cover, chain-dfs, auto"),
+        ("soma.yaml", "tiles-dfs", "the tiles-dfs engine takes only edge-matching tiles"),
+        ("soma.yaml", "dlx", "unknown engine 'dlx'; expected one of cpsat, exact-cover, chain-dfs, tiles-dfs, auto"),
     ],
 )
 def test_engine_errors(spec: str, engine: str, words: str) -> None:
@@ -272,7 +293,7 @@ def test_bench_table(tmp_path: Path) -> None:
     assert rows["coffin.yaml"][1:4] == ["count", "24/1/1", "yes"]
     assert rows["coffin.yaml"][5] == "exact-cover" and rows["coffin.yaml"][7].endswith("x")  # a ratio
     assert rows["snake_standard.yaml"][5] == "chain-dfs"
-    assert rows["tiles_bugs_3x3.yaml"][5:7] == ["-", "-"]  # CP-SAT alone
+    assert rows["tiles_bugs_3x3.yaml"][5] == "tiles-dfs"
     assert lines[-1] == "all counts agree"
 
 

@@ -97,7 +97,8 @@ print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "orto
     [
         (["--help"], []),
         (["validate", "puzzle_specs/soma.yaml"], []),
-        (["run", "puzzle_specs/tiles_bugs_3x3.yaml"], ["ortools"]),
+        (["run", "puzzle_specs/tiles_bugs_3x3.yaml"], ["numba"]),
+        (["run", "puzzle_specs/tiles_bugs_3x3.yaml", "--engine", "cpsat"], ["ortools"]),
         (["run", "puzzle_specs/foam_colours.yaml"], ["numba"]),
         (["run", "puzzle_specs/snake_standard.yaml", "--engine", "cpsat"], ["ortools"]),
         (["run", "puzzle_specs/soma.yaml"], ["numba"]),
@@ -114,12 +115,15 @@ def test_only_the_engine_that_runs_is_imported(arguments: list[str], imported: l
 def test_a_run_on_the_walk_or_exact_cover_never_asks_for_constraints(monkeypatch: pytest.MonkeyPatch) -> None:
     from cpsolve.models.chain import ChainModel
     from cpsolve.models.packing import PackingModel
+    from cpsolve.models.tiles import TilesModel
 
     def refuse(self: object) -> None:
         raise AssertionError("constraints built for an engine that does not use them")
 
     monkeypatch.setattr(ChainModel, "constraints", refuse)
     monkeypatch.setattr(PackingModel, "constraints", refuse)
+    monkeypatch.setattr(TilesModel, "constraints", refuse)
+    assert checked_run(SPECS / "tiles_frame_4x4.yaml", RunOptions(show=0)).engine == "tiles-dfs"
     assert checked_run(SPECS / "snake_king.yaml", RunOptions(show=0)).engine == "chain-dfs"
     assert checked_run(SPECS / "soma.yaml", RunOptions(show=0)).engine == "exact-cover"
 

@@ -26,6 +26,7 @@ from cpsolve.run import RunOptions
 from cpsolve.spec import ShapeSpec, Source
 
 runner = CliRunner()
+ENGINES = ("cpsat", "tiles-dfs")
 
 FITS: dict[str, Callable[[Hashable, Hashable], bool]] = {
     "sum-zero": lambda a, b: a + b == 0,  # type: ignore[operator]
@@ -33,7 +34,9 @@ FITS: dict[str, Callable[[Hashable, Hashable], bool]] = {
 }
 
 
-def tiles_spec(tmp_path: Path, tiles: list[list[int]], board: tuple[int, int], match: str, border: str = "any") -> Path:
+def tiles_spec(
+    tmp_path: Path, tiles: list[list[int]], board: tuple[int, int], match: object, border: str | int = "any"
+) -> Path:
     path = tmp_path / "tiles.yaml"
     data = {"name": "t", "kind": "tiles", "board": list(board), "tiles": tiles, "match": match, "border": border}
     path.write_text(yaml.safe_dump(data))
@@ -51,8 +54,8 @@ def ct_rows() -> list[dict[str, str]]:
 def test_ct_files_give_the_published_counts() -> None:
     rows = ct_rows()
     assert len(rows) == 4
-    for row in rows:
-        report = checked_run(corpus_dir("9piece") / row["puzzle"])
+    for row, engine in ((row, engine) for row in rows for engine in ENGINES):
+        report = checked_run(corpus_dir("9piece") / row["puzzle"], RunOptions(show=0, engine=engine))
         assert report.counts.raw == int(row["raw"]), row["puzzle"]
         assert report.counts.unique == int(row["unique"]), row["puzzle"]
         assert report.counts.rotations == report.counts.unique  # tiles are never flipped
@@ -117,8 +120,8 @@ def test_shipped_tiles_match_the_backtracker(name: str) -> None:
         fits = FITS[match]
     columns, rows = data["board"]
     expected = count(data["tiles"], columns, rows, fits, data["border"])
-    for breaking in (True, False):
-        report = checked_run(SPECS / f"{name}.yaml", RunOptions(show=0, symmetry_breaking=breaking))
+    for breaking, engine in ((breaking, engine) for breaking in (True, False) for engine in ENGINES):
+        report = checked_run(SPECS / f"{name}.yaml", RunOptions(show=0, symmetry_breaking=breaking, engine=engine))
         assert report.counts.as_dict() == dict(zip(("raw", "rotations", "unique"), expected, strict=True))
 
 
@@ -134,8 +137,44 @@ def test_random_boards_match_the_backtracker(
     values = list(range(-labels, labels + 1)) if match == "sum-zero" else list(range(labels + 1))
     tiles = [[rng.choice(values) for _ in range(4)] for _ in range(columns * rows)]  # type: ignore[attr-defined]
     raw, rotations, unique = count(tiles, columns, rows, FITS[match])
-    for breaking in (True, False):
-        report = checked_run(tiles_spec(tmp_path, tiles, board, match), RunOptions(show=0, symmetry_breaking=breaking))
+    path = tiles_spec(tmp_path, tiles, board, match)
+    if refused(path):
+        assert raw == 0  # the label counts proved it
+        return
+    for breaking, engine in ((breaking, engine) for breaking in (True, False) for engine in ENGINES):
+        report = checked_run(path, RunOptions(show=0, symmetry_breaking=breaking, engine=engine))
+        assert report.counts.as_dict() == {"raw": raw, "rotations": rotations, "unique": unique}
+
+
+def refused(path: Path) -> bool:
+    """Whether cpsolve refuses the board as unsolvable by its label counts (exit code 2, one line)."""
+    result = runner.invoke(app, ["run", str(path)])
+    if result.exit_code == 2:
+        assert "no solution: " in result.output or "fewer than the" in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1
+        return True
+    assert result.exit_code == 0, result.output
+    return False
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(boards, st.sampled_from([0, "any"]), st.randoms(use_true_random=False))
+def test_pairs_rules_and_border_labels_match_the_backtracker(
+    tmp_path: Path, board: tuple[int, int], border: int | str, rng: object
+) -> None:
+    """A rule under which a label fits several (no lookup by one label: the tables hold a tile
+    under each label it fits), and a border label on the outline."""
+    columns, rows = board
+    pairs = [[1, 2], [1, 3], [2, 2], [0, 3]]
+    tiles = [[rng.choice([0, 1, 2, 3]) for _ in range(4)] for _ in range(columns * rows)]  # type: ignore[attr-defined]
+    tiles[0] = [0, 1, 2, 3]  # a pairs rule may name only labels that some tile shows
+    partner = {(a, b) for a, b in pairs} | {(b, a) for a, b in pairs}
+    path = tiles_spec(tmp_path, tiles, board, {"pairs": pairs}, border)
+    if refused(path):
+        return  # only a border label on too few edges is refused under a pairs rule
+    raw, rotations, unique = count(tiles, columns, rows, lambda a, b: (a, b) in partner, border)
+    for breaking, engine in ((breaking, engine) for breaking in (True, False) for engine in ENGINES):
+        report = checked_run(path, RunOptions(show=0, symmetry_breaking=breaking, engine=engine))
         assert report.counts.as_dict() == {"raw": raw, "rotations": rotations, "unique": unique}
 
 

@@ -4,8 +4,9 @@
 - exact-cover (exact_cover/: the box search and the lowest-cell search): a compiled bit-board search
   for packings.
 - chain-dfs (chain_dfs/): a compiled segment-by-segment walk for chains within 64 cells.
+- tiles-dfs (tiles_dfs/): a compiled place-by-place search for edge-matching boards.
 
-The last two need numba (`cpsolve[exact-cover]`, `cpsolve[chain-dfs]`). `auto` takes the first
+The last three need numba (`cpsolve[exact-cover]`, `cpsolve[chain-dfs]`, `cpsolve[tiles-dfs]`). `auto` takes the first
 installed engine in registry order that takes the puzzle; the special engines come first as
 measured faster on every puzzle they take (docs/engines.md). An `Engines` registry is built once
 and never changed: `with_engine` makes a new one (tests run a brute-force engine that way). This
@@ -27,6 +28,7 @@ from .base import Engine, Enumeration, Prepared, SearchOptions, StopReason
 from .chain_dfs import ChainWalkEngine
 from .cpsat import CpSatEngine
 from .exact_cover import ExactCoverEngine
+from .tiles_dfs import TilesEngine
 
 AUTO: Final = "auto"
 
@@ -95,7 +97,7 @@ class Engines:
 
 
 # In the order `auto` tries them; the reference engine (it takes everything) last.
-DEFAULT: Final = Engines([ExactCoverEngine(), ChainWalkEngine(), CpSatEngine()])
+DEFAULT: Final = Engines([ExactCoverEngine(), ChainWalkEngine(), TilesEngine(), CpSatEngine()])
 
 
 __all__ = [

@@ -1,0 +1,315 @@
+"""The tiles engine (`tiles-dfs`): edge-matching boards filled place by place, compiled (numba).
+
+Why an engine of its own: CP-SAT needs a boolean per label on every edge and spends tens of
+microseconds on each decision, so it finds a planted 8x8 board in about a second and no 10x10
+within a minute. A backtracker that looks each place's candidates up by the labels already fixed
+around it places a tile in tens of nanoseconds (benchmarks/tiles_search.py), which is how the
+edge-matching community's solvers work.
+
+It takes the model's `edge_matching()` and the same symmetry breaking as CP-SAT: the search is
+split into parts, one per kept atom of the first breaking set, whose tile is placed first; the
+atoms the breaking leaves out are banned. It hands the same solutions (sorted atoms) to the same
+classifier. The fill order is chosen by measurement (`ORDERS`, docs/engines.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cpsolve.engines.base import (
+    Engine,
+    Enumeration,
+    Part,
+    PartKey,
+    Prepared,
+    SearchOptions,
+    breaking_parts,
+)
+from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.models import EdgeMatching, PuzzleModel
+from cpsolve.symmetry import Breaking, Solution
+
+from .order import DEFAULT_ORDER, fill_order
+
+MAX_LABELS = 255  # the tables hold (labels + 1)^2 entries per pair of keyed sides
+STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s between looks at the clock
+FOUND_CAPACITY = 1024
+TOP, RIGHT, BOTTOM, LEFT = range(4)
+
+
+class TilesEngine(Engine):
+    name = "tiles-dfs"
+    takes_what = f"edge-matching tiles with at most {MAX_LABELS} labels"
+    required_module = "numba"
+    extra = "tiles-dfs"
+
+    def __init__(self) -> None:
+        self.loaded = False
+
+    def load(self) -> None:
+        """Import numba and load the compiled search (the very first use after installing compiles
+        it into numba's cache instead, a few seconds, once)."""
+        if self.loaded:
+            return
+        board = EdgeMatching(
+            columns=1,
+            rows=1,
+            labels=1,
+            shown=np.zeros((1, 4), np.int64),
+            orientation_kind=np.zeros(1, np.int64),
+            kind_copies=np.ones(1, np.int64),
+            fits=np.ones((1, 1), np.bool_),
+            on_border=np.ones(1, np.bool_),
+            atom_of=np.zeros((1, 1), np.int64),
+        )
+        list(TilesEnumeration(TilesSearch(board), [Part((), frozenset())], SearchOptions()))
+        self.loaded = True
+
+    def takes(self, puzzle: PuzzleModel) -> bool:
+        board = puzzle.edge_matching()
+        return board is not None and board.labels <= MAX_LABELS
+
+    def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
+        board = puzzle.edge_matching()
+        if board is None:
+            raise ValueError(f"{puzzle.name}: not an edge-matching board")
+        return TilesPrepared(self, puzzle, breaking, TilesSearch(board))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one part is searched: the places in fill order and, per depth, which fixed sides pick
+    the candidates (`combo`, `key_*`) and which are checked after (`check_*`)."""
+
+    order: Any
+    combo: Any
+    key_side: Any
+    key_place: Any
+    check_side: Any
+    check_place: Any
+
+
+class TilesSearch:
+    """The board compiled: the candidate tables for each pair of keyed sides, built when first
+    needed, and the plan of each part."""
+
+    def __init__(self, board: EdgeMatching, order_name: str = DEFAULT_ORDER) -> None:
+        self.board = board
+        self.order_name = order_name
+        self.base_order = fill_order(order_name, board.columns, board.rows)
+        wall = board.labels
+        self.fits = np.zeros((wall + 1, wall + 1), np.bool_)
+        self.fits[:wall, :wall] = board.fits
+        self.fits[:wall, wall] = board.on_border
+        self.fits[wall, :wall] = board.on_border
+        self.combos: dict[tuple[int, int], int] = {}
+        self._buckets: list[tuple[Any, Any]] = []  # per combo: (start, stop) into its own entries
+        self._entries: list[Any] = []
+        self._tables: tuple[Any, Any, Any] | None = None
+        self.neighbours = np.full((board.places, 4), -1, np.int64)
+        for place in range(board.places):
+            x, y = place % board.columns, place // board.columns
+            for side, (dx, dy) in enumerate(((0, -1), (1, 0), (0, 1), (-1, 0))):
+                if 0 <= x + dx < board.columns and 0 <= y + dy < board.rows:
+                    self.neighbours[place, side] = place + dx + dy * board.columns
+        places, orientations = np.nonzero(board.atom_of >= 0)
+        self.place_and_orientation: dict[int, tuple[int, int]] = dict(
+            zip(
+                board.atom_of[places, orientations].tolist(),
+                zip(places.tolist(), orientations.tolist(), strict=True),
+                strict=True,
+            )
+        )
+
+    # -- plans --------------------------------------------------------------------------------
+
+    def plan(self, first_places: Sequence[int]) -> Plan:
+        """The fill order with `first_places` (a part's pre-placed tiles) first, and per depth the
+        fixed sides: a neighbour placed earlier, or the board's edge where a border label is set.
+        Sides facing a neighbour key the table before the wall, being the more selective."""
+        order = [*dict.fromkeys(first_places)]
+        order += [p for p in self.base_order if p not in set(order)]
+        depth_of = {place: depth for depth, place in enumerate(order)}
+        depths = len(order)
+        combo = np.zeros(depths, np.int64)
+        key_side = np.full((depths, 2), -1, np.int64)
+        key_place = np.full((depths, 2), -1, np.int64)
+        check_side = np.full((depths, 2), -1, np.int64)
+        check_place = np.full((depths, 2), -1, np.int64)
+        for depth, place in enumerate(order):
+            inner, outer = [], []
+            for side in range(4):
+                neighbour = int(self.neighbours[place, side])
+                if neighbour >= 0 and depth_of[neighbour] < depth:
+                    inner.append((side, neighbour))
+                elif neighbour < 0 and not self.board.border_free:
+                    outer.append((side, -1))
+            fixed = inner + outer
+            keys, checks = sorted(fixed[:2]), fixed[2:]
+            for k, (side, neighbour) in enumerate(keys):
+                key_side[depth, k], key_place[depth, k] = side, neighbour
+            for k, (side, neighbour) in enumerate(checks):
+                check_side[depth, k], check_place[depth, k] = side, neighbour
+            combo[depth] = self._combo(tuple(side for side, _ in keys))
+        return Plan(np.array(order, np.int64), combo, key_side, key_place, check_side, check_place)
+
+    def _combo(self, sides: tuple[int, ...]) -> int:
+        """The table of the keyed sides (none, one or two, in side order), built when first asked."""
+        padded = (*sides, -1, -1)
+        pair = (padded[0], padded[1])
+        if pair not in self.combos:
+            self.combos[pair] = len(self.combos)
+            self._add_table(pair)
+            self._tables = None
+        return self.combos[pair]
+
+    def _add_table(self, pair: tuple[int, int]) -> None:
+        """Bucket every orientation by the labels its keyed sides fit: an orientation whose side
+        fits several labels (a `pairs` rule) sits in each of their buckets."""
+        size = self.board.labels + 1
+        fitting = [np.flatnonzero(self.fits[label]) for label in range(size)]
+        buckets: list[list[int]] = [[] for _ in range(size * size)]
+        for o, labels in enumerate(self.board.shown.tolist()):
+            firsts = fitting[labels[pair[0]]] if pair[0] >= 0 else [0]
+            seconds = fitting[labels[pair[1]]] if pair[1] >= 0 else [0]
+            for a in firsts:
+                for b in seconds:
+                    buckets[a * size + b].append(o)
+        lengths = np.array([len(bucket) for bucket in buckets], np.int64)
+        stop = np.cumsum(lengths)
+        self._buckets.append(((stop - lengths).reshape(size, size), stop.reshape(size, size)))
+        self._entries.append(np.array([o for bucket in buckets for o in bucket], np.int64))
+
+    def tables(self) -> tuple[Any, Any, Any]:
+        """(start, stop, table) over every combo built so far, the entries of all in one array."""
+        if self._tables is None:
+            offsets = np.cumsum([0, *(len(entries) for entries in self._entries)])
+            start = np.stack([s + offset for (s, _), offset in zip(self._buckets, offsets, strict=False)])
+            stop = np.stack([s + offset for (_, s), offset in zip(self._buckets, offsets, strict=False)])
+            self._tables = (start, stop, np.concatenate(self._entries))
+        return self._tables
+
+    # -- running -------------------------------------------------------------------------------
+
+    def run(self, part: Part, step_budget: int, capacity: int) -> Generator[tuple[list[Solution], int], None, None]:
+        """Each compiled slice's solutions (sorted atoms) and placements, until the part is done."""
+        from .kernel import fill
+
+        board = self.board
+        forced = [self.place_and_orientation[a] for a in part.forced]
+        plan = self.plan([place for place, _ in forced])
+        banned = np.zeros(board.atom_of.shape, np.bool_)
+        banned[board.atom_of < 0] = True
+        for atom in part.left_out:
+            if atom in self.place_and_orientation:
+                banned[self.place_and_orientation[atom]] = True
+        for place, o in forced:
+            kept = banned[place, o]
+            banned[place, :] = True
+            banned[place, o] = kept
+        start, stop, table = self.tables()
+        depths = len(plan.order)
+        left = board.kind_copies.copy()
+        placed = np.zeros((board.places, 4), np.int64)
+        cursor = np.full(depths, -1, np.int64)
+        stop_at = np.zeros(depths, np.int64)
+        chosen = np.full(depths, -1, np.int64)
+        found = np.zeros((capacity, depths), np.int64)
+        depth = 0
+        while depth >= 0:
+            depth, written, steps = fill(
+                plan.order,
+                plan.combo,
+                plan.key_side,
+                plan.key_place,
+                plan.check_side,
+                plan.check_place,
+                start,
+                stop,
+                table,
+                board.shown,
+                board.orientation_kind,
+                self.fits,
+                banned,
+                left,
+                placed,
+                cursor,
+                stop_at,
+                chosen,
+                depth,
+                step_budget,
+                found,
+            )
+            atoms = board.atom_of[plan.order[None, :], found[:written]]
+            yield [tuple(sorted(row)) for row in atoms.tolist()], steps
+
+    def first_choices(self, part: Part) -> list[int]:
+        """The atoms that may lie at the first place the part's search fills after its own tiles:
+        every solution of the part holds exactly one (for splitting parts finer)."""
+        forced_places = [self.place_and_orientation[a][0] for a in part.forced]
+        place = next(p for p in self.plan(forced_places).order.tolist() if p not in forced_places)
+        return [int(atom) for atom in self.board.atom_of[place].tolist() if atom >= 0 and atom not in part.left_out]
+
+
+class TilesPrepared(Prepared):
+    def __init__(self, engine: Engine, puzzle: PuzzleModel, breaking: Breaking | None, search: TilesSearch) -> None:
+        super().__init__(engine, puzzle, breaking)
+        self.search = search
+
+    def enumerate(
+        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
+    ) -> Enumeration:
+        return TilesEnumeration(self.search, breaking_parts(self.breaking, part), search, deadline)
+
+    def part_keys(self, wanted: int) -> list[PartKey]:
+        """The kept atoms of the first breaking set (or the whole search); while they are fewer
+        than `wanted`, each part split further by the tiles that may lie at the next place."""
+        keys = super().part_keys(wanted)
+        while keys and len(keys) < wanted:
+            finer: list[PartKey] = []
+            for key in keys:
+                (part,) = breaking_parts(self.breaking, key)
+                if len(part.forced) == self.search.board.places:
+                    finer.append(key)
+                else:
+                    finer.extend((*key, atom) for atom in self.search.first_choices(part))
+            if len(finer) == len(keys):
+                break
+            keys = finer
+        return keys
+
+    @property
+    def details(self) -> dict[str, str]:
+        return {"fill_order": self.search.order_name}
+
+
+class TilesEnumeration(Enumeration):
+    def __init__(
+        self, tiles: TilesSearch, parts: list[Part], search: SearchOptions, deadline: Deadline = NO_DEADLINE
+    ) -> None:
+        super().__init__(search, deadline)
+        self.tiles = tiles
+        self.parts = parts
+        self.steps = 0
+
+    def __iter__(self) -> Generator[Solution, None, None]:
+        for batch in self.batches():
+            yield from batch
+
+    def batches(self) -> Generator[list[Solution], None, None]:
+        """The solutions of each compiled slice together (up to FOUND_CAPACITY)."""
+        for part in self.parts:
+            if self.out_of_time():
+                return
+            for solutions, steps in self.tiles.run(part, STEP_BUDGET, FOUND_CAPACITY):
+                self.steps += steps
+                if solutions:
+                    yield self.take(solutions)
+                    if self.stopped_by is not None:
+                        return
+                if self.out_of_time():
+                    return

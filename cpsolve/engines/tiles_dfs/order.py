@@ -1,0 +1,57 @@
+"""The orders in which the tiles search fills the board's places, by name.
+
+An order decides how many labels are fixed around each place when it is filled, and so how few
+candidates the tables hand it; which is best was measured (benchmarks/tiles_search.py,
+docs/engines.md), and `DEFAULT_ORDER` is that choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+Order = list[int]
+
+
+def row_scan(width: int, height: int) -> Order:
+    """Row by row along the longer side (each place but the first of a row has two fixed sides)."""
+    if width >= height:
+        return list(range(width * height))
+    return [y * width + x for x in range(width) for y in range(height)]
+
+
+def _ring(width: int, height: int, inset: int) -> Order:
+    """The places of one ring `inset` places in from the edge, clockwise from its top-left corner."""
+    left, top, right, bottom = inset, inset, width - 1 - inset, height - 1 - inset
+    if left > right or top > bottom:
+        return []
+    cells = [(x, top) for x in range(left, right + 1)]
+    cells += [(right, y) for y in range(top + 1, bottom + 1)]
+    if bottom > top:
+        cells += [(x, bottom) for x in range(right - 1, left - 1, -1)]
+    if right > left:
+        cells += [(left, y) for y in range(bottom - 1, top, -1)]
+    return [y * width + x for x, y in cells]
+
+
+def frame(width: int, height: int) -> Order:
+    """The outer ring clockwise, then the inside row by row (the frame's labels are the fewest,
+    so its tiles are the most alike: fixing them first leaves the inside well keyed)."""
+    ring = _ring(width, height, 0)
+    on_ring = set(ring)
+    return ring + [p for p in row_scan(width, height) if p not in on_ring]
+
+
+def spiral(width: int, height: int) -> Order:
+    """Ring after ring, from the edge inwards."""
+    order: Order = []
+    for inset in range((min(width, height) + 1) // 2):
+        order += _ring(width, height, inset)
+    return order
+
+
+ORDERS: dict[str, Callable[[int, int], Order]] = {"rows": row_scan, "frame": frame, "spiral": spiral}
+DEFAULT_ORDER = "rows"
+
+
+def fill_order(name: str, width: int, height: int) -> Order:
+    return ORDERS[name](width, height)
