@@ -1,11 +1,12 @@
 """The tiles engine's fill orders side by side: placements, seconds and placements per second.
 
 Usage: python benchmarks/tiles_search.py [--boards 10x10,12x12] [--seeds 1,2,3,4,5] [--orders rows,frame]
-           [--cap SECONDS] [--labels 17] [--frame-labels 5] [SPEC...]
+           [--cap SECONDS] [--labels 17] [--frame-labels 5] [--count] [SPEC...]
 
 For each planted board (made as `cpsolve generate tiles --border 0`, with the given labels and
 seed) and each spec given, and each fill order: the search for a first solution (symmetry
-breaking as in a run), stopped at the cap; specs with `expected` counts are enumerated in full.
+breaking as in a run), stopped at the cap; specs with `expected` counts (every spec with --count)
+are enumerated in full.
 Times the search alone (model built, compiled search loaded). One line per board and order.
 """
 
@@ -60,6 +61,7 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=17)
     parser.add_argument("--frame-labels", type=int, default=5)
     parser.add_argument("--cap", type=float, default=60.0)
+    parser.add_argument("--count", action="store_true", help="enumerate every spec in full")
     args = parser.parse_args()
     TilesEngine().load()
     orders = args.orders.split(",")
@@ -73,7 +75,7 @@ def main() -> None:
         for path in paths:
             read = read_puzzle(str(path))
             puzzle, _ = read.model()
-            first = read.find_one
+            first = read.find_one and not args.count
             for order in orders:
                 steps, solutions, seconds, finished = measure(puzzle, order, first, args.cap)
                 rate = steps / seconds / 1e6 if seconds else 0.0

@@ -14,6 +14,7 @@ classifier. The fill order is chosen by measurement (`ORDERS`, docs/engines.md).
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -97,9 +98,12 @@ class TilesSearch:
     """The board compiled: the candidate tables for each pair of keyed sides, built when first
     needed, and the plan of each part."""
 
-    def __init__(self, board: EdgeMatching, order_name: str = DEFAULT_ORDER) -> None:
+    def __init__(self, board: EdgeMatching, order_name: str = DEFAULT_ORDER, grow: bool = True) -> None:
+        """`grow=False` (the fill order as it stands after a part's own tiles) only to measure
+        what growing the board around them is worth (benchmarks/tiles_search.py)."""
         self.board = board
         self.order_name = order_name
+        self.grow = grow
         self.base_order = fill_order(order_name, board.columns, board.rows)
         wall = board.labels
         self.fits = np.zeros((wall + 1, wall + 1), np.bool_)
@@ -131,8 +135,7 @@ class TilesSearch:
         """The fill order with `first_places` (a part's pre-placed tiles) first, and per depth the
         fixed sides: a neighbour placed earlier, or the board's edge where a border label is set.
         Sides facing a neighbour key the table before the wall, being the more selective."""
-        order = [*dict.fromkeys(first_places)]
-        order += [p for p in self.base_order if p not in set(order)]
+        order = self.ordered_after(first_places) if self.grow else self._plain_after(first_places)
         depth_of = {place: depth for depth, place in enumerate(order)}
         depths = len(order)
         combo = np.zeros(depths, np.int64)
@@ -156,6 +159,44 @@ class TilesSearch:
                 check_side[depth, k], check_place[depth, k] = side, neighbour
             combo[depth] = self._combo(tuple(side for side, _ in keys))
         return Plan(np.array(order, np.int64), combo, key_side, key_place, check_side, check_place)
+
+    def _plain_after(self, first_places: Sequence[int]) -> list[int]:
+        first = [*dict.fromkeys(first_places)]
+        return first + [p for p in self.base_order if p not in set(first)]
+
+    def ordered_after(self, first_places: Sequence[int]) -> list[int]:
+        """`first_places`, then again and again the empty place with the most fixed sides (filled
+        neighbours, and the wall where a border label is set), the fill order breaking ties.
+
+        With a part's tile in a corner of a bordered board this is the row scan itself; with it in
+        the middle of a board without border (where the symmetry breaking puts it), the board
+        grows around it instead of starting from a far corner with no side fixed.
+        """
+        rank = {place: n for n, place in enumerate(self.base_order)}
+        walls = 0 if self.board.border_free else 1
+        fixed = [walls * int((self.neighbours[p] < 0).sum()) for p in range(self.board.places)]
+        order = [*dict.fromkeys(first_places)]
+        filled = set(order)
+        waiting = [(-fixed[p], rank[p], p) for p in range(self.board.places) if p not in filled]
+        for place in order:
+            self._fix_neighbours(place, filled, fixed, rank, waiting)
+        heapq.heapify(waiting)
+        while waiting:
+            minus_fixed, _, place = heapq.heappop(waiting)
+            if place in filled or -minus_fixed != fixed[place]:
+                continue  # filled already, or an entry from before more of its sides were fixed
+            order.append(place)
+            filled.add(place)
+            self._fix_neighbours(place, filled, fixed, rank, waiting)
+        return order
+
+    def _fix_neighbours(
+        self, place: int, filled: set[int], fixed: list[int], rank: dict[int, int], waiting: list[tuple[int, int, int]]
+    ) -> None:
+        for neighbour in self.neighbours[place].tolist():
+            if neighbour >= 0 and neighbour not in filled:
+                fixed[neighbour] += 1
+                heapq.heappush(waiting, (-fixed[neighbour], rank[neighbour], neighbour))
 
     def _combo(self, sides: tuple[int, ...]) -> int:
         """The table of the keyed sides (none, one or two, in side order), built when first asked."""

@@ -13,8 +13,11 @@ Order = list[int]
 
 
 def row_scan(width: int, height: int) -> Order:
-    """Row by row along the longer side (each place but the first of a row has two fixed sides)."""
-    if width >= height:
+    """Row by row along the shorter side, so that the open edge between filled and empty places
+    is short (each place but the first of a row has two fixed sides). Along the longer side the
+    search made 1.8 times the placements on a planted 7x5 board and 10 times on an 8x3
+    (benchmarks/tiles_search.py, docs/engines.md)."""
+    if width <= height:
         return list(range(width * height))
     return [y * width + x for x in range(width) for y in range(height)]
 
