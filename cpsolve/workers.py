@@ -42,6 +42,7 @@ DONE: Final = "done"  # the item that says a unit's task has ended
 MAX_WORKERS_PER_CORE = 4  # more forked processes than this per core only share the cores (each holds the model)
 PARENT_CHECK_SECONDS = 0.5
 POLL_SECONDS = 0.1  # how often the parent looks at its workers (and so sees Ctrl-C) while it waits
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}  # held while workers are forked
 CONNECT_SECONDS = 10  # a scheduler that has not greeted or answered by then is not used
 MAX_GREETING_BYTES = 1 << 20  # a Dask scheduler's first frame: a few dozen bytes
 MAX_GREETING_FRAMES = 1000
@@ -103,8 +104,7 @@ class Forked(Workers):
         processes = [context.Process(target=_serve, args=arguments, daemon=True) for _ in range(count)]
         ended = 0
         try:
-            for process in processes:
-                process.start()
+            _start(processes)
             while ended < len(units):
                 message = _receive(results, processes)
                 if message is None:
@@ -128,6 +128,7 @@ def _serve(
     """A forked worker: run the task on units until told to stop, sending each item as it comes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it ends the workers
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by the parent while it forked
     leave_with_parent(parent)
     index = -1
     try:
@@ -138,6 +139,18 @@ def _serve(
             results.put(("item", index, DONE))
     except Exception as error:  # a bug, reported to the parent, which raises it
         results.put(("failed", index, f"{type(error).__name__}: {error}"))
+
+
+def _start(processes: Sequence[BaseProcess]) -> None:
+    """Start the processes with Ctrl-C and SIGTERM held until all are started: one that came
+    in the middle of a fork left a process object half made, which could then be neither stopped
+    nor joined (seen as a traceback under SIGTERM); held, it is raised once they all run."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        for process in processes:
+            process.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
 def _receive(
