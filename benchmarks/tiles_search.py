@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("specs", nargs="*")
     parser.add_argument("--boards", default="")
     parser.add_argument("--seeds", default="1,2,3,4,5")
-    parser.add_argument("--orders", default=",".join(ORDERS))
+    parser.add_argument("--orders", default="rows,frame,spiral", help=f"of {', '.join(ORDERS)}")
     parser.add_argument("--labels", type=int, default=17)
     parser.add_argument("--frame-labels", type=int, default=5)
     parser.add_argument("--cap", type=float, default=60.0)

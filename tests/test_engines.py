@@ -50,6 +50,22 @@ def pentomino_spec(tmp_path: Path, name: str, target: dict[str, object]) -> Path
     return path
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tiles_frame_4x4.yaml",
+        "tiles_strip_8x3.yaml",
+        pytest.param("tiles_rectangle_4x3.yaml", marks=pytest.mark.slow),
+        pytest.param("tiles_sum_zero_5x5.yaml", marks=pytest.mark.slow),  # CP-SAT: 48 s
+    ],
+)
+def test_tiles_engines_agree(name: str) -> None:
+    cpsat = checked_run(SPECS / name, RunOptions(show=0, engine="cpsat"))
+    tiles = checked_run(SPECS / name, RunOptions(show=0, engine="tiles-dfs"))
+    assert (tiles.counts, tiles.mismatches) == (cpsat.counts, [])
+    assert tiles.solutions_enumerated == cpsat.solutions_enumerated  # the same breaking, the same canonical set
+
+
 @pytest.mark.parametrize("name", EXACT_COVER_SPECS)
 def test_engines_agree(name: str) -> None:
     cpsat = checked_run(SPECS / name, RunOptions(show=0, engine="cpsat"))
@@ -158,6 +174,17 @@ def test_tiles_search_finds_a_planted_board_and_honours_the_time_limit(tmp_path:
     )
     assert time.perf_counter() - started < 30  # the limit's promise, with a margin for a busy machine
     assert (report.complete, report.stopped_by, report.solutions_enumerated) == (False, StopReason.TIME_LIMIT, 0)
+
+
+def test_boards_of_too_many_labels_go_to_cpsat(tmp_path: Path) -> None:
+    """Over 255 labels the tiles search's tables would grow with their square: auto takes CP-SAT."""
+    path = tmp_path / "many_labels.yaml"
+    result = runner.invoke(app, ["generate", "tiles", "--board", "16x16", "--labels", "2000", "-o", str(path)])
+    assert result.exit_code == 0, result.output
+    puzzle = built(path)
+    board = puzzle.edge_matching()
+    assert board is not None and board.labels > 255
+    assert engines.DEFAULT.choose("auto", puzzle).name == "cpsat"
 
 
 @pytest.mark.parametrize(

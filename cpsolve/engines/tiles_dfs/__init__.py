@@ -37,14 +37,15 @@ from cpsolve.symmetry import Breaking, Solution
 from .order import DEFAULT_ORDER, fill_order
 
 MAX_LABELS = 255  # the tables hold (labels + 1)^2 entries per pair of keyed sides
-STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s between looks at the clock
+MAX_TABLE_ENTRIES = 16_000_000  # an orientation sits in one bucket per pair of labels its keyed sides fit
+STEP_BUDGET = 1_000_000  # placements per compiled call: 20-40 ms, so the clock and Ctrl-C are seen within 0.1 s
 FOUND_CAPACITY = 1024
 TOP, RIGHT, BOTTOM, LEFT = range(4)
 
 
 class TilesEngine(Engine):
     name = "tiles-dfs"
-    takes_what = f"edge-matching tiles with at most {MAX_LABELS} labels"
+    takes_what = f"edge-matching tiles with at most {MAX_LABELS} labels (and pairs rules of few partners)"
     required_module = "numba"
     extra = "tiles-dfs"
 
@@ -72,13 +73,21 @@ class TilesEngine(Engine):
 
     def takes(self, puzzle: PuzzleModel) -> bool:
         board = puzzle.edge_matching()
-        return board is not None and board.labels <= MAX_LABELS
+        return board is not None and board.labels <= MAX_LABELS and table_entries(board) <= MAX_TABLE_ENTRIES
 
     def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
         board = puzzle.edge_matching()
         if board is None:
             raise ValueError(f"{puzzle.name}: not an edge-matching board")
         return TilesPrepared(self, puzzle, breaking, TilesSearch(board))
+
+
+def table_entries(board: EdgeMatching) -> int:
+    """At most how many entries one table of two keyed sides holds: under a `pairs` rule a side
+    fitting k labels puts its orientation in k buckets, so a rule where every label fits every
+    other would make the tables quadratic in the labels (CP-SAT takes such boards)."""
+    partners = int(board.fits.sum(axis=1).max(initial=0)) + 1  # and the wall
+    return int(board.shown.shape[0]) * partners * partners
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,36 @@ def spiral(width: int, height: int) -> Order:
     return order
 
 
-ORDERS: dict[str, Callable[[int, int], Order]] = {"rows": row_scan, "frame": frame, "spiral": spiral}
+def squares(width: int, height: int) -> Order:
+    """Growing squares from the top-left corner: column s down to row s - 1, then row s."""
+    cells: list[tuple[int, int]] = []
+    for s in range(max(width, height)):
+        if s < width:
+            cells += [(s, y) for y in range(min(s, height))]
+        if s < height:
+            cells += [(x, s) for x in range(min(s + 1, width))]
+    return [y * width + x for x, y in cells]
+
+
+def two_rows(width: int, height: int) -> Order:
+    """Two rows at a time, column by column: a tile on the upper row meets the one below at once."""
+    return [y * width + x for top in range(0, height, 2) for x in range(width) for y in (top, top + 1) if y < height]
+
+
+def diagonals(width: int, height: int) -> Order:
+    """Anti-diagonal after anti-diagonal from the top-left corner."""
+    return [(d - x) * width + x for d in range(width + height - 1) for x in range(width) if 0 <= d - x < height]
+
+
+# the order the engine uses, and those measured against it (benchmarks/tiles_search.py --orders)
+ORDERS: dict[str, Callable[[int, int], Order]] = {
+    "rows": row_scan,
+    "frame": frame,
+    "spiral": spiral,
+    "squares": squares,
+    "two-rows": two_rows,
+    "diagonals": diagonals,
+}
 DEFAULT_ORDER = "rows"
 
 
