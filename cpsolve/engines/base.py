@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
@@ -123,15 +123,47 @@ class Enumeration(ABC):
         return self.stopped_by is None
 
 
-PartKey = tuple[int, ...]  # a part of the search: the atoms that hold in it, the kept breaking atom first
-
-
 @dataclass(frozen=True)
 class Part:
     """One disjoint part of the search: atoms placed before it starts, atoms it leaves out."""
 
     forced: tuple[int, ...]
     left_out: frozenset[int]
+
+
+class PartsInSlices(Enumeration):
+    """Parts searched one after the other, each in compiled slices of a bounded number of
+    placements (`slices`), the clock and Ctrl-C looked at between slices: the compiled engines'
+    enumeration. The solutions of a slice are handed over together."""
+
+    def __init__(self, parts: Sequence[Part], search: SearchOptions, deadline: Deadline = NO_DEADLINE) -> None:
+        super().__init__(search, deadline)
+        self.parts = list(parts)
+        self.steps = 0  # placements made so far, over every part
+
+    @abstractmethod
+    def slices(self, part: Part) -> Iterator[tuple[list[Solution], int]]:
+        """Each slice's solutions and placements, until the part's search is done."""
+
+    def __iter__(self) -> Generator[Solution, None, None]:
+        for batch in self.batches():
+            yield from batch
+
+    def batches(self) -> Generator[list[Solution], None, None]:
+        for part in self.parts:
+            if self.out_of_time():
+                return
+            for solutions, steps in self.slices(part):
+                self.steps += steps
+                if solutions:
+                    yield self.take(solutions)
+                    if self.stopped_by is not None:
+                        return
+                if self.out_of_time():
+                    return
+
+
+PartKey = tuple[int, ...]  # a part of the search: the atoms that hold in it, the kept breaking atom first
 
 
 def breaking_parts(

@@ -15,7 +15,7 @@ even where no solution turns up for a long time.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Iterator, Sequence
 from enum import StrEnum
 
 import numpy as np
@@ -25,6 +25,7 @@ from cpsolve.engines.base import (
     Enumeration,
     Part,
     PartKey,
+    PartsInSlices,
     Prepared,
     SearchEstimator,
     SearchOptions,
@@ -207,29 +208,12 @@ class ExactCoverPrepared(Prepared):
         return {"cell_choice": str(cell_choice(self.search))}
 
 
-class CoverEnumeration(Enumeration):
+class CoverEnumeration(PartsInSlices):
     def __init__(
         self, cover: CoverSearch | BoxSearch, parts: list[Part], search: SearchOptions, deadline: Deadline
     ) -> None:
-        super().__init__(search, deadline)
+        super().__init__(parts, search, deadline)
         self.cover = cover
-        self.parts = parts
-        self.steps = 0
 
-    def __iter__(self) -> Generator[Solution, None, None]:
-        for batch in self.batches():
-            yield from batch
-
-    def batches(self) -> Generator[list[Solution], None, None]:
-        """The solutions of each compiled slice together (up to FOUND_CAPACITY)."""
-        for part in self.parts:
-            if self.out_of_time():
-                return
-            for solutions, steps in self.cover.run(part.forced, part.left_out, STEP_BUDGET, FOUND_CAPACITY):
-                self.steps += steps
-                if solutions:
-                    yield self.take(solutions)
-                    if self.stopped_by is not None:
-                        return
-                if self.out_of_time():
-                    return
+    def slices(self, part: Part) -> Iterator[tuple[list[Solution], int]]:
+        return self.cover.run(part.forced, part.left_out, STEP_BUDGET, FOUND_CAPACITY)

@@ -15,7 +15,7 @@ classifier. The fill order is chosen by measurement (`ORDERS`, docs/engines.md).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from cpsolve.engines.base import (
     Enumeration,
     Part,
     PartKey,
+    PartsInSlices,
     Prepared,
     SearchOptions,
     breaking_parts,
@@ -337,29 +338,12 @@ class TilesPrepared(Prepared):
         return {"fill_order": self.search.order_name}
 
 
-class TilesEnumeration(Enumeration):
+class TilesEnumeration(PartsInSlices):
     def __init__(
         self, tiles: TilesSearch, parts: list[Part], search: SearchOptions, deadline: Deadline = NO_DEADLINE
     ) -> None:
-        super().__init__(search, deadline)
+        super().__init__(parts, search, deadline)
         self.tiles = tiles
-        self.parts = parts
-        self.steps = 0
 
-    def __iter__(self) -> Generator[Solution, None, None]:
-        for batch in self.batches():
-            yield from batch
-
-    def batches(self) -> Generator[list[Solution], None, None]:
-        """The solutions of each compiled slice together (up to FOUND_CAPACITY)."""
-        for part in self.parts:
-            if self.out_of_time():
-                return
-            for solutions, steps in self.tiles.run(part, STEP_BUDGET, FOUND_CAPACITY):
-                self.steps += steps
-                if solutions:
-                    yield self.take(solutions)
-                    if self.stopped_by is not None:
-                        return
-                if self.out_of_time():
-                    return
+    def slices(self, part: Part) -> Iterator[tuple[list[Solution], int]]:
+        return self.tiles.run(part, STEP_BUDGET, FOUND_CAPACITY)
