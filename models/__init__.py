@@ -27,6 +27,7 @@ from .base import (
     PuzzleModel,
     SceneMaker,
     negated,
+    side_neighbours,
 )
 
 
@@ -96,4 +97,5 @@ __all__ = [
     "SceneMaker",
     "build_model",
     "negated",
+    "side_neighbours",
 ]

@@ -21,7 +21,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
 
 from cpsolve.counting import Classifier
 from cpsolve.errors import ModelTooBigError
@@ -203,6 +206,23 @@ class ChainWalk:
         return cube * len(self.cells) + cell_index
 
 
+def side_neighbours(columns: int, rows: int) -> list[tuple[int, int, int, int]]:
+    """For each place of a board (reading order), the place beyond its top, right, bottom and
+    left side (-1: the board's edge): the one description of a tiles board's geometry."""
+    result = []
+    for place in range(columns * rows):
+        x, y = place % columns, place // columns
+        result.append(
+            (
+                place - columns if y > 0 else -1,
+                place + 1 if x + 1 < columns else -1,
+                place + columns if y + 1 < rows else -1,
+                place - 1 if x > 0 else -1,
+            )
+        )
+    return result
+
+
 @dataclass(frozen=True)
 class EdgeMatching:
     """A tiles model as a board to fill place by place with tiles whose touching edges fit.
@@ -229,6 +249,11 @@ class EdgeMatching:
     @property
     def places(self) -> int:
         return self.columns * self.rows
+
+    @cached_property
+    def neighbours(self) -> Any:
+        """numpy int64 array, places x 4 sides: the neighbouring place (-1: the edge)."""
+        return np.array(side_neighbours(self.columns, self.rows), np.int64).reshape(-1, 4)
 
     @property
     def border_free(self) -> bool:

@@ -34,6 +34,7 @@ from .base import (
     ModelBuilder,
     PuzzleModel,
     negated,
+    side_neighbours,
 )
 
 Edges = tuple[Label, ...]
@@ -195,6 +196,7 @@ class TilesModel(PuzzleModel):
         self.columns, self.rows = spec.board
         self.tiles = [tuple(tile) for tile in spec.tiles]
         self.kinds = tile_kinds(spec.tiles)
+        self.neighbours = side_neighbours(self.columns, self.rows)
         self.border = spec.border
         self.fits = fit_rule(spec, source)
         check_label_counts(spec, source, self.fits)
@@ -217,9 +219,7 @@ class TilesModel(PuzzleModel):
     # -- atoms ------------------------------------------------------------------------------
 
     def _outer_sides(self, position: int) -> list[int]:
-        x, y = position % self.columns, position // self.columns
-        sides = [(TOP, y == 0), (RIGHT, x == self.columns - 1), (BOTTOM, y == self.rows - 1), (LEFT, x == 0)]
-        return [side for side, outer in sides if outer]
+        return [side for side, neighbour in enumerate(self.neighbours[position]) if neighbour < 0]
 
     def _placements(self, options: BuildOptions, deadline: Deadline) -> list[TileAtom]:
         """Every tile in every way it lies at every place its border allows (the deadline looked at
@@ -262,12 +262,11 @@ class TilesModel(PuzzleModel):
             builder.exactly_one(at_position[position])
         for index, kind in enumerate(self.kinds):
             builder.sum_between(of_kind[index], len(kind.lines), len(kind.lines))
-        for position in range(self.columns * self.rows):
-            x, y = position % self.columns, position // self.columns
-            if x + 1 < self.columns:
-                self._add_fit(builder, at_position[position], RIGHT, at_position[position + 1], LEFT, fits)
-            if y + 1 < self.rows:
-                self._add_fit(builder, at_position[position], BOTTOM, at_position[position + self.columns], TOP, fits)
+        for position, (_, right, bottom, _) in enumerate(self.neighbours):
+            if right >= 0:
+                self._add_fit(builder, at_position[position], RIGHT, at_position[right], LEFT, fits)
+            if bottom >= 0:
+                self._add_fit(builder, at_position[position], BOTTOM, at_position[bottom], TOP, fits)
 
     def _add_fit(
         self, builder: ConstraintsBuilder, here: list[int], side: int, there: list[int], facing: int, fits: FitRule

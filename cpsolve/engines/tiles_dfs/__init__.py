@@ -124,12 +124,7 @@ class TilesSearch:
         self._buckets: list[tuple[Any, Any]] = []  # per combo: (start, stop) into its own entries
         self._entries: list[Any] = []
         self._tables: tuple[Any, Any, Any] | None = None
-        self.neighbours = np.full((board.places, 4), -1, np.int64)
-        for place in range(board.places):
-            x, y = place % board.columns, place // board.columns
-            for side, (dx, dy) in enumerate(((0, -1), (1, 0), (0, 1), (-1, 0))):
-                if 0 <= x + dx < board.columns and 0 <= y + dy < board.rows:
-                    self.neighbours[place, side] = place + dx + dy * board.columns
+        self.neighbours = board.neighbours
         places, orientations = np.nonzero(board.atom_of >= 0)
         self.place_and_orientation: dict[int, tuple[int, int]] = dict(
             zip(
