@@ -150,6 +150,18 @@ def run_command(
             help="MB the solutions kept for counting may take; the run stops there with what it counted",
         ),
     ] = DEFAULT_MAX_CLASS_MB,
+    count_only: Annotated[
+        bool,
+        typer.Option(
+            "--count-only",
+            help="count without listing: nothing kept or shown, the classes by Burnside's lemma"
+            " (packings whose pieces repeat: on the frontier counter; others listed and tallied)",
+        ),
+    ] = False,
+    count_order: Annotated[
+        str,
+        typer.Option("--count-order", help="--count-only on the frontier: cells in the fill order, or `reverse`"),
+    ] = "fill",
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts (every problem of a file
     that holds several, or the one --problem names)."""
@@ -185,7 +197,13 @@ def run_command(
         disassemble=disassemble,
         max_disassembly_positions=max_positions,
         max_class_bytes=max_memory * 2**20,
+        count_only=count_only,
+        count_order=count_order,
     )
+    listing = (("--solutions", solutions), ("--show", show), ("--html", html), ("--png", png), ("--xmpuzzle", xmpuzzle))
+    for flag, given in listing:
+        if count_only and given is not None:
+            raise fail(CpsolveError(f"{puzzle}: {flag} needs the solutions listed; leave out --count-only"))
     try:
         if cluster is not None:
             scheduler_address(cluster)

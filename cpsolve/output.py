@@ -112,15 +112,14 @@ def progress(enabled: bool) -> Iterator[ProgressHook | None]:
     task = display.add_task("starting")
     state = {"started": False, "last": 0.0}
 
-    def update(raw: int, classes: int, elapsed: float) -> None:
+    def update(doing: str, elapsed: float) -> None:
         if elapsed < PROGRESS_AFTER_SECONDS or elapsed - state["last"] < 0.1:
             return
         if not state["started"]:
             display.start()
             state["started"] = True
         state["last"] = elapsed
-        rate = raw / elapsed if elapsed else 0.0
-        display.update(task, description=f"{raw:,} solutions, {classes:,} classes, {rate:,.0f}/s")
+        display.update(task, description=doing)
 
     try:
         yield update
@@ -171,7 +170,13 @@ def format_report(report: RunReport) -> str:
         lines.append(report.disassembly.describe())
     engine = report.engine or "no engine ran"
     enumerated = plural(report.solutions_enumerated, "solution")
-    lines.append(f"time: {report.seconds:.2f} s ({engine}, {enumerated} enumerated)")
+    if report.counting is None:
+        lines.append(f"time: {report.seconds:.2f} s ({engine}, {enumerated} enumerated)")
+    elif report.counting["method"] == "tally":
+        lines.append(f"time: {report.seconds:.2f} s ({engine}, {enumerated} enumerated and tallied, none kept)")
+    else:
+        classes = plural(len(report.counting["symmetry_classes"]), "symmetry class", "symmetry classes")
+        lines.append(f"time: {report.seconds:.2f} s (counted without listing on the frontier, {classes} by Burnside)")
     lines.extend(f"note: {n}" for n in report.notes)
     for number, drawing in enumerate(report.shown, 1):
         kind = "assembly that comes apart" if report.disassembly is not None else "solution"

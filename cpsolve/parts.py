@@ -126,10 +126,12 @@ def solve_part_on_dask(unit: PartUnit, *, time_limit: float | None) -> Iterator[
 
 
 class Checkpoint:
-    """The finished parts of a run, one JSON line each: {"unit", "solutions", "check"}, where
-    `check` is a digest of the other two (a line changed by hand or by a broken disk no longer
-    matches it). Only parts that ran to their end are recorded; a line cut short by a kill is
-    dropped; the file is locked while the run has it (cpsolve.journal)."""
+    """The finished parts of a run, one JSON line each: {"unit", "solutions", "check"} (a run
+    that lists) or {"unit", "count", "check"} (a run that counts without listing: the count as a
+    decimal string, of any size), where `check` is a digest of the other two (a line changed by
+    hand or by a broken disk no longer matches it). Only parts that ran to their end are recorded;
+    a line cut short by a kill is dropped; the file is locked while the run has it
+    (cpsolve.journal)."""
 
     WHAT = "a cpsolve checkpoint"
 
@@ -137,20 +139,22 @@ class Checkpoint:
         self.path = path
         self.journal = Journal(path, "unit", self.WHAT)
         self.finished: dict[str, list[Solution]] = {}
+        self.counted: dict[str, int] = {}
         try:
             for number, record in enumerate(self.journal.records, 1):
-                self.finished[self._unit(record, number)] = [tuple(s) for s in record["solutions"]]
+                unit = self._unit(record, number)
+                if "count" in record:
+                    self.counted[unit] = int(record["count"])
+                else:
+                    self.finished[unit] = [tuple(s) for s in record["solutions"]]
         except BaseException:
             self.journal.close()
             raise
 
     def _unit(self, record: dict[str, Any], number: int) -> str:
-        unit, solutions = record.get("unit"), record.get("solutions")
-        if (
-            not isinstance(unit, str)
-            or not isinstance(solutions, list)
-            or record.get("check") != _check(unit, solutions)
-        ):
+        unit, solutions, count = record.get("unit"), record.get("solutions"), record.get("count")
+        found = count if isinstance(count, str) and count.isdigit() and len(count) < 10_000 else solutions
+        if not isinstance(unit, str) or not isinstance(found, list | str) or record.get("check") != _check(unit, found):
             raise CpsolveError(
                 f"{self.path}: record {number} is not a finished part as cpsolve wrote it (its check does not"
                 " match); give a new checkpoint file"
@@ -173,11 +177,15 @@ class Checkpoint:
         written = [list(s) for s in solutions]
         self.journal.append([{"unit": unit, "solutions": written, "check": _check(unit, written)}])
 
+    def record_count(self, unit: str, count: int) -> None:
+        written = str(count)
+        self.journal.append([{"unit": unit, "count": written, "check": _check(unit, written)}])
+
     def close(self) -> None:
         self.journal.close()
 
 
-def _check(unit: str, solutions: list[Any]) -> str:
+def _check(unit: str, solutions: Any) -> str:
     return hashlib.sha256(json.dumps([unit, solutions], separators=(",", ":")).encode()).hexdigest()[:16]
 
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cpsolve import engines, formats, parts, workers
+from cpsolve import count_only, engines, formats, parts, workers
 from cpsolve.counting import Classifier, ClassStoreFull, Counts
+from cpsolve.counting.tally import Tally
 from cpsolve.engines import AUTO, Engine, Engines, Enumeration, SearchOptions, StopReason
 from cpsolve.engines import DEFAULT as DEFAULT_ENGINES
 from cpsolve.engines.breaking import BreakingChoice
@@ -39,7 +40,7 @@ from cpsolve.symmetry import Solution
 if TYPE_CHECKING:
     from cpsolve.disassembly import AssemblyChecker, DisassemblySummary
 
-ProgressHook = Callable[[int, int, float], None]
+ProgressHook = count_only.ProgressHook  # what the run is doing, seconds since it started
 # a new class's representative, its model, and what else is known of it (its disassembly) as JSON
 SolutionHook = Callable[[Solution, PuzzleModel, Mapping[str, Any]], None]
 ReadyHook = Callable[[], None]
@@ -70,6 +71,7 @@ class RunReport:
     breaking: dict[str, Any] | None = None  # the symmetry breaking used and why (BreakingChoice)
     search: dict[str, str] = field(default_factory=dict)  # how the engine searched (cell choice)
     disassembly: DisassemblySummary | None = None  # --disassemble
+    counting: dict[str, Any] | None = None  # --count-only: how it counted without listing
 
     @property
     def ok(self) -> bool:
@@ -98,6 +100,7 @@ class RunReport:
             **({"problem": self.problem} if self.problem is not None else {}),
             **self.extra_counts,
             **({"disassembly": self.disassembly.as_json()} if self.disassembly is not None else {}),
+            "counting": self.counting,
         }
 
 
@@ -116,7 +119,9 @@ class RunOptions:
     checkpoint: Path | None = None  # finished parts recorded there; a run started again resumes
     disassemble: bool = False  # take each unique assembly apart (cpsolve.disassembly); packings only
     max_disassembly_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS  # per assembly
-    max_class_bytes: int = DEFAULT_MAX_CLASS_BYTES  # --max-memory: what the classes kept may take
+    max_class_bytes: int = DEFAULT_MAX_CLASS_BYTES  # --max-memory: what the classes (or sub-problems) kept may take
+    count_only: bool = False  # count without listing (cpsolve.count_only); nothing is kept or shown
+    count_order: str = "fill"  # --count-only on the frontier: the family's fill order, or `reverse`
 
 
 @dataclass
@@ -198,7 +203,10 @@ def run(
     libraries took to import. `--time-limit` bounds the building and the search.
     `on_ready` is called once the engine is loaded and the model built, before the search.
     """
-    options.engines.check_requested(options.engine)
+    if options.engine == count_only.FRONTIER and not options.count_only:
+        raise CpsolveError(f"{puzzle.name}: the frontier counter counts without listing; give --count-only with it")
+    if options.engine != count_only.FRONTIER:
+        options.engines.check_requested(options.engine)
     started = time.perf_counter()
     deadline = Deadline.after(options.search.time_limit)
     family = puzzle.family
@@ -207,6 +215,10 @@ def run(
             f"{puzzle.name}: --disassemble takes packing puzzles (pieces to take apart), not a {family.kind} puzzle"
         )
     searching = _search_options(options)
+    if options.count_only:
+        counted = _count_without_listing(puzzle, options, deadline, on_progress, started)
+        if counted is not None:
+            return counted
     try:
         prepared = prepare(puzzle, searching, deadline)
     except OutOfTimeError:
@@ -218,7 +230,7 @@ def run(
         return _unfinished_report(puzzle, reason, seconds, "while the model was being built")
     if on_ready is not None:
         on_ready()
-    show = puzzle.rules.show if options.show is None else options.show
+    show = 0 if options.count_only else puzzle.rules.show if options.show is None else options.show
     classes = NewClasses(prepared.puzzle, show, _checker(prepared.puzzle, options, deadline), on_new_class)
     try:
         enumeration = open_search(prepared, puzzle, searching, deadline)
@@ -226,7 +238,11 @@ def run(
         reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
         seconds = puzzle.read_seconds + time.perf_counter() - started
         return _unfinished_report(puzzle, reason, seconds, "while the workers were being started")
-    classifier = Classifier(prepared.puzzle.group, prepared.compiled.breaking, options.max_class_bytes)
+    classifier: Classifier | Tally = (
+        Tally(prepared.puzzle.group, prepared.compiled.breaking)
+        if options.count_only
+        else Classifier(prepared.puzzle.group, prepared.compiled.breaking, options.max_class_bytes)
+    )
     _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started)
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
     report = _report(puzzle, prepared, enumeration, classifier, seconds, classes)
@@ -240,9 +256,60 @@ def run(
     return report
 
 
+def _count_without_listing(
+    puzzle: Puzzle, options: RunOptions, deadline: Deadline, on_progress: ProgressHook | None, started: float
+) -> RunReport | None:
+    """--count-only on the frontier counter where it takes the puzzle and `auto` or `--engine
+    frontier` asks for it; None: list and tally instead (cpsolve.count_only)."""
+    count_only.refuse(puzzle.name, options.disassemble, options.count_order)
+    if options.engine not in (AUTO, count_only.FRONTIER):
+        return None
+    try:
+        model, _ = puzzle.model(options.build, deadline)
+    except OutOfTimeError:
+        seconds = puzzle.read_seconds + time.perf_counter() - started
+        return _unfinished_report(puzzle, StopReason.TIME_LIMIT, seconds, "while the model was being built")
+    why_not = count_only.takes(model)
+    if options.engine == count_only.FRONTIER and why_not is not None:
+        raise CpsolveError(f"{puzzle.name}: the frontier counter cannot count it: {why_not}; give --engine auto")
+    if why_not is not None or (options.engine == AUTO and not count_only.prefers(model)):
+        return None
+    settings = count_only.CountOptions(
+        options.count_order,
+        options.max_class_bytes,
+        options.workers,
+        options.cluster,
+        options.checkpoint,
+        options.build,
+        options.max_file_bytes,
+    )
+    frontier = count_only.FrontierRun(puzzle, model, settings, deadline)
+    frontier.run(count_only.Progress(on_progress, started))
+    seconds = puzzle.read_seconds + time.perf_counter() - started
+    fields = count_only.report_fields(puzzle, model, frontier)
+    counts = fields["counts"]
+    mismatches = [
+        f"{name}: expected {value}, counted {getattr(counts, name)}"
+        for name, value in puzzle.expected.items()
+        if fields["complete"] and getattr(counts, name) != value
+    ]
+    return RunReport(
+        name=model.name,
+        kind=model.kind,
+        source=puzzle.loaded.source.path,
+        solutions_enumerated=0,
+        seconds=seconds,
+        expected=puzzle.expected,
+        mismatches=mismatches,
+        symmetries=model.group.order,
+        problem=puzzle.problem,
+        **fields,
+    )
+
+
 def _classify(
     enumeration: Enumeration,
-    classifier: Classifier,
+    classifier: Classifier | Tally,
     classes: NewClasses,
     limit_reason: StopReason,
     on_progress: ProgressHook | None,
@@ -260,7 +327,8 @@ def _classify(
                         enumeration.interrupt(limit_reason)
                         return
             if on_progress is not None:
-                on_progress(classifier.raw_seen, len(classifier.classes), time.perf_counter() - started)
+                elapsed = time.perf_counter() - started
+                on_progress(_listing_progress(classifier, elapsed), elapsed)
     except ClassStoreFull:
         enumeration.interrupt(StopReason.MEMORY_LIMIT)
     except KeyboardInterrupt:
@@ -269,6 +337,13 @@ def _classify(
         enumeration.interrupt(StopReason.TERMINATED)
     finally:
         batches.close()  # stops the search and its worker processes, whatever ended the loop
+
+
+def _listing_progress(classifier: Classifier | Tally, elapsed: float) -> str:
+    rate = f"{classifier.raw_seen / elapsed:,.0f}/s" if elapsed else ""
+    if isinstance(classifier, Tally):
+        return f"{classifier.raw_seen:,} solutions tallied, none kept, {rate}"
+    return f"{classifier.raw_seen:,} solutions, {len(classifier.classes):,} classes, {rate}"
 
 
 class NewClasses:
@@ -359,7 +434,7 @@ def _report(
     puzzle: Puzzle,
     prepared: Prepared,
     enumeration: Enumeration,
-    classifier: Classifier,
+    classifier: Classifier | Tally,
     seconds: float,
     classes: NewClasses,
 ) -> RunReport:
@@ -390,11 +465,14 @@ def _report(
         notes=list(model.notes),
         shown=classes.shown,
         workers=enumeration.workers,
-        extra_counts=model.extra_counts(classifier) if complete and not problems else {},
+        extra_counts=model.extra_counts(classifier)
+        if isinstance(classifier, Classifier) and complete and not problems
+        else {},
         problem=puzzle.problem,
         breaking=prepared.choice.as_json(),
         search=prepared.compiled.details,
         disassembly=classes.checker.summary if classes.checker is not None else None,
+        counting={"method": "tally"} if isinstance(classifier, Tally) else None,
     )
 
 

@@ -39,12 +39,15 @@ class SymmetryGroup:
     piece set the puzzle does not have). `redundancy` is the order of a subgroup of G that acts
     freely and only changes how one solution is written (reading a palindromic chain from its
     other end): raw counts solutions, not writings, so each orbit's size is divided by it.
+    `cell_maps` (families made of cells: packing) is each element's map of the cells, a row per
+    element, for a count that needs to know which cells a symmetry swaps (cpsolve.counting.frontier).
     """
 
     elements: tuple[AtomSymmetry, ...]
     unique_counts_raw: bool = False
     is_valid: Callable[[Solution], bool] | None = None
     redundancy: int = 1
+    cell_maps: Any = None  # numpy int64 array, elements x cells, or None
 
     @property
     def order(self) -> int:

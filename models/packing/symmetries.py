@@ -93,16 +93,23 @@ class PackingSymmetry:
             grid=puzzle.grid,
         )
         check_symmetry_size(len(arrays), self.atom_count, puzzle.name)
-        elements = []
+        elements, kept = [], []
         fixed = set(fixed_atoms)
-        for atom_map, proper in zip(self._atom_maps(arrays, mirror, deadline), arrays.proper.tolist(), strict=True):
+        maps = self._atom_maps(arrays, mirror, deadline)
+        for number, (atom_map, proper) in enumerate(zip(maps, arrays.proper.tolist(), strict=True)):
             if atom_map is not None and {atom_map[a] for a in fixed} == fixed:
                 elements.append(AtomSymmetry(atom_map, proper))
+                kept.append(number)
         several_parts = puzzle.separately and len(connected_components(puzzle.target)) > 1
         is_valid = self.is_valid if several_parts and partners is not None else None
         if puzzle.symmetry == "all" and partners is None:
             self.burrtools_mirrors = self._burrtools_mirror_maps(shapes, colours, labels)
-        return SymmetryGroup(tuple(elements), unique_counts_raw=puzzle.symmetry == "none", is_valid=is_valid)
+        return SymmetryGroup(
+            tuple(elements),
+            unique_counts_raw=puzzle.symmetry == "none",
+            is_valid=is_valid,
+            cell_maps=np.asarray(arrays.images, np.int64)[kept],
+        )
 
     def _burrtools_mirror_maps(
         self,

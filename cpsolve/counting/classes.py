@@ -1,4 +1,4 @@
-"""Reducing enumerated solutions to classes, and the three counts.
+"""Reducing listed solutions to classes, and the three counts.
 
 Every family describes a solution as a sorted tuple of *atoms* (for packing an atom is one
 placement of one piece) and every symmetry as a permutation of atoms, so one classifier serves
@@ -110,7 +110,7 @@ class Classifier:
             ]
         keys = [_key(solution) for solution in solutions]
         unseen = [i for i, key in enumerate(keys) if key not in self._class_of]
-        computed = self._image_keys([solutions[i] for i in unseen])
+        computed = image_keys(self.group, [solutions[i] for i in unseen])
         images = {unseen[number]: image_keys for number, image_keys in computed.items()}
         found: list[SolutionClass | None] = []
         for number, (solution, key) in enumerate(zip(solutions, keys, strict=True)):
@@ -131,23 +131,6 @@ class Classifier:
         """The class a solution found so far belongs to (any of its valid images), or None."""
         return self._class_of.get(_key(solution))
 
-    def _image_keys(self, solutions: Sequence[Solution]) -> dict[int, list[bytes]]:
-        """For each solution (by its place in the batch), the key of its image under each element,
-        in the group's order: all solutions of one length with one array operation."""
-        by_length: dict[int, list[int]] = {}
-        for number, solution in enumerate(solutions):
-            by_length.setdefault(len(solution), []).append(number)
-        keys: dict[int, list[bytes]] = {}
-        for length, numbers in by_length.items():
-            atoms = np.array([solutions[n] for n in numbers], np.int64).reshape(len(numbers), length)
-            images = np.sort(self.group.maps[:, atoms], axis=2)  # element x solution x atom
-            rows = np.ascontiguousarray(images.transpose(1, 0, 2), dtype=KEY_TYPE)
-            as_bytes = cast(
-                list[list[bytes]], rows.view(np.dtype((np.void, 4 * length))).reshape(len(numbers), -1).tolist()
-            )
-            keys.update(zip(numbers, as_bytes, strict=True))
-        return keys
-
     def _register(self, key: bytes, images: list[bytes]) -> SolutionClass:
         cost = CLASS_BYTES + len(images) * (len(key) + IMAGE_BYTES)
         if self.stored_bytes + cost > self.max_bytes:
@@ -158,13 +141,13 @@ class Classifier:
         if is_valid is None:
             valid = images
         else:
-            valid = [image for image in images if image in proper_keys or is_valid(_solution(image))]
+            valid = [image for image in images if image in proper_keys or is_valid(solution_of(image))]
         valid_keys = set(valid)
         index = len(self.classes)
         for image in valid_keys:
             self._class_of[image] = index
         solution_class = SolutionClass(
-            representative=_solution(min(valid_keys)),
+            representative=solution_of(min(valid_keys)),
             valid_images=len(valid_keys),
             stabiliser=images.count(key),
             proper_images=len(proper_keys),
@@ -208,5 +191,23 @@ class Classifier:
         return problems
 
 
-def _solution(key: bytes) -> Solution:
+def image_keys(group: SymmetryGroup, solutions: Sequence[Solution]) -> dict[int, list[bytes]]:
+    """For each solution (by its place in the batch), the key of its image under each element of
+    `group`, in the group's order: all solutions of one length with one array operation."""
+    by_length: dict[int, list[int]] = {}
+    for number, solution in enumerate(solutions):
+        by_length.setdefault(len(solution), []).append(number)
+    keys: dict[int, list[bytes]] = {}
+    for length, numbers in by_length.items():
+        atoms = np.array([solutions[n] for n in numbers], np.int64).reshape(len(numbers), length)
+        images = np.sort(group.maps[:, atoms], axis=2)  # element x solution x atom
+        rows = np.ascontiguousarray(images.transpose(1, 0, 2), dtype=KEY_TYPE)
+        as_bytes = cast(
+            list[list[bytes]], rows.view(np.dtype((np.void, 4 * length))).reshape(len(numbers), -1).tolist()
+        )
+        keys.update(zip(numbers, as_bytes, strict=True))
+    return keys
+
+
+def solution_of(key: bytes) -> Solution:
     return tuple(np.frombuffer(key, KEY_TYPE).tolist())

@@ -1,0 +1,342 @@
+"""A run that counts without listing (`--count-only`): the three counts, no solution kept.
+
+Packings whose pieces repeat are counted by the frontier counter (cpsolve.counting.frontier), one
+count per conjugacy class of the symmetry group, and the classes follow from Burnside's lemma
+(cpsolve.counting.burnside). Each count splits into disjoint parts, one per move that fills the
+first cell, whose counts add up: the units of work for `--workers`, `--checkpoint` and
+`--cluster`, run on the one executor (cpsolve.workers) as a listing run's parts are. Every other
+puzzle is listed by its engine and tallied (cpsolve.counting.tally) by cpsolve.run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from cpsolve import workers
+from cpsolve.counting.burnside import BurnsideSums, ConjugacyClass, conjugacy_classes
+from cpsolve.counting.frontier import FrontierProblem, FrontierTooWide, frontier_problem
+from cpsolve.engines import StopReason
+from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
+from cpsolve.formats import Puzzle, PuzzleFile, ReadOptions, puzzles
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
+from cpsolve.models import BuildOptions, PuzzleModel
+from cpsolve.parts import PARTS_PER_WORKER, Checkpoint
+from cpsolve.workers import DONE
+
+FRONTIER = "frontier"  # the counter's name, as --engine takes it with --count-only
+ORDERS = ("fill", "reverse")  # the cells in the family's fill order, or the other way round
+COUNTED = "counted"
+TOO_WIDE = "too wide"
+ProgressHook = Callable[[str, float], None]  # as a run's (cpsolve.run): what it is doing, seconds so far
+
+
+@dataclass(frozen=True)
+class CountOptions:
+    """What a count takes of the run's options (cpsolve.run.RunOptions)."""
+
+    order: str = "fill"
+    max_bytes: int = 2**31
+    workers: int = 1
+    cluster: str | None = None
+    checkpoint: Path | None = None
+    build: BuildOptions = dataclasses.field(default_factory=BuildOptions)
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+
+def takes(model: PuzzleModel) -> str | None:
+    """Why the frontier counter cannot count this puzzle (None: it can)."""
+    if model.cover_problem() is None:
+        return f"a {model.kind} puzzle is no packing"
+    if model.group.is_valid is not None:
+        return "its parts are mirrored on their own, which Burnside's lemma over the whole group does not count"
+    if model.group.redundancy != 1 or (model.group.cell_maps is None and model.group.order > 1):
+        return "its symmetries are not maps of cells"
+    return None
+
+
+def prefers(model: PuzzleModel) -> bool:
+    """Whether `auto` counts this packing on the frontier rather than by listing: where pieces
+    repeat (at least two copies a kind on average). Distinct pieces make each piece set a
+    sub-problem of its own, and listing them measured faster (docs/counting.md)."""
+    cover = model.cover_problem()
+    assert cover is not None
+    copies = sum(high for _, high in cover.piece_bounds)
+    return copies >= 2 * len(cover.piece_bounds)
+
+
+@dataclass(frozen=True)
+class CountUnit:
+    """One part of one symmetry's count: the puzzle itself (so a Dask worker builds the same
+    model), the conjugacy class's representative element, the part (-1: the whole count)."""
+
+    puzzle: PuzzleFile
+    problem: str | None
+    element: int
+    part: int
+    order: str
+    max_bytes: int | None
+    build: BuildOptions = dataclasses.field(default_factory=BuildOptions)
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+    @cached_property
+    def id(self) -> str:
+        """The same for the same content, problem, element, part and cell order, whoever computes it."""
+        return f"{self.puzzle.digest[:16]}-{self.problem or ''}-count-{self.order}-{self.element}-{self.part}"
+
+
+class Counter:
+    """A puzzle's frontier problems, one per element asked for, built on first use and kept (a
+    worker counts many parts of one element)."""
+
+    def __init__(self, model: PuzzleModel, order: str) -> None:
+        cover = model.cover_problem()
+        assert cover is not None
+        self.model = model
+        self.cover = cover
+        self.order = tuple(cover.fill_order) if order == "fill" else tuple(reversed(cover.fill_order))
+        self.problems: dict[int, FrontierProblem] = {}
+        self.parts: dict[int, list[int]] = {}
+
+    def problem(self, element: int) -> FrontierProblem:
+        if element not in self.problems:
+            group = self.model.group
+            atom_map = group.elements[element].atom_map if group.order else None
+            cell_map = None if group.cell_maps is None else group.cell_maps[element].tolist()
+            self.problems[element] = frontier_problem(self.cover, self.order, atom_map, cell_map)
+        return self.problems[element]
+
+    def first_moves(self, element: int) -> list[int]:
+        if element not in self.parts:
+            self.parts[element] = self.problem(element).first_moves()
+        return self.parts[element]
+
+    def count(self, unit: CountUnit, deadline: Deadline, on_level: Callable[[int, int], None] | None = None) -> int:
+        problem = self.problem(unit.element)
+        start = None if unit.part < 0 else self.first_moves(unit.element)[unit.part]
+        return problem.count(start, deadline, unit.max_bytes, on_level)
+
+
+def count_items(counter: Counter, unit: CountUnit, *, deadline: Deadline) -> Iterator[Any]:
+    """One unit counted: ("counted", n), or why it stopped (a reason, or the frontier that did not fit)."""
+    try:
+        yield COUNTED, counter.count(unit, deadline)
+    except OutOfTimeError:
+        yield str(StopReason.TIME_LIMIT)
+    except FrontierTooWide as wide:
+        yield TOO_WIDE, wide.cell, wide.cells, wide.states
+
+
+class Compiled:
+    """The counter a Dask worker keeps between the parts of one run."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, str | None, str], Counter] = {}
+
+    def __call__(self, unit: CountUnit) -> Counter:
+        wanted = (unit.puzzle.digest, unit.problem, unit.order)
+        if wanted not in self.known:
+            puzzle = puzzles(unit.puzzle, ReadOptions(unit.max_file_bytes, unit.problem))[0]
+            model, _ = puzzle.model(unit.build)
+            self.known = {wanted: Counter(model, unit.order)}
+        return self.known[wanted]
+
+
+def count_on_dask(unit: CountUnit, *, time_limit: float | None) -> Iterator[Any]:
+    from distributed import get_worker
+
+    worker = get_worker()
+    compiled: Compiled = worker.__dict__.setdefault("cpsolve_counter", Compiled())
+    return count_items(compiled(unit), unit, deadline=Deadline.after(time_limit))
+
+
+@dataclass
+class Progress:
+    """What a counting run tells the progress line: the symmetry and part being counted, the cell."""
+
+    hook: ProgressHook | None
+    started: float
+    doing: str = ""
+
+    def level(self, cell: int, states: int) -> None:
+        if self.hook is not None:
+            self.hook(f"{self.doing}: cell {cell:,}, {states:,} sub-problems", time.perf_counter() - self.started)
+
+    def parts(self, done: int, total: int) -> None:
+        if self.hook is not None:
+            self.hook(f"{done:,} of {total:,} parts counted", time.perf_counter() - self.started)
+
+
+class FrontierRun:
+    """The counts of one puzzle on the frontier: every conjugacy class's fixed count, whole in
+    this process or in parts on the executor, merged once per unit."""
+
+    def __init__(self, puzzle: Puzzle, model: PuzzleModel, options: CountOptions, deadline: Deadline) -> None:
+        self.puzzle = puzzle
+        self.model = model
+        self.options = options
+        self.deadline = deadline
+        self.classes: list[ConjugacyClass] = conjugacy_classes(model.group) if model.group.order else []
+        self.sums = BurnsideSums(model.group, self.classes, {})
+        self.counter = Counter(model, options.order)
+        self.max_bytes = options.max_bytes
+        self.stopped_by: StopReason | None = None
+        self.notes: list[str] = []
+        self.workers = 1
+        self.parts_counted: dict[int, int] = {}  # class number -> parts merged
+        self.parts_of: dict[int, int] = {}
+
+    def split(self) -> bool:
+        options = self.options
+        return options.workers > 1 or options.cluster is not None or options.checkpoint is not None
+
+    def units(self, parts_wanted: int) -> list[tuple[int, CountUnit]]:
+        """Each conjugacy class's units: the whole count, or one unit per first move."""
+        result = []
+        for number, each in enumerate(self.classes):
+            parts = range(len(self.counter.first_moves(each.representative))) if parts_wanted > 1 else [-1]
+            self.parts_of[number] = len(parts)
+            for part in parts:
+                result.append((number, self.unit(each.representative, part)))
+        return result
+
+    def unit(self, element: int, part: int) -> CountUnit:
+        options = self.options
+        return CountUnit(
+            self.puzzle.file,
+            self.puzzle.problem,
+            element,
+            part,
+            options.order,
+            self.max_bytes,
+            options.build,
+            options.max_file_bytes,
+        )
+
+    def run(self, progress: Progress) -> None:
+        """Count every class; stops (reason and notes recorded) at the time limit, Ctrl-C, or a
+        frontier too wide, with what was merged so far kept."""
+        try:
+            if self.split():
+                self._run_split(progress)
+            else:
+                self._run_here(progress)
+        except KeyboardInterrupt:
+            self.stopped_by = StopReason.INTERRUPTED
+        except Terminated:
+            self.stopped_by = StopReason.TERMINATED
+        except OutOfTimeError:
+            self.stopped_by = StopReason.TIME_LIMIT
+        except FrontierTooWide as wide:
+            self._too_wide(wide.cell, wide.cells, wide.states)
+
+    def _run_here(self, progress: Progress) -> None:
+        for number, unit in self.units(1):
+            progress.doing = f"symmetry class {number + 1} of {len(self.classes)}"
+            self.sums.fixed[number] = self.counter.count(unit, self.deadline, progress.level)
+            self.parts_counted[number] = 1
+
+    def _run_split(self, progress: Progress) -> None:
+        options = self.options
+        wanted = options.workers or workers.cores()
+        runners = workers.workers_for(options.cluster, wanted)
+        self.workers = runners.workers
+        numbered = self.units(PARTS_PER_WORKER * runners.workers)
+        checkpoint = Checkpoint(options.checkpoint) if options.checkpoint else None
+        partial: dict[int, int] = {}
+        try:
+            todo = []
+            for number, unit in numbered:
+                if checkpoint is not None and unit.id in checkpoint.counted:
+                    self._merge(number, checkpoint.counted[unit.id], partial)
+                else:
+                    todo.append((number, unit))
+            task = self._task(runners)
+            for index, item in runners.stream(task, [unit for _, unit in todo]):
+                number, unit = todo[index]
+                if item == DONE:
+                    continue
+                if item[0] == COUNTED:
+                    self._merge(number, item[1], partial)
+                    if checkpoint is not None:
+                        checkpoint.record_count(unit.id, item[1])
+                    progress.parts(sum(self.parts_counted.values()), len(numbered))
+                elif item[0] == TOO_WIDE:
+                    self._too_wide(*item[1:])
+                    return
+                else:
+                    self.stopped_by = StopReason(item)
+                    return
+                if self.deadline.passed():
+                    self.stopped_by = StopReason.TIME_LIMIT
+                    return
+        finally:
+            runners.close()
+            if checkpoint is not None:
+                checkpoint.close()
+
+    def _task(self, runners: workers.Workers) -> Callable[[CountUnit], Iterator[Any]]:
+        if self.options.cluster is not None:
+            return functools.partial(count_on_dask, time_limit=self.deadline.remaining())
+        return functools.partial(count_items, self.counter, deadline=self.deadline)
+
+    def _merge(self, number: int, count: int, partial: dict[int, int]) -> None:
+        partial[number] = partial.get(number, 0) + count
+        self.parts_counted[number] = self.parts_counted.get(number, 0) + 1
+        if self.parts_counted[number] == self.parts_of[number]:
+            self.sums.fixed[number] = partial[number]
+
+    def _too_wide(self, cell: int, cells: int, states: int) -> None:
+        self.stopped_by = StopReason.MEMORY_LIMIT
+        megabytes = self.options.max_bytes // 2**20
+        self.notes.append(
+            f"at cell {cell + 1:,} of {cells:,} the frontier held {states:,} sub-problems, past --max-memory"
+            f" {megabytes:,} MB; raise --max-memory where the machine has room, or split the count into parts"
+            " (--workers, --cluster: each part's frontier is smaller)"
+        )
+
+    def counted_so_far(self) -> str:
+        """What a stopped run had counted: whole classes, and parts of the identity's count."""
+        done = len(self.sums.fixed)
+        identity_parts = self.parts_counted.get(0, 0)
+        said = f"counted {done} of {len(self.classes)} symmetry classes"
+        if 0 not in self.sums.fixed and identity_parts:
+            said += f" and {identity_parts} of {self.parts_of.get(0, 1)} parts of the identity's count"
+        return said
+
+
+def report_fields(puzzle: Puzzle, model: PuzzleModel, frontier: FrontierRun) -> dict[str, Any]:
+    """What a run's report (cpsolve.run.RunReport) says of a frontier count."""
+    complete = frontier.stopped_by is None and frontier.sums.complete
+    counts = frontier.sums.counts()
+    notes = [*model.notes, *frontier.notes]
+    if not complete:
+        notes.append(frontier.counted_so_far() + "; raw is a lower bound once the identity's parts are counted")
+    return {
+        "complete": complete,
+        "counts": counts,
+        "engine": FRONTIER,
+        "stopped_by": frontier.stopped_by,
+        "identity_problems": frontier.sums.problems() if complete else [],
+        "notes": notes,
+        "workers": frontier.workers,
+        "counting": {
+            "method": FRONTIER,
+            "cell_order": frontier.options.order,
+            "symmetry_classes": frontier.sums.as_json(),
+        },
+    }
+
+
+def refuse(name: str, disassemble: bool, order: str) -> None:
+    """Options that need the solutions themselves, refused with --count-only in one line."""
+    if disassemble:
+        raise CpsolveError(f"{name}: --disassemble takes each solution apart; it needs listing, not --count-only")
+    if order not in ORDERS:
+        raise CpsolveError(f"{name}: --count-order is one of {', '.join(ORDERS)}, not {order!r}")
