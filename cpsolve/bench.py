@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cpsolve import formats, peers
+from cpsolve import count_only, formats, peers
+from cpsolve.count_only import FRONTIER
 from cpsolve.engines import DEFAULT, SearchOptions, StopReason
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import Puzzle
@@ -35,6 +36,7 @@ class BenchOptions:
     peers: bool = False  # run the peer programs too
     peer_time_limit: float = 900.0
     on_ready: Callable[[], None] | None = None  # each run's hook once its model is built (gc.freeze)
+    count_only: bool = False  # also count each packing the frontier counter takes, without listing
 
 
 @dataclass
@@ -52,19 +54,29 @@ class BenchRow:
     symmetry: str = "all"  # the spec's: BurrTools' counts compare only where it is `all`
 
     @property
+    def listed(self) -> list[RunReport]:
+        """The runs that listed the solutions (every engine's; not the count without listing)."""
+        return [r for r in self.results if r.counting is None]
+
+    @property
+    def counted(self) -> RunReport | None:
+        """The count without listing (`--count-only`), where the frontier counter took the puzzle."""
+        return next((r for r in self.results if r.engine == FRONTIER), None)
+
+    @property
     def reference(self) -> RunReport | None:
         """The reference engine's run (None when `--engine` left it out)."""
-        return next((r for r in self.results if r.engine == DEFAULT.reference.name), None)
+        return next((r for r in self.listed if r.engine == DEFAULT.reference.name), None)
 
     @property
     def other(self) -> RunReport | None:
         """The first engine beside the reference that took the puzzle."""
-        return next((r for r in self.results if r.engine != DEFAULT.reference.name), None)
+        return next((r for r in self.listed if r.engine != DEFAULT.reference.name), None)
 
     @property
     def fastest(self) -> RunReport | None:
-        """The fastest complete run of any engine."""
-        complete = [r for r in self.results if r.complete]
+        """The fastest complete run of any engine that lists."""
+        complete = [r for r in self.listed if r.complete]
         return min(complete, key=lambda r: r.seconds) if complete else None
 
     @property
@@ -157,6 +169,9 @@ def _bench_one(path: Path, puzzle: Puzzle, options: BenchOptions, source: str) -
     if not row.results:  # only with --engine
         row.skipped = f"the {options.engine} engine does not take it"
         return row
+    if options.count_only and mode == "count" and count_only.takes(model) is None:
+        counting = RunOptions(search=search, show=0, engine=FRONTIER, count_only=True)
+        row.results.append(run(puzzle, counting, on_ready=options.on_ready))
     if options.peers and mode == "count":
         row.peers = peers.run_peers(path, model, puzzle.problem, options.peer_time_limit)
     return row

@@ -434,6 +434,13 @@ def bench_command(
             "--peers", help="also run BurrTools' burrTxt and yass where built (../shared/peers/build.sh) and can"
         ),
     ] = False,
+    count_only: Annotated[
+        bool,
+        typer.Option(
+            "--count-only",
+            help="also count each packing the frontier counter takes without listing, its time beside listing's",
+        ),
+    ] = False,
 ) -> None:
     """Run each puzzle with every engine that can take it; compare counts and times.
 
@@ -457,8 +464,9 @@ def bench_command(
         workers=workers,
         engine=None if engine in (None, engines.AUTO) else engine,
         peers=with_peers,
+        count_only=count_only,
     )
-    printer = None if as_json else BenchPrinter(with_peers)
+    printer = None if as_json else BenchPrinter(with_peers, count_only)
     whole_process = isinstance(context.obj, dict) and bool(context.obj.get(WHOLE_PROCESS))
     try:
         engines.DEFAULT.load_installed()  # so that no engine's first row pays for importing its libraries

@@ -195,9 +195,10 @@ class BenchPrinter:
     time, and how many times faster cpsolve's fastest engine was.
     """
 
-    def __init__(self, with_peers: bool = False) -> None:
+    def __init__(self, with_peers: bool = False, counting: bool = False) -> None:
         self.rows: list[BenchRow] = []
         self.with_peers = with_peers
+        self.counting = counting  # --count-only: the frontier count's seconds beside, and listing's over it
 
     def header(self) -> None:
         reference = f"{engines.DEFAULT.reference.name} s"
@@ -206,9 +207,10 @@ class BenchPrinter:
         if self.with_peers:
             for line in peers_missing():
                 typer.echo(line)
+        counted = f" {'count s':>8} {'list/count':>10}" if self.counting else ""
         typer.echo(
             f"{'puzzle':44} {'mode':5} {'raw/rotations/unique':>22} {'agree':>6}"
-            f" {reference:>9} {'other engine':>17} {'s':>7} {'ratio':>6}{peer}"
+            f" {reference:>9} {'other engine':>17} {'s':>7} {'ratio':>6}{counted}{peer}"
         )
 
     def __call__(self, row: BenchRow) -> None:
@@ -236,8 +238,18 @@ class BenchPrinter:
         engine = "-" if other is None or other.engine is None else other.engine
         typer.echo(
             f"{name:44} {row.mode:5} {shown:>22} {agree:>6} {self._time(reference):>9} {engine:>17}"
-            f" {self._time(other):>7} {ratio:>6}{self._peers(row)}"
+            f" {self._time(other):>7} {ratio:>6}{self._counted(row)}{self._peers(row)}"
         )
+
+    def _counted(self, row: BenchRow) -> str:
+        """The count without listing: its seconds, and the fastest listing's over them."""
+        if not self.counting:
+            return ""
+        counted, fastest = row.counted, row.fastest
+        if counted is None:
+            return f" {'-':>8} {'-':>10}"
+        ratio = f"{fastest.seconds / counted.seconds:.2f}x" if fastest and counted.complete and counted.seconds else "-"
+        return f" {self._time(counted):>8} {ratio:>10}"
 
     def _peers(self, row: BenchRow) -> str:
         if not self.with_peers:

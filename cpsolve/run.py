@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from cpsolve import count_only, engines, formats, parts, workers
 from cpsolve.counting import Classifier, ClassStoreFull, Counts
+from cpsolve.counting.frontier import load_compiled
 from cpsolve.counting.tally import Tally
 from cpsolve.engines import AUTO, Engine, Engines, Enumeration, SearchOptions, StopReason
 from cpsolve.engines import DEFAULT as DEFAULT_ENGINES
@@ -40,6 +41,7 @@ from cpsolve.symmetry import Solution
 if TYPE_CHECKING:
     from cpsolve.disassembly import AssemblyChecker, DisassemblySummary
 
+HINT_SECONDS = 1.0  # a listing run this long suggests --count-only where the frontier counter prefers the puzzle
 ProgressHook = count_only.ProgressHook  # what the run is doing, seconds since it started
 # a new class's representative, its model, and what else is known of it (its disassembly) as JSON
 SolutionHook = Callable[[Solution, PuzzleModel, Mapping[str, Any]], None]
@@ -251,9 +253,29 @@ def run(
             f"the classes kept reached --max-memory {options.max_class_bytes // 2**20:,} MB before the listing ended;"
             " the counts are lower bounds: raise --max-memory where the machine has room"
         )
+    hint = _count_only_hint(prepared.puzzle, report, options)
+    if hint is not None:
+        report.notes.append(hint)
     if (options.cluster or options.checkpoint) and not isinstance(enumeration, parts.PartsEnumeration):
         report.notes.append("--cluster and --checkpoint not used: no symmetry breaking to split by, or a limited run")
     return report
+
+
+def _count_only_hint(model: PuzzleModel, report: RunReport, options: RunOptions) -> str | None:
+    """The note that suggests --count-only: on a listing run of a packing whose pieces repeat (where
+    the frontier counter measured faster, docs/counting.md) that took a while or ran out of time or
+    memory; None otherwise."""
+    search = options.search
+    if options.count_only or search.first_only or search.max_solutions is not None:
+        return None
+    if count_only.takes(model) is not None or not count_only.prefers(model):
+        return None
+    if report.stopped_by not in (StopReason.TIME_LIMIT, StopReason.MEMORY_LIMIT) and report.seconds < HINT_SECONDS:
+        return None
+    return (
+        "--count-only counts this packing without listing (its pieces repeat, where counting measured faster"
+        " than listing: docs/counting.md); it keeps and shows no solution"
+    )
 
 
 def _count_without_listing(
@@ -269,6 +291,9 @@ def _count_without_listing(
     except OutOfTimeError:
         seconds = puzzle.read_seconds + time.perf_counter() - started
         return _unfinished_report(puzzle, StopReason.TIME_LIMIT, seconds, "while the model was being built")
+    loading = time.perf_counter()
+    load_compiled()  # as an engine's libraries: before the clock, left out of `seconds`
+    started += time.perf_counter() - loading
     why_not = count_only.takes(model)
     if options.engine == count_only.FRONTIER and why_not is not None:
         raise CpsolveError(f"{puzzle.name}: the frontier counter cannot count it: {why_not}; give --engine auto")

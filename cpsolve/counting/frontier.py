@@ -181,6 +181,16 @@ class FrontierProblem:
         return result
 
 
+def load_compiled() -> bool:
+    """Import the compiled counter and load its machine code (from numba's cache on disk) with a
+    count of nothing, so that a run's clock does not time the loading, as for the engines; False
+    where numba is not installed."""
+    if importlib.util.find_spec("numba") is None:
+        return False
+    FrontierProblem(1, 2, (Resource(0, 1, 0, 1),), (((1 << 2, 0),),), 0b10).count(compiled=True)
+    return True
+
+
 class CountOverflow(Exception):
     """A count passed what its limbs hold: count again with one more."""
 
