@@ -26,12 +26,12 @@ from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
 from cpsolve.formats import Puzzle, PuzzleFile, ReadOptions, puzzles
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
-from cpsolve.models import BuildOptions, PuzzleModel
+from cpsolve.models import BuildOptions, CoverProblem, PuzzleModel
 from cpsolve.parts import PARTS_PER_WORKER, Checkpoint
 from cpsolve.workers import DONE
 
 FRONTIER = "frontier"  # the counter's name, as --engine takes it with --count-only
-ORDERS = ("fill", "reverse")  # the cells in the family's fill order, or the other way round
+ORDERS = ("fill", "reverse", "across")  # the cell orders a frontier count takes (cell_order)
 COUNTED = "counted"
 TOO_WIDE = "too wide"
 ProgressHook = Callable[[str, float], None]  # as a run's (cpsolve.run): what it is doing, seconds so far
@@ -91,6 +91,26 @@ class CountUnit:
         return f"{self.puzzle.digest[:16]}-{self.problem or ''}-count-{self.order}-{self.element}-{self.part}"
 
 
+def cell_order(cover: CoverProblem, order: str) -> tuple[int, ...]:
+    """The cells in the order a count fills them: `fill`, the family's (along the shortest side
+    first, the longest last: the narrowest frontier); `reverse`, the same backwards; `across`,
+    the slowest side kept and the other two swapped, so that a second count of the same puzzle
+    walks other sub-problems (on a box, `reverse` is the fill order turned by a symmetry of the
+    box, and its levels are as wide as the fill order's). `across` needs the cells' positions."""
+    if order == "fill":
+        return tuple(cover.fill_order)
+    if order == "reverse":
+        return tuple(reversed(cover.fill_order))
+    positions = cover.positions
+    if not positions:
+        raise CpsolveError("--count-order across needs a packing on a grid of layers (cubes, prisms, spheres)")
+    sides = [len({p[axis] for p in positions}) for axis in range(3)]
+    slow, middle, fast = sorted(range(3), key=lambda axis: (-sides[axis], -axis))  # as the fill order's
+    return tuple(
+        sorted(range(cover.cells), key=lambda c: (positions[c][slow], positions[c][fast], positions[c][middle]))
+    )
+
+
 class Counter:
     """A puzzle's frontier problems, one per element asked for, built on first use and kept (a
     worker counts many parts of one element)."""
@@ -100,7 +120,7 @@ class Counter:
         assert cover is not None
         self.model = model
         self.cover = cover
-        self.order = tuple(cover.fill_order) if order == "fill" else tuple(reversed(cover.fill_order))
+        self.order = cell_order(cover, order)
         self.problems: dict[int, FrontierProblem] = {}
         self.parts: dict[int, list[int]] = {}
 
@@ -163,8 +183,10 @@ class Progress:
     hook: ProgressHook | None
     started: float
     doing: str = ""
+    widest: int = 0  # the most sub-problems a level held, in this process
 
     def level(self, cell: int, states: int) -> None:
+        self.widest = max(self.widest, states)
         if self.hook is not None:
             self.hook(f"{self.doing}: cell {cell:,}, {states:,} sub-problems", time.perf_counter() - self.started)
 
@@ -191,6 +213,7 @@ class FrontierRun:
         self.workers = 1
         self.parts_counted: dict[int, int] = {}  # class number -> parts merged
         self.parts_of: dict[int, int] = {}
+        self.progress = Progress(None, 0.0)
 
     def split(self) -> bool:
         options = self.options
@@ -222,6 +245,7 @@ class FrontierRun:
     def run(self, progress: Progress) -> None:
         """Count every class; stops (reason and notes recorded) at the time limit, Ctrl-C, or a
         frontier too wide, with what was merged so far kept."""
+        self.progress = progress
         try:
             if self.split():
                 self._run_split(progress)
@@ -330,6 +354,7 @@ def report_fields(puzzle: Puzzle, model: PuzzleModel, frontier: FrontierRun) -> 
             "method": FRONTIER,
             "cell_order": frontier.options.order,
             "symmetry_classes": frontier.sums.as_json(),
+            "widest_level": None if frontier.split() else frontier.progress.widest,
         },
     }
 

@@ -22,7 +22,7 @@ from test_yass import corpus_rows
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
-from cpsolve.count_only import FRONTIER, Counter, CountUnit
+from cpsolve.count_only import FRONTIER, Counter, CountUnit, cell_order
 from cpsolve.counting.burnside import conjugacy_classes
 from cpsolve.counting.frontier import FrontierTooWide
 from cpsolve.engines import DEFAULT, SearchOptions
@@ -164,12 +164,28 @@ def test_the_frontier_counts_distinct_pieces_as_listing_does(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["t_tetracubes_6x6x2", "soma", "cubissimo"])
-def test_two_cell_orders_count_alike(name: str) -> None:
+def test_three_cell_orders_count_alike(name: str) -> None:
     path = SPECS / f"{name}.yaml"
     fill = counted(path, engine=FRONTIER)
-    reverse = counted(path, engine=FRONTIER, count_order="reverse")
-    assert fill.counts == reverse.counts
-    assert fill.counting["symmetry_classes"] == reverse.counting["symmetry_classes"]
+    for order in ("reverse", "across"):
+        other = counted(path, engine=FRONTIER, count_order=order)
+        assert other.counts == fill.counts
+        assert other.counting["symmetry_classes"] == fill.counting["symmetry_classes"]
+
+
+def test_across_turns_the_two_faster_sides_of_the_fill_order() -> None:
+    cover = built(SPECS / "t_tetracubes_6x6x2.yaml").cover_problem()
+    assert cover is not None
+    fill = [cover.positions[c] for c in cell_order(cover, "fill")]
+    across = [cover.positions[c] for c in cell_order(cover, "across")]
+    assert sorted(fill) == sorted(across) and fill != across
+    assert [p[1] for p in fill] == [p[1] for p in across]  # the slowest side (y here) kept
+
+
+def test_across_is_refused_where_cells_have_no_layers() -> None:
+    rhombic = corpus_dir("burrtools-grids") / "HexSticks.xmpuzzle"
+    code, output = cli("run", rhombic, "--count-only", "--engine", FRONTIER, "--count-order", "across")
+    assert code == 2 and "needs a packing on a grid of layers" in output
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

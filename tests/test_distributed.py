@@ -84,6 +84,21 @@ def test_a_split_run_on_the_cluster_counts_as_the_serial_run(scheduler: tuple[st
     assert json.loads(output)["workers"] == 2
 
 
+def test_a_count_without_listing_on_the_cluster_adds_up_its_parts(scheduler: tuple[str, Any], tmp_path: Path) -> None:
+    """10x10 dominoes counted in parts (one per move that fills the first cell, per symmetry
+    class) on the scheduler's workers, the file's content carried to them: Kasteleyn's number."""
+    address, _ = scheduler
+    board = tmp_path / "dominoes.yaml"
+    board.write_text("pieces: {D: {cells: [[0, 0], [1, 0]], count: 50}}\ntarget: {box: [10, 10, 1]}\n")
+    code, output = cli("run", board, "--count-only", "--cluster", address, "--json")
+    assert code == 0
+    data = json.loads(output)
+    local = checked_run(board, RunOptions(show=0, count_only=True))
+    assert counts(output) == {"counts": local.counts.as_dict(), "complete": True, "orbit_stabiliser_ok": True}
+    assert data["counts"]["raw"] == 258_584_046_368 and data["workers"] == 2
+    assert data["engine"] == "frontier"
+
+
 def test_a_batch_on_the_cluster_gives_the_lines_of_the_local_batch(scheduler: tuple[str, Any], tmp_path: Path) -> None:
     address, _ = scheduler
     figures = corpus_dir("yass") / "figures"
