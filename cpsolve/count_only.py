@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve import workers
+from cpsolve.counting import Counts
 from cpsolve.counting.burnside import BurnsideSums, ConjugacyClass, conjugacy_classes
 from cpsolve.counting.frontier import FrontierProblem, FrontierTooWide, frontier_problem
 from cpsolve.engines import StopReason
@@ -213,6 +214,7 @@ class FrontierRun:
         self.workers = 1
         self.parts_counted: dict[int, int] = {}  # class number -> parts merged
         self.parts_of: dict[int, int] = {}
+        self.partial: dict[int, int] = {}  # class number -> the sum of its parts merged so far
         self.progress = Progress(None, 0.0)
 
     def split(self) -> bool:
@@ -273,7 +275,7 @@ class FrontierRun:
         self.workers = runners.workers
         numbered = self.units(PARTS_PER_WORKER * runners.workers)
         checkpoint = Checkpoint(options.checkpoint) if options.checkpoint else None
-        partial: dict[int, int] = {}
+        partial = self.partial
         try:
             todo = []
             for number, unit in numbered:
@@ -281,7 +283,7 @@ class FrontierRun:
                     self._merge(number, checkpoint.counted[unit.id], partial)
                 else:
                     todo.append((number, unit))
-            task = self._task(runners)
+            task = self._task()
             for index, item in runners.stream(task, [unit for _, unit in todo]):
                 number, unit = todo[index]
                 if item == DONE:
@@ -305,7 +307,7 @@ class FrontierRun:
             if checkpoint is not None:
                 checkpoint.close()
 
-    def _task(self, runners: workers.Workers) -> Callable[[CountUnit], Iterator[Any]]:
+    def _task(self) -> Callable[[CountUnit], Iterator[Any]]:
         if self.options.cluster is not None:
             return functools.partial(count_on_dask, time_limit=self.deadline.remaining())
         return functools.partial(count_items, self.counter, deadline=self.deadline)
@@ -331,17 +333,27 @@ class FrontierRun:
         identity_parts = self.parts_counted.get(0, 0)
         said = f"counted {done} of {len(self.classes)} symmetry classes"
         if 0 not in self.sums.fixed and identity_parts:
-            said += f" and {identity_parts} of {self.parts_of.get(0, 1)} parts of the identity's count"
-        return said
+            said += (
+                f" and {identity_parts} of {self.parts_of.get(0, 1)} parts of the identity's count"
+                f" (raw is at least their {self.partial.get(0, 0):,})"
+            )
+        return said + "; unique and rotations need every class (Burnside's average), so they are shown as 0"
+
+    def counts(self) -> Counts:
+        """The counts; in a stopped run raw is what the identity's parts merged so far add up to."""
+        counts = self.sums.counts()
+        if 0 not in self.sums.fixed:
+            counts.raw = self.partial.get(0, 0)
+        return counts
 
 
 def report_fields(puzzle: Puzzle, model: PuzzleModel, frontier: FrontierRun) -> dict[str, Any]:
     """What a run's report (cpsolve.run.RunReport) says of a frontier count."""
     complete = frontier.stopped_by is None and frontier.sums.complete
-    counts = frontier.sums.counts()
+    counts = frontier.counts()
     notes = [*model.notes, *frontier.notes]
     if not complete:
-        notes.append(frontier.counted_so_far() + "; raw is a lower bound once the identity's parts are counted")
+        notes.append(frontier.counted_so_far())
     return {
         "complete": complete,
         "counts": counts,
