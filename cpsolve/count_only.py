@@ -112,6 +112,26 @@ def cell_order(cover: CoverProblem, order: str) -> tuple[int, ...]:
     )
 
 
+def beside_images(order: tuple[int, ...], cell_map: list[int]) -> tuple[int, ...]:
+    """The cells for counting what a symmetry leaves unchanged: each cell's orbit under it taken
+    together, where the orbit's first cell comes in `order`. A move is a whole orbit of
+    placements, so in `order` itself it would reach from a cell to its image across the target
+    (a half turn of a 20x20 board: 400 cells ahead, too far for the compiled counter's 63); so
+    it reaches about as far as one placement times the orbit's length."""
+    rank = {cell: number for number, cell in enumerate(order)}
+    first = {}
+    for cell in order:
+        if cell not in first:
+            orbit, at = [cell], cell_map[cell]
+            while at != cell:
+                orbit.append(at)
+                at = cell_map[at]
+            leader = min(orbit, key=rank.__getitem__)
+            for member in orbit:
+                first[member] = rank[leader]
+    return tuple(sorted(order, key=lambda cell: (first[cell], rank[cell])))
+
+
 class Counter:
     """A puzzle's frontier problems, one per element asked for, built on first use and kept (a
     worker counts many parts of one element)."""
@@ -130,7 +150,8 @@ class Counter:
             group = self.model.group
             atom_map = group.elements[element].atom_map if group.order else None
             cell_map = None if group.cell_maps is None else group.cell_maps[element].tolist()
-            self.problems[element] = frontier_problem(self.cover, self.order, atom_map, cell_map)
+            order = self.order if cell_map is None else beside_images(self.order, cell_map)
+            self.problems[element] = frontier_problem(self.cover, order, atom_map, cell_map)
         return self.problems[element]
 
     def first_moves(self, element: int) -> list[int]:

@@ -168,6 +168,15 @@ class FrontierProblem:
                 on_level(position + 1, len(states))
         return sum(ways for state, ways in states.items() if self.accepted(state))
 
+    def bound_limbs(self) -> int:
+        """64-bit limbs enough for any count of this problem: each solution is a choice among at
+        most `widest` moves at each of at most `decisions` positions where a move is made (one per
+        copy of a piece or hole)."""
+        widest = max((len(moves) for moves in self.moves), default=1)
+        decisions = sum(r.high for r in self.resources) or self.positions
+        bits = decisions * max(1, (widest - 1).bit_length())
+        return max(1, -(-bits // 64))
+
     @cached_property
     def relative_moves(self) -> list[tuple[Any, Any]]:
         """Each position's moves for the compiled counter: the cells from that position on (bit 0
@@ -196,19 +205,27 @@ class CountOverflow(Exception):
 
 
 class Level:
-    """One level of the compiled counter: a hash table of sub-problems and their counts."""
+    """One level of the compiled counter: a hash table of sub-problems and their counts, a row
+    each (mask, resources, limbs)."""
 
     def __init__(self, capacity: int, limbs: int) -> None:
         from cpsolve.counting.frontier_kernel import EMPTY
 
-        self.masks = np.full(capacity, EMPTY, np.uint64)
-        self.resources = np.zeros(capacity, np.uint64)
-        self.ways = np.zeros((capacity, limbs), np.uint64)
+        self.table = np.empty((capacity, 2 + limbs), np.uint64)  # only the masks need clearing
+        self.table[:, 0] = EMPTY
         self.held = 0
+
+    def cleared(self) -> Level:
+        """This table emptied, to hold a later level."""
+        from cpsolve.counting.frontier_kernel import EMPTY
+
+        self.table[:, 0] = EMPTY
+        self.held = 0
+        return self
 
     @property
     def capacity(self) -> int:
-        return int(self.masks.size)
+        return int(self.table.shape[0])
 
     @property
     def most(self) -> int:
@@ -216,13 +233,13 @@ class Level:
 
     @property
     def nbytes(self) -> int:
-        return int(self.masks.nbytes + self.resources.nbytes + self.ways.nbytes)
+        return int(self.table.nbytes)
 
     def grown(self) -> Level:
         from cpsolve.counting import frontier_kernel
 
-        larger = Level(2 * self.capacity, self.ways.shape[1])
-        frontier_kernel.rehash(self.masks, self.resources, self.ways, larger.masks, larger.resources, larger.ways)
+        larger = Level(2 * self.capacity, self.table.shape[1] - 2)
+        frontier_kernel.rehash(self.table, larger.table)
         larger.held = self.held
         return larger
 
@@ -246,12 +263,14 @@ class CompiledCount:
         self.on_level = on_level
 
     def count(self) -> int:
+        """One limb first (most counts fit it, and a limb is a third of a slot's memory); after an
+        overflow, as many as the count's bound asks for, at least one more."""
         limbs = 1
         while True:
             try:
                 return self._count(limbs)
             except CountOverflow:
-                limbs += 1
+                limbs = max(limbs + 1, self.problem.bound_limbs())
 
     def _count(self, limbs: int) -> int:
         from cpsolve.counting import frontier_kernel as kernel
@@ -261,37 +280,21 @@ class CompiledCount:
         level = Level(16, limbs)
         one = np.zeros(limbs, np.uint64)
         one[0] = 1
-        mask = np.uint64(self.state >> (base + first)) if first < problem.positions else np.uint64(0)
-        kernel.rehash(  # the start, as a table of one
-            np.array([mask], np.uint64),
-            np.array([self.state & ((1 << base) - 1)], np.uint64),
-            one.reshape(1, limbs),
-            level.masks,
-            level.resources,
-            level.ways,
-        )
+        mask = self.state >> (base + first) if first < problem.positions else 0
+        start = np.array([[mask, self.state & ((1 << base) - 1), *one.tolist()]], np.uint64)
+        kernel.rehash(start, level.table)  # the start, as a table of one
         level.held = 1
         guards = np.uint64(problem.guards)
+        spare: Level | None = None
         for position in range(first, problem.positions):
             masks, uses = problem.relative_moves[position]
-            following = Level(_capacity_for(level.held), limbs)
+            capacity = _capacity_for(level.held)
+            following = spare.cleared() if spare is not None and spare.capacity == capacity else Level(capacity, limbs)
             slot = 0
             while slot < level.capacity:
                 end = min(level.capacity, slot + SLICE_SLOTS)
                 slot, following.held, status = kernel.step(
-                    level.masks,
-                    level.resources,
-                    level.ways,
-                    slot,
-                    end,
-                    masks,
-                    uses,
-                    guards,
-                    following.masks,
-                    following.resources,
-                    following.ways,
-                    following.held,
-                    following.most,
+                    level.table, slot, end, masks, uses, guards, following.table, following.held, following.most
                 )
                 if status == kernel.OVERFLOW:
                     raise CountOverflow
@@ -300,7 +303,7 @@ class CompiledCount:
                         raise FrontierTooWide(position, problem.positions, following.held)
                     following = following.grown()
                 self.deadline.check("counting")
-            level = following
+            level, spare = following, level
             if self.on_level is not None:
                 self.on_level(position + 1, level.held)
         return self._accepted(level)
@@ -308,9 +311,9 @@ class CompiledCount:
     def _accepted(self, level: Level) -> int:
         """The sum of the filled states' counts whose resources are within their lower bounds."""
         total = 0
-        for slot in np.flatnonzero(level.masks != np.uint64(0xFFFFFFFFFFFFFFFF)).tolist():
-            if self.problem.accepted(int(level.resources[slot])):
-                total += sum(int(limb) << (64 * n) for n, limb in enumerate(level.ways[slot].tolist()))
+        for row in level.table[level.table[:, 0] != np.uint64(0xFFFFFFFFFFFFFFFF)].tolist():
+            if self.problem.accepted(int(row[1])):
+                total += sum(int(limb) << (64 * n) for n, limb in enumerate(row[2:]))
         return total
 
 

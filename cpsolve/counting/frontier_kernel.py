@@ -3,7 +3,8 @@
 A sub-problem at position i is two 64-bit words: the filled positions from i on (bit 0 is i) and
 the resources with their guard bits, as the Python counter keeps them. A level is an open
 addressing hash table of such pairs (linear probing; an empty slot holds all ones in its mask
-word, which no mask of at most 63 positions is), each with its count in `limbs` 64-bit words. The
+word, which no mask of at most 63 positions is), each row the pair and its count in `limbs`
+64-bit words. The
 pair is compared whole, never trusted to its hash. A count that would carry out of its top limb
 stops the level with OVERFLOW and the count starts again with one more limb, so counts are exact
 at any size and small ones stay one word.
@@ -30,35 +31,43 @@ MIX_RESOURCES = np.uint64(0xC2B2AE3D27D4EB4F)
 
 @njit(cache=True, inline="always")
 def _slot(mask: Any, resources: Any, last: Any) -> Any:
-    mixed = mask * MIX_MASK ^ resources * MIX_RESOURCES
-    mixed ^= mixed >> np.uint64(31)
+    """The first slot to look at: the pair mixed so that every bit moves the low bits the table
+    takes (masks differ mostly in their high bits; a plain product would leave those out)."""
+    mixed = mask ^ (resources * MIX_RESOURCES)
+    mixed ^= mixed >> np.uint64(33)
+    mixed *= MIX_MASK
+    mixed ^= mixed >> np.uint64(29)
+    mixed *= MIX_RESOURCES
+    mixed ^= mixed >> np.uint64(32)
     return mixed & last
 
 
 @njit(cache=True)
-def _add(table_mask: Any, table_resources: Any, table_ways: Any, mask: Any, resources: Any, ways: Any) -> Any:
-    """Add `ways` to the sub-problem's count in the table; (1 if it was new, 0 if not; overflowed)."""
-    last = np.uint64(table_mask.size - 1)
+def _add(table: Any, mask: Any, resources: Any, ways: Any) -> Any:
+    """Add `ways` to the sub-problem's count in the table; (1 if it was new, 0 if not; overflowed).
+    A table row is the mask, the resources and the count's limbs, side by side: one cache line
+    read per look-up on the tables that matter (tens of megabytes)."""
+    last = np.uint64(table.shape[0] - 1)
     slot = _slot(mask, resources, last)
-    limbs = table_ways.shape[1]
+    limbs = table.shape[1] - 2
     while True:
-        held = table_mask[slot]
+        held = table[slot, 0]
         if held == EMPTY:
-            table_mask[slot] = mask
-            table_resources[slot] = resources
+            table[slot, 0] = mask
+            table[slot, 1] = resources
             for limb in range(limbs):
-                table_ways[slot, limb] = ways[limb]
+                table[slot, 2 + limb] = ways[limb]
             return 1, False
-        if held == mask and table_resources[slot] == resources:
+        if held == mask and table[slot, 1] == resources:
             carry = np.uint64(0)
             for limb in range(limbs):
-                before = table_ways[slot, limb]
+                before = table[slot, 2 + limb]
                 total = before + ways[limb]
                 next_carry = np.uint64(1) if total < before else np.uint64(0)
                 total2 = total + carry
                 if total2 < total:
                     next_carry = np.uint64(1)
-                table_ways[slot, limb] = total2
+                table[slot, 2 + limb] = total2
                 carry = next_carry
             return 0, carry != np.uint64(0)
         slot = (slot + np.uint64(1)) & last
@@ -66,17 +75,13 @@ def _add(table_mask: Any, table_resources: Any, table_ways: Any, mask: Any, reso
 
 @njit(cache=True)
 def step(
-    masks: Any,
-    resources: Any,
-    ways: Any,
+    table: Any,
     start: int,
     end: int,
     move_masks: Any,
     move_uses: Any,
     guards: Any,
-    next_masks: Any,
-    next_resources: Any,
-    next_ways: Any,
+    following: Any,
     held: int,
     most: int,
 ) -> Any:
@@ -85,13 +90,14 @@ def step(
     moves = move_masks.size
     one = np.uint64(1)
     for slot in range(start, end):
-        mask = masks[slot]
+        mask = table[slot, 0]
         if mask == EMPTY:
             continue
         if held + moves + 1 > most:
             return slot, held, FULL
+        ways = table[slot, 2:]
         if mask & one:
-            new, overflowed = _add(next_masks, next_resources, next_ways, mask >> one, resources[slot], ways[slot])
+            new, overflowed = _add(following, mask >> one, table[slot, 1], ways)
             held += new
             if overflowed:
                 return slot, held, OVERFLOW
@@ -100,10 +106,10 @@ def step(
             cells = move_masks[move]
             if mask & cells:
                 continue
-            left = resources[slot] - move_uses[move]
+            left = table[slot, 1] - move_uses[move]
             if left & guards != guards:
                 continue
-            new, overflowed = _add(next_masks, next_resources, next_ways, (mask | cells) >> one, left, ways[slot])
+            new, overflowed = _add(following, (mask | cells) >> one, left, ways)
             held += new
             if overflowed:
                 return slot, held, OVERFLOW
@@ -111,8 +117,8 @@ def step(
 
 
 @njit(cache=True)
-def rehash(masks: Any, resources: Any, ways: Any, next_masks: Any, next_resources: Any, next_ways: Any) -> None:
+def rehash(table: Any, larger: Any) -> None:
     """Every sub-problem of one table into a larger one."""
-    for slot in range(masks.size):
-        if masks[slot] != EMPTY:
-            _add(next_masks, next_resources, next_ways, masks[slot], resources[slot], ways[slot])
+    for slot in range(table.shape[0]):
+        if table[slot, 0] != EMPTY:
+            _add(larger, table[slot, 0], table[slot, 1], table[slot, 2:])
