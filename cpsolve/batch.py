@@ -64,12 +64,16 @@ class BatchSummary:
 
     statuses: Counter[str] = dataclasses.field(default_factory=Counter)
     skipped: int = 0
+    disassembled: int = 0  # lines that carry a disassembly (batches with --disassemble)
+    one_apart: int = 0  # of those, designs with exactly one solution that comes apart
     seconds: float = 0.0
     interrupted: bool = False
     cut_short: list[str] = dataclasses.field(default_factory=list)  # "file: why"
 
     def add(self, lines: list[dict[str, Any]]) -> None:
         self.statuses.update(line["status"] for line in lines)
+        self.disassembled += sum(1 for line in lines if line.get("disassembly"))
+        self.one_apart += sum(1 for line in lines if one_solution_that_comes_apart(line))
         self.cut_short.extend(
             f"{line['file']}{_problem(line)}: {line.get('stopped_by')}"
             for line in lines
@@ -91,6 +95,11 @@ class BatchSummary:
             lines.append(f"cut short (their counts are lower bounds; run again with a longer --time-limit): {shown}")
         if self.statuses[Status.SKIPPED]:
             lines.append(f"skipped as slow: {self.statuses[Status.SKIPPED]} (run them with --slow)")
+        if self.disassembled:
+            lines.append(
+                f"taken apart: {self.disassembled} problems, {self.one_apart} with exactly one solution that comes"
+                " apart (keep their lines: jq -c 'select(.counts.unique == 1 and .disassembly.comes_apart == 1)')"
+            )
         return "\n".join(lines)
 
 
@@ -112,14 +121,25 @@ def results_file(path: Path) -> Journal:
     return Journal(path, "file", "a cpsolve batch's results")
 
 
-def done_files(results: Journal) -> set[tuple[str, str]]:
+def done_files(results: Journal, disassemble: bool = False) -> set[tuple[str, str]]:
     """(file, sha256) of every puzzle the results already hold, but those stopped by the time
-    limit (a rerun tries them again)."""
+    limit (a rerun tries them again) and, for a batch that takes them apart, those solved without
+    being taken apart (their lines say nothing of it)."""
     done = set()
     for record in results.records:
-        if "sha256" in record and record.get("status") not in (Status.INCOMPLETE, Status.SKIPPED):
-            done.add((str(record["file"]), str(record["sha256"])))
+        if "sha256" not in record or record.get("status") in (Status.INCOMPLETE, Status.SKIPPED):
+            continue
+        if disassemble and "disassembly" not in record and record.get("status") not in (Status.REFUSED, Status.FAILED):
+            continue
+        done.add((str(record["file"]), str(record["sha256"])))
     return done
+
+
+def one_solution_that_comes_apart(line: dict[str, Any]) -> bool:
+    """A design as a designer wants it: exactly one unique solution, and it comes apart (the
+    line of a batch run with --disassemble; the same test as the jq line in docs/cluster.md)."""
+    disassembly = line.get("disassembly") or {}
+    return line.get("status") == Status.SOLVED and line["counts"]["unique"] == 1 and disassembly.get("comes_apart") == 1
 
 
 def solve_file(path: Path, options: BatchOptions) -> list[dict[str, Any]]:

@@ -507,6 +507,18 @@ def batch_command(
     slow: Annotated[
         bool, typer.Option("--slow", help="run specs marked slow: true too (else: a skipped line)")
     ] = False,
+    disassemble: Annotated[
+        bool,
+        typer.Option(
+            "--disassemble",
+            help="take each unique assembly apart, as run --disassemble: each line carries the disassembly;"
+            " the summary counts the designs with exactly one solution that comes apart",
+        ),
+    ] = False,
+    max_positions: Annotated[
+        int,
+        typer.Option("--max-positions", min=1, help="--disassemble: positions looked at per assembly before undecided"),
+    ] = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
 ) -> None:
     """Run many puzzles: one JSON line each in --out (the --json fields, the file, its SHA-256 and a
     status), a progress bar, a summary. Puzzles already in --out with the same content are skipped,
@@ -530,7 +542,7 @@ def batch_command(
         files = formats.puzzle_files(paths)
         refuse_inputs(out, files, "--out")
         results = results_file(out)
-        done = done_files(results)
+        done = done_files(results, disassemble)
     except CpsolveError as error:
         raise fail(error) from None
     run_options = RunOptions(
@@ -538,6 +550,8 @@ def batch_command(
         show=0,
         engine=engine,
         max_file_bytes=int(max_file_size * 2**20),
+        disassemble=disassemble,
+        max_disassembly_positions=max_positions,
     )
     options = BatchOptions(run=run_options, processes=processes, cluster=cluster, include_slow=slow)
     todo = pending(files, done)

@@ -233,3 +233,48 @@ def test_slow_specs_are_skipped_and_find_one_specs_found_as_bench_does(tmp_path:
     assert latest["t_tetracubes_6x6x6.yaml"]["stopped_by"] == "first solution"
     assert latest["bedlam.yaml"]["status"] == "incomplete"  # its count takes seconds, not one
     assert "cut short" in output and "bedlam.yaml: time limit" in output
+
+
+def designs(folder: Path) -> list[Path]:
+    """AlPackino (one assembly, and it comes apart), PelikanBurr (12, one comes apart) and a
+    tiles board (no pieces to take apart)."""
+    burrtools = corpus_dir("burrtools")
+    folder.mkdir()
+    for name in ("AlPackino.xmpuzzle", "PelikanBurr.xmpuzzle"):
+        shutil.copy(burrtools / name, folder / name)
+    shutil.copy(SPECS / "tiles_bugs_3x3.yaml", folder / "tiles.yaml")
+    return sorted(folder.iterdir())
+
+
+def test_a_batch_takes_each_design_apart_and_keeps_the_ones_with_one_solution_that_comes_apart(
+    tmp_path: Path,
+) -> None:
+    from cpsolve.batch import one_solution_that_comes_apart
+
+    files = designs(tmp_path / "designs")
+    out = tmp_path / "results.jsonl"
+    code, output = batch(*files, "--out", out, "--processes", "1", "--disassemble")
+    assert code == 2  # the tiles board cannot be taken apart: refused on its line, the others ran
+    found = {Path(line["file"]).name: line for line in lines(out)}
+    assert found["AlPackino.xmpuzzle"]["disassembly"]["comes_apart"] == 1
+    assert found["PelikanBurr.xmpuzzle"]["counts"]["unique"] == 12
+    assert found["PelikanBurr.xmpuzzle"]["disassembly"]["comes_apart"] == 1
+    assert "--disassemble takes packing puzzles" in found["tiles.yaml"]["error"]
+    assert [name for name, line in found.items() if one_solution_that_comes_apart(line)] == ["AlPackino.xmpuzzle"]
+    assert "taken apart: 2 problems, 1 with exactly one solution that comes apart" in output
+    if shutil.which("jq") is not None:  # the line the summary and docs/cluster.md give, as a user runs it
+        query = "select(.counts.unique == 1 and .disassembly.comes_apart == 1) | .file"
+        kept = subprocess.run(["jq", "-r", query, str(out)], capture_output=True, text=True, check=True).stdout
+        assert [Path(name).name for name in kept.split()] == ["AlPackino.xmpuzzle"]
+
+
+def test_a_batch_with_disassemble_runs_again_what_was_solved_without(tmp_path: Path) -> None:
+    files = designs(tmp_path / "designs")[:1]
+    out = tmp_path / "results.jsonl"
+    assert batch(*files, "--out", out, "--processes", "1")[0] == 0
+    assert "disassembly" not in lines(out)[0]
+    assert batch(*files, "--out", out, "--processes", "1")[1].count("skipped (already in the results)") == 1
+    code, _ = batch(*files, "--out", out, "--processes", "1", "--disassemble")
+    assert code == 0 and lines(out)[-1]["disassembly"]["comes_apart"] == 1
+    code, output = batch(*files, "--out", out, "--processes", "1", "--disassemble")
+    assert "skipped (already in the results)" in output and len(lines(out)) == 2
