@@ -24,6 +24,7 @@ from cpsolve.formats import Puzzle, ReadOptions
 from cpsolve.limits import MAX_PICTURED
 from cpsolve.pictures import page_html, scene, write_page
 from cpsolve.run import ClassCollector, RunOptions, RunReport, run
+from cpsolve.stl import DEFAULT_UNIT_MM
 
 SEARCH_OPTIONS = {"time_limit", "max_solutions", "first_only", "guided"}
 RUN_OPTIONS = {f.name for f in dataclasses.fields(RunOptions)} - {"search", "build"}
@@ -37,6 +38,7 @@ class Result:
     report: RunReport
     solutions: list[dict[str, Any]]
     scene: dict[str, Any] = field(repr=False)
+    collected: ClassCollector | None = field(default=None, repr=False)  # the solutions as atoms, with the model
 
     @property
     def counts(self) -> Counts:
@@ -48,6 +50,20 @@ class Result:
 
     def save_html(self, path: str | Path) -> None:
         write_page(self.scene, Path(path))
+
+    def save_stl(
+        self, folder: str | Path, number: int = 1, unit: float = DEFAULT_UNIT_MM, gap: float = 0.0
+    ) -> list[Path]:
+        """Each piece of unique solution `number` (from 1) as an STL file in `folder`, as `cpsolve run
+        --stl` writes them (needs the `stl` extra); returns the files written."""
+        from cpsolve.stl import StlOptions, solution_pieces, write_stl
+
+        collected = self.collected
+        if collected is None or collected.model is None or not 1 <= number <= len(collected.solutions):
+            held = 0 if collected is None else len(collected.solutions)
+            raise CpsolveError(f"save_stl: solution {number}: the result holds {held} unique solutions")
+        pieces = solution_pieces(collected.model, collected.solutions[number - 1])
+        return write_stl(Path(folder), pieces, StlOptions(unit, gap))
 
     def save_png(self, path: str | Path, number: int = 1) -> None:
         """A picture of solution `number` (from 1), as `cpsolve run --png`."""
@@ -98,7 +114,7 @@ def _solved(puzzle: Puzzle, options: RunOptions, pictured: int) -> Result:
         {**(model.describe(solution) if model else {}), **details}
         for solution, details in zip(collected.solutions, collected.details, strict=True)
     ]
-    return Result(report, described, scene(report, collected))
+    return Result(report, described, scene(report, collected), collected)
 
 
 def _one(puzzle: Mapping[str, Any] | Puzzle) -> Puzzle:
@@ -123,6 +139,8 @@ OPTION_TYPES: dict[str, tuple[type, ...]] = {
     "disassemble": (bool,),
     "max_disassembly_positions": (int,),
     "max_class_bytes": (int,),
+    "count_only": (bool,),
+    "count_order": (str,),
 }
 
 

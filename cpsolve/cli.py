@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from cpsolve.formats import Puzzle
     from cpsolve.models import PuzzleModel
     from cpsolve.run import ClassCollector, RunOptions, RunReport, SolutionHook
+    from cpsolve.stl import StlOptions
     from cpsolve.symmetry import Solution
 
 app = typer.Typer(
@@ -160,8 +161,20 @@ def run_command(
     ] = False,
     count_order: Annotated[
         str,
-        typer.Option("--count-order", help="--count-only on the frontier: cells in the fill order, or `reverse`"),
+        typer.Option(
+            "--count-order", help="--count-only on the frontier: cells in the fill order, `reverse` or `across`"
+        ),
     ] = "fill",
+    stl: Annotated[
+        Path | None,
+        typer.Option(
+            "--stl", help="write each piece of the first solution (or --solution N) as an STL file in this folder"
+        ),
+    ] = None,
+    stl_unit: Annotated[float, typer.Option("--stl-unit", help="--stl: millimetres to a cube's side")] = 10.0,
+    stl_gap: Annotated[
+        float, typer.Option("--stl-gap", help="--stl: millimetres between neighbouring pieces (each shrinks by half)")
+    ] = 0.0,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts (every problem of a file
     that holds several, or the one --problem names)."""
@@ -200,25 +213,43 @@ def run_command(
         count_only=count_only,
         count_order=count_order,
     )
-    listing = (("--solutions", solutions), ("--show", show), ("--html", html), ("--png", png), ("--xmpuzzle", xmpuzzle))
+    listing = (
+        ("--solutions", solutions),
+        ("--show", show),
+        ("--html", html),
+        ("--png", png),
+        ("--xmpuzzle", xmpuzzle),
+        ("--stl", stl),
+    )
     for flag, given in listing:
         if count_only and given is not None:
             raise fail(CpsolveError(f"{puzzle}: {flag} needs the solutions listed; leave out --count-only"))
     try:
         if cluster is not None:
             scheduler_address(cluster)
-        outputs = (("--html", html), ("--png", png), ("--xmpuzzle", xmpuzzle), ("--solutions", solutions))
+        outputs = (
+            ("--html", html),
+            ("--png", png),
+            ("--xmpuzzle", xmpuzzle),
+            ("--solutions", solutions),
+            ("--stl", stl),
+        )
         for flag, given in (*outputs, ("--checkpoint", checkpoint)):
             if given is not None:
                 refuse_inputs(given, [puzzle], flag)
         found = formats.read_puzzles(puzzle, formats.ReadOptions(options.max_file_bytes, problem))
     except CpsolveError as error:
         raise fail(error) from None
-    for flag, given in (("--xmpuzzle", xmpuzzle), ("--html", html), ("--png", png)):
+    for flag, given in (("--xmpuzzle", xmpuzzle), ("--html", html), ("--png", png), ("--stl", stl)):
         if len(found) > 1 and given is not None:
             raise fail(CpsolveError(f"{puzzle}: holds {len(found)} problems; give --problem with {flag}"))
     drawn = solution_number or max(1, show or 1)
     pictures = Pictures(html, png, drawn) if html is not None or png is not None else None
+    meshes = None
+    if stl is not None:
+        from cpsolve.stl import StlOptions
+
+        meshes = Meshes(stl, StlOptions(stl_unit, stl_gap), drawn)
     if png is not None:
         from cpsolve.pictures.png import check_installed
 
@@ -228,7 +259,7 @@ def run_command(
             raise fail(error) from None
     codes: list[int] = []
     for each in found:
-        codes.append(_run_one(each, options, as_json, solutions, xmpuzzle, pictures, freeze, appending=bool(codes)))
+        codes.append(_run_one(each, options, as_json, solutions, xmpuzzle, pictures, freeze, bool(codes), meshes))
         if codes[-1] in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             break
     worst = max(codes, key=lambda code: (code in (EXIT_INTERRUPTED, EXIT_TERMINATED), code))
@@ -245,6 +276,7 @@ def _run_one(
     pictures: Pictures | None,
     freeze: Callable[[], None] | None,
     appending: bool,
+    meshes: Meshes | None = None,
 ) -> int:
     """One problem: run, write what was asked for, print the report; the exit code it calls for."""
     from cpsolve.convert import AssemblyCollector, write_puzzle
@@ -256,13 +288,16 @@ def _run_one(
 
     collector = AssemblyCollector() if xmpuzzle is not None else None
     pictured = ClassCollector(max(MAX_PICTURED, pictures.number)) if pictures is not None else None
+    meshed = ClassCollector(meshes.number) if meshes is not None else None
     try:
         puzzle.loaded  # noqa: B018  (the spec is checked before any output is opened)
+        if meshes is not None:
+            meshes.check(puzzle, options)
         with (
             solution_writer(solutions, Path(puzzle.name), append=appending, problem=puzzle.problem) as write,
             progress(enabled=not as_json) as on_progress,
         ):
-            hooks = [hook for hook in (write, collector, pictured) if hook is not None]
+            hooks = [hook for hook in (write, collector, pictured, meshed) if hook is not None]
             report = run(puzzle, options, on_progress, on_new_class=_both(hooks), on_ready=freeze)
         if xmpuzzle is not None and collector is not None:
             if collector.model is None:
@@ -273,6 +308,8 @@ def _run_one(
                     typer.echo(f"note: {written}", err=True)
         if pictures is not None and pictured is not None:
             pictures.write(report, pictured)
+        if meshes is not None and meshed is not None:
+            meshes.write(meshed)
     except CpsolveError as error:
         typer.echo(printable(str(error), keep="\n"), err=True)
         return EXIT_BAD_INPUT
@@ -285,6 +322,34 @@ def _run_one(
     if report.stopped_by is StopReason.TERMINATED:
         return EXIT_TERMINATED
     return 0 if report.ok else EXIT_MISMATCH
+
+
+@dataclasses.dataclass(frozen=True)
+class Meshes:
+    """What `--stl` asked for: the folder, the sizes, and which solution's pieces (from 1)."""
+
+    folder: Path
+    options: StlOptions
+    number: int
+
+    def check(self, puzzle: Puzzle, options: RunOptions) -> None:
+        """Refuse before the run what cannot be meshed (the model is built once: the run reuses it)."""
+        from cpsolve.stl import check_meshable
+
+        self.options.check()
+        check_meshable(puzzle.model(options.build)[0])
+
+    def write(self, collected: ClassCollector) -> None:
+        from cpsolve.stl import solution_pieces, write_stl
+
+        if collected.model is None or not collected.solutions:
+            typer.echo(f"{self.folder}: no STL written: the run found no solution", err=True)
+            return
+        solution = collected.solutions[min(self.number, len(collected.solutions)) - 1]
+        written = write_stl(self.folder, solution_pieces(collected.model, solution), self.options)
+        drawn = min(self.number, len(collected.solutions))
+        said = "" if drawn == self.number else f" (the run found {drawn} unique solutions, not {self.number})"
+        typer.echo(f"{self.folder}: {len(written)} pieces of solution {drawn} as STL{said}", err=True)
 
 
 @dataclasses.dataclass(frozen=True)

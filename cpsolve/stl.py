@@ -1,0 +1,162 @@
+"""A solution's pieces as STL meshes for 3-D printing (`cpsolve run --stl DIR`).
+
+A piece is a set of unit cubes. Its surface is every face of a cube whose neighbour across it is
+not in the piece, so no face lies inside the piece and the mesh is closed. With a gap, each piece
+is shrunk by half the gap on every side, as BurrTools does so that printed pieces slide: the
+points at least that far (along every axis) from all cells outside the piece. That shape is a
+union of blocks on a finer grid, three per cube along each axis (a sliver, the middle, a
+sliver), where a sliver block is kept only when the cells it reaches towards are in the piece; a
+concave corner keeps a small notch, and cubes that touch only along an edge come apart, so every
+edge of the mesh joins exactly two faces. Faces are whole cells of that grid, so neighbouring
+faces share their corners (no cracks), and each is wound so that its normal points out.
+
+Each piece keeps its place in the assembly (a viewer that opens them all shows the solution);
+coordinates are millimetres, `unit` to a cube. The meshes are written by trimesh (the `stl`
+extra), which the tests also use to check that each is watertight, wound consistently and of the
+expected volume. Cube grid only: BurrTools' other grids are not meshed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cpsolve.errors import CpsolveError, OutputError
+from cpsolve.files import write_file
+from cpsolve.geometry import Cell
+from cpsolve.models import PuzzleModel
+from cpsolve.models.base import Disassemblable
+from cpsolve.symmetry import Solution
+
+DEFAULT_UNIT_MM = 10.0
+
+
+@dataclass(frozen=True)
+class StlOptions:
+    """Millimetres to a cube's side, and the gap between neighbouring pieces (each piece shrinks
+    by half of it on every side)."""
+
+    unit: float = DEFAULT_UNIT_MM
+    gap: float = 0.0
+
+    def check(self) -> None:
+        """Refuse sizes a printer cannot take, in one line."""
+        if not self.unit > 0:
+            raise CpsolveError(f"--stl-unit: a cube's side in millimetres is more than 0, not {self.unit}")
+        if not 0 <= self.gap < self.unit:
+            raise CpsolveError(f"--stl-gap: between 0 and the cube's side {self.unit} mm, not {self.gap}")
+
+
+def piece_mesh(cells: Sequence[Cell], options: StlOptions = StlOptions()) -> tuple[Any, Any]:
+    """The piece's surface: vertices (millimetres, float64, n x 3) and triangles (int64, m x 3,
+    each wound counter-clockwise seen from outside)."""
+    inside = set(cells)
+    sliver = options.gap / 2 / options.unit  # in cubes
+    if not sliver:  # the cubes themselves, on their own grid
+        corners, triangles = _surface(inside)
+        return corners.astype(np.float64) * options.unit, triangles
+    blocks = set()
+    for cell in inside:
+        for offsets in product((0, 1, 2), repeat=3):
+            if _kept(cell, offsets, inside):
+                blocks.add((3 * cell[0] + offsets[0], 3 * cell[1] + offsets[1], 3 * cell[2] + offsets[2]))
+    lines, triangles = _surface(blocks)
+    vertices = (lines // 3 + np.array([0.0, sliver, 1.0 - sliver])[lines % 3]) * options.unit
+    return vertices, triangles
+
+
+def _surface(blocks: set[Cell]) -> tuple[Any, Any]:
+    """The faces of a union of unit blocks that no other block covers: the corners as grid
+    lines (int64, n x 3) and the triangles (int64, m x 3), wound to face out."""
+    vertex_of: dict[tuple[int, int, int], int] = {}
+    triangles: list[tuple[int, int, int]] = []
+    for block in blocks:
+        for axis, side in product(range(3), (-1, 1)):
+            beyond = list(block)
+            beyond[axis] += side
+            if tuple(beyond) in blocks:
+                continue
+            corners = [_vertex(vertex_of, point) for point in _face(block, axis, side)]
+            triangles += [(corners[0], corners[1], corners[2]), (corners[0], corners[2], corners[3])]
+    lines = np.array(sorted(vertex_of, key=vertex_of.__getitem__), np.int64).reshape(-1, 3)
+    return lines, np.array(triangles, np.int64).reshape(-1, 3)
+
+
+def _kept(cell: Cell, offsets: Sequence[int], inside: set[Cell]) -> bool:
+    """Whether a block of the finer grid is in the shrunk piece: every cell it reaches towards
+    (one step down for a low sliver, up for a high one, and their combinations) is in the piece."""
+    reach = [(0,) if offset == 1 else (0, offset - 1) for offset in offsets]
+    return all((cell[0] + dx, cell[1] + dy, cell[2] + dz) in inside for dx, dy, dz in product(*reach))
+
+
+def _face(block: Sequence[int], axis: int, side: int) -> list[tuple[int, int, int]]:
+    """The four corners (lines of the finer grid) of a block's face on one side, in the order that
+    makes its normal point that way: counter-clockwise seen from outside."""
+    first, second = (axis + 1) % 3, (axis + 2) % 3  # first x second = axis, by the cyclic order
+    corners = []
+    for step_first, step_second in ((0, 0), (1, 0), (1, 1), (0, 1)):
+        point = list(block)
+        point[axis] += 1 if side > 0 else 0
+        point[first] += step_first
+        point[second] += step_second
+        corners.append((point[0], point[1], point[2]))
+    return corners if side > 0 else corners[::-1]
+
+
+def _vertex(vertex_of: dict[tuple[int, int, int], int], point: tuple[int, int, int]) -> int:
+    if point not in vertex_of:
+        vertex_of[point] = len(vertex_of)
+    return vertex_of[point]
+
+
+def file_names(labels: Sequence[str]) -> list[str]:
+    """One file name per piece from its label (as the text, the plan and the page name it),
+    numbered in the assembly's order so that the files list as the pieces do."""
+    width = len(str(len(labels)))
+    safe = [re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip(".") or "piece" for label in labels]
+    return [f"{n:0{width}d}-{name}.stl" for n, name in enumerate(safe, 1)]
+
+
+def check_meshable(model: PuzzleModel) -> None:
+    """Refuse, in one line, a puzzle whose pieces are not made of cubes."""
+    if not isinstance(model, Disassemblable):
+        raise CpsolveError(f"{model.name}: --stl writes pieces made of cubes; a {model.kind} puzzle has no pieces")
+    grid = model.disassembly_grid().name
+    if grid != "cube":
+        raise CpsolveError(f"{model.name}: --stl writes pieces made of cubes; the {grid} grid's cells are not meshed")
+
+
+def solution_pieces(model: PuzzleModel, solution: Solution) -> list[tuple[str, Sequence[Cell]]]:
+    """Each piece of a solution: its label (as the text drawing and the plan name it), its cells."""
+    check_meshable(model)
+    assert isinstance(model, Disassemblable)
+    return [(piece.label, piece.cells) for piece in model.assembled(solution)]
+
+
+def write_stl(folder: Path, pieces: Sequence[tuple[str, Sequence[Cell]]], options: StlOptions) -> list[Path]:
+    """One binary STL per (label, cells) in `folder` (made if missing), each written whole or not
+    at all (cpsolve.files). Returns the files written."""
+    import trimesh
+
+    options.check()
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{folder}: --stl takes a folder for the pieces' files; this is a file")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputError(f"{folder}: cannot make the folder for --stl: {error.strerror}") from None
+    written = []
+    for name, (_, cells) in zip(file_names([label for label, _ in pieces]), pieces, strict=True):
+        vertices, triangles = piece_mesh(cells, options)
+        data = trimesh.Trimesh(vertices, triangles, process=False).export(file_type="stl")
+        assert isinstance(data, bytes)  # binary STL
+        path = folder / name
+        write_file(path, data, "the piece's STL")
+        written.append(path)
+    return written

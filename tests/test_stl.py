@@ -1,0 +1,165 @@
+"""`--stl`: each piece a closed, outward-wound mesh of the right volume (checked with trimesh),
+shrunk by half the gap; what cannot be meshed or written refused in one line."""
+
+from __future__ import annotations
+
+from itertools import product
+from pathlib import Path
+
+import pytest
+from conftest import SPECS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import cpsolve
+from cpsolve.cli import app
+from cpsolve.errors import CpsolveError
+from cpsolve.stl import StlOptions, file_names, piece_mesh
+
+trimesh = pytest.importorskip("trimesh")
+runner = CliRunner()
+Cell = tuple[int, int, int]
+
+
+def mesh_of(cells: list[Cell], unit: float = 10.0, gap: float = 0.0) -> object:
+    vertices, triangles = piece_mesh(cells, StlOptions(unit, gap))
+    return trimesh.Trimesh(vertices, triangles, process=False)
+
+
+def assert_closed(mesh: object) -> None:
+    """Watertight (every edge joins two faces), wound one way, normals out (positive volume), no
+    face twice."""
+    assert mesh.is_watertight and mesh.is_winding_consistent and mesh.volume > 0  # type: ignore[attr-defined]
+    faces = [tuple(sorted(face)) for face in mesh.faces.tolist()]  # type: ignore[attr-defined]
+    assert len(faces) == len(set(faces))
+
+
+@pytest.mark.parametrize(
+    ("cells", "volume"),
+    [
+        ([(0, 0, 0)], 9.8**3),  # one cube, 10 mm, shrunk 0.1 mm on each side
+        ([(0, 0, 0), (1, 0, 0), (2, 0, 0)], 29.8 * 9.8 * 9.8),  # a bar: shrunk at its ends only
+        ([(0, 0, 0), (1, 0, 0), (0, 1, 0)], 9.8 * 29.8 * 9.8),  # an L: the concave corner keeps a notch
+    ],
+)
+def test_a_gap_shrinks_each_piece_by_half_of_it_on_every_side(cells: list[Cell], volume: float) -> None:
+    mesh = mesh_of(cells, gap=0.2)
+    assert_closed(mesh)
+    assert mesh.volume == pytest.approx(volume)  # type: ignore[attr-defined]
+    assert mesh.bounds.tolist()[0] == pytest.approx([0.1, 0.1, 0.1])  # type: ignore[attr-defined]
+
+
+def test_without_a_gap_the_cubes_make_the_piece_and_no_face_lies_inside() -> None:
+    cube = [(x, y, z) for x, y, z in product(range(2), repeat=3)]
+    mesh = mesh_of(cube)
+    assert_closed(mesh)
+    assert mesh.volume == pytest.approx(8000)  # type: ignore[attr-defined]
+    assert len(mesh.faces) == 6 * 4 * 2  # type: ignore[attr-defined]  # 24 outer squares, two triangles each
+
+
+@st.composite
+def polycubes(draw: st.DrawFn) -> list[Cell]:
+    """A face-connected piece grown cell by cell (cubes may also touch along edges only)."""
+    cells = [(0, 0, 0)]
+    for _ in range(draw(st.integers(0, 9))):
+        base = draw(st.sampled_from(cells))
+        axis, side = draw(st.integers(0, 2)), draw(st.sampled_from([-1, 1]))
+        grown = list(base)
+        grown[axis] += side
+        if tuple(grown) not in cells:
+            cells.append((grown[0], grown[1], grown[2]))
+    return cells
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(polycubes(), st.sampled_from([0.1, 0.5, 2.0]))
+def test_every_shrunk_piece_is_closed_and_smaller_than_its_cubes(cells: list[Cell], gap: float) -> None:
+    mesh = mesh_of(cells, gap=gap)
+    assert_closed(mesh)
+    shrunk = (10 - gap) ** 3  # a piece holds at least its cubes' cores
+    assert len(cells) * shrunk - 1e-6 <= mesh.volume <= len(cells) * 1000 + 1e-6  # type: ignore[attr-defined]
+    assert bodies(mesh.faces.tolist()) == 1  # type: ignore[attr-defined]  # still one piece
+
+
+def bodies(faces: list[list[int]]) -> int:
+    """Surfaces made of faces that share corners (union-find; trimesh's own needs scipy)."""
+    parent: dict[int, int] = {}
+
+    def root(vertex: int) -> int:
+        while parent.setdefault(vertex, vertex) != vertex:
+            vertex = parent[vertex]
+        return vertex
+
+    for a, b, c in faces:
+        parent[root(b)] = root(a)
+        parent[root(c)] = root(a)
+    return len({root(vertex) for face in faces for vertex in face})
+
+
+def cli(*arguments: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in arguments])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+def test_run_writes_one_closed_mesh_per_piece_of_the_solution_asked_for(tmp_path: Path) -> None:
+    folder = tmp_path / "soma"
+    code, output = cli("run", SPECS / "soma.yaml", "--stl", folder, "--solution", "2", "--stl-unit", "20")
+    assert code == 0, output
+    files = sorted(folder.iterdir())
+    assert [f.name for f in files] == ["1-V.stl", "2-L.stl", "3-T.stl", "4-Z.stl", "5-A.stl", "6-B.stl", "7-P.stl"]
+    meshes = [trimesh.load(f) for f in files]
+    for mesh in meshes:
+        assert_closed(mesh)
+    assert sum(m.volume for m in meshes) == pytest.approx(27 * 20**3)  # the pieces fill the 3x3x3 cube
+    assembled = trimesh.util.concatenate(meshes)
+    assert assembled.bounds.tolist() == [[0, 0, 0], [60, 60, 60]]
+
+
+def test_the_api_saves_the_same_meshes(tmp_path: Path) -> None:
+    result = cpsolve.solve(SPECS / "coffin.yaml")
+    written = result.save_stl(tmp_path / "coffin", gap=0.3)
+    assert written and all(path.suffix == ".stl" for path in written)
+    for path in written:
+        assert_closed(trimesh.load(path))
+    with pytest.raises(CpsolveError, match="holds 1 unique solutions"):
+        result.save_stl(tmp_path / "other", number=2)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--stl-unit", "0"], "--stl-unit: a cube's side"),
+        (["--stl-unit", "-3"], "--stl-unit: a cube's side"),
+        (["--stl-gap", "10"], "--stl-gap: between 0 and the cube's side"),
+        (["--count-only"], "needs the solutions listed"),
+    ],
+)
+def test_sizes_a_printer_cannot_take_are_refused_in_one_line(tmp_path: Path, arguments: list[str], said: str) -> None:
+    code, output = cli("run", SPECS / "soma.yaml", "--stl", tmp_path / "out", *arguments)
+    assert code == 2 and said in output and output.strip().count("\n") == 0
+    assert not (tmp_path / "out").exists()
+
+
+def test_what_has_no_cubes_or_no_folder_is_refused(tmp_path: Path) -> None:
+    code, output = cli("run", SPECS / "tiles_bugs_3x3.yaml", "--stl", tmp_path / "out")
+    assert code == 2 and "a tiles puzzle has no pieces" in output
+    code, output = cli("run", SPECS / "kanoodle_pyramid.yaml", "--stl", tmp_path / "out", "--first")
+    assert code == 2 and "the sphere grid's cells are not meshed" in output
+    a_file = tmp_path / "taken.stl"
+    a_file.write_text("not a folder")
+    code, output = cli("run", SPECS / "coffin.yaml", "--stl", a_file)
+    assert code == 2 and "takes a folder" in output and a_file.read_text() == "not a folder"
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    code, output = cli("run", SPECS / "coffin.yaml", "--stl", locked / "pieces")
+    if code == 0:  # running as root: the folder's mode does not stop it
+        assert any((locked / "pieces").iterdir())
+    else:
+        assert code == 2 and "cannot make the folder for --stl" in output
+
+
+def test_file_names_are_the_pieces_labels_numbered() -> None:
+    assert file_names(["A", "B"]) == ["1-A.stl", "2-B.stl"]
+    assert file_names(["../x", "", *"abcdefghij"])[:2] == ["01-_x.stl", "02-piece.stl"]
