@@ -445,3 +445,14 @@ def test_a_stopped_split_count_keeps_the_identitys_parts_as_a_lower_bound(tmp_pa
     assert 0 < report.counts.raw < whole.counts.raw == 6728
     assert report.counts.raw == int(json.loads(first_part)["count"])
     assert any("raw is at least" in note for note in report.notes)
+
+
+def test_parts_add_up_where_two_orbits_fill_the_same_cells(tmp_path: Path) -> None:
+    """Under a half turn of a 4x4 board, two horizontal dominoes and two vertical ones can fill
+    the same cells with the same pieces: the parts keep both ways."""
+    model = built(dominoes(tmp_path, 4, 4))
+    counter = Counter(model, "fill")
+    for element in range(model.group.order):
+        problem = counter.problem(element)
+        whole = problem.count(compiled=False)
+        assert sum(problem.count(start, compiled=False) for start in counter.first_moves(element)) == whole

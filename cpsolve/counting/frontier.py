@@ -96,12 +96,19 @@ class FrontierProblem:
         return ((filled + 1) & ~filled).bit_length() - 1
 
     def first_moves(self) -> list[int]:
-        """The states after each move that fits the start's first open position: disjoint parts
-        whose counts add up to the whole (the start itself when every position is filled)."""
+        """The state after each move that fits the start's first open position: disjoint parts
+        whose counts add up to the whole (the start itself when every position is filled). Two
+        moves may lead to one state (two orbits of dominoes that tile one square): it is then
+        listed twice, once for each, as the count takes it."""
         where = self.first_open(self.start)
         if where >= self.positions:
             return [self.start]
-        return list(_moved({self.start: 1}, self.moves[where], self.guards))
+        guards, start = self.guards, self.start
+        return [
+            start - uses + cells
+            for cells, uses in self.moves[where]
+            if not start & cells and (start - uses) & guards == guards
+        ]
 
     def accepted(self, state: int) -> bool:
         """A filled state's resources within their lower bounds."""
@@ -321,19 +328,6 @@ def _capacity_for(held: int) -> int:
     """A table that holds as many sub-problems as the level before without growing (levels
     change slowly; a larger guess costs the memory the budget is for)."""
     return max(16, 1 << int(held / LOAD).bit_length())
-
-
-def _moved(states: dict[int, int], moves: Sequence[tuple[int, int]], guards: int) -> dict[int, int]:
-    """Every state after one move (the states all open at the moves' position)."""
-    result: dict[int, int] = {}
-    for state, ways in states.items():
-        for cells, uses in moves:
-            if state & cells:
-                continue
-            after = state - uses
-            if after & guards == guards:
-                result[after + cells] = result.get(after + cells, 0) + ways
-    return result
 
 
 def frontier_problem(
