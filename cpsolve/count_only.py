@@ -392,8 +392,12 @@ def report_fields(puzzle: Puzzle, model: PuzzleModel, frontier: FrontierRun) -> 
     }
 
 
-def refuse(name: str, disassemble: bool, order: str) -> None:
+def refuse(name: str, disassemble: bool, order: str, limited: bool = False) -> None:
     """Options that need the solutions themselves, refused with --count-only in one line."""
+    if limited:
+        raise CpsolveError(
+            f"{name}: --first and --max-solutions stop a listing early; --count-only counts every solution"
+        )
     if disassemble:
         raise CpsolveError(f"{name}: --disassemble takes each solution apart; it needs listing, not --count-only")
     if order not in ORDERS:

@@ -283,7 +283,8 @@ def _count_without_listing(
 ) -> RunReport | None:
     """--count-only on the frontier counter where it takes the puzzle and `auto` or `--engine
     frontier` asks for it; None: list and tally instead (cpsolve.count_only)."""
-    count_only.refuse(puzzle.name, options.disassemble, options.count_order)
+    limited = options.search.first_only or options.search.max_solutions is not None
+    count_only.refuse(puzzle.name, options.disassemble, options.count_order, limited)
     if options.engine not in (AUTO, count_only.FRONTIER):
         return None
     try:

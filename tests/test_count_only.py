@@ -337,6 +337,12 @@ def test_what_needs_listing_is_refused_in_one_line(tmp_path: Path, flags: list[s
     assert output.strip().count("\n") == 0 and "needs the solutions listed" in output
 
 
+@pytest.mark.parametrize("flags", [["--first"], ["--max-solutions", "3"]])
+def test_a_limit_on_listing_is_refused(flags: list[str]) -> None:
+    code, output = cli("run", SPECS / "t_tetracubes_6x6x2.yaml", "--count-only", *flags)
+    assert code == 2 and "--count-only counts every solution" in output
+
+
 def test_disassembly_and_a_frontier_on_tiles_are_refused(tmp_path: Path) -> None:
     code, output = cli("run", SPECS / "soma.yaml", "--count-only", "--disassemble")
     assert code == 2 and "needs listing" in output
