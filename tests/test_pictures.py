@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from conftest import SPECS, absent, corpus_dir
+from playwright.sync_api import expect
 from typer.testing import CliRunner
 
 import cpsolve
@@ -153,6 +154,43 @@ def test_burrtools_page_with_disassembly(browser: Any, tmp_path: Path) -> None:
     opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
     assert "1 of 96 come apart" in opened.page.inner_text("#counts")
     assert "disassembly" in opened.page.inner_text("#step-text")
+    opened.clean()
+
+
+def test_the_page_takes_an_assembly_apart_as_the_plan_says(browser: Any, tmp_path: Path) -> None:
+    """AlPackino's 17 moves: the take-apart slider moves the pieces the plan names and takes them
+    out, its text says the move in the plan's words, and play runs the plan to its end."""
+    import cpsolve
+
+    path = corpus_dir("burrtools") / "AlPackino.xmpuzzle"
+    plan = cpsolve.solve(path, disassemble=True).solutions[0]["disassembly"]["plan"]
+    opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
+    assert opened.page.get_attribute("#plan", "max") == "17" and opened.page.is_visible("#play")
+    assembled = opened.pixels()
+    labels = opened.page.evaluate("JSON.parse(document.getElementById('scene').textContent).solutions[0].units")
+    unit = {entry["label"]: number for number, entry in enumerate(labels)}
+    opened.set_range("#plan", 5)  # C, D, I, J and L taken out along +z
+    gone = sorted(unit[move["pieces"][0]] for move in plan[:5])
+    assert sorted(opened.page.evaluate("window.cpsolveView.gone")) == gone
+    assert len(opened.shown_units()) == 13 - 5 and opened.pixels()[1] != assembled[1]
+    opened.set_range("#plan", 6)  # K moved +x by 1: still there, shifted
+    assert plan[5] == {"pieces": ["K"], "direction": "+x", "distance": 1}
+    assert opened.page.evaluate("window.cpsolveView.moved") == [unit["K"]]
+    assert opened.page.inner_text("#plan-text") == "move 6 of 17: move K +x by 1"
+    opened.set_range("#plan", 0)
+    assert opened.page.evaluate("window.cpsolveView.gone") == [] and opened.pixels() == assembled
+    opened.page.click("#play")
+    assert opened.page.inner_text("#play") == "pause"
+    expect(opened.page.locator("#play")).to_have_text("play", timeout=120_000)  # the last move done: it stops
+    assert opened.page.eval_on_selector("#plan", "(e) => e.value") == "17"
+    assert len(opened.shown_units()) == 1  # the piece the last one was taken from stays
+    assert "move 17 of 17: take" in opened.page.inner_text("#plan-text")
+    opened.clean()
+
+
+def test_the_take_apart_slider_is_hidden_without_a_plan(browser: Any, tmp_path: Path) -> None:
+    opened = Opened(browser, _page(tmp_path, SOMA))
+    assert not opened.page.is_visible("#plan-box")
     opened.clean()
 
 

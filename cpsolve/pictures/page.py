@@ -42,6 +42,8 @@ def page_html(scene: dict[str, Any]) -> str:
   <label>show <select id="solution"></select></label><span id="limit"></span>
   <label id="step-box">build <input id="step" type="range" min="0" value="0"> <span id="step-text"></span></label>
   <label id="explode-box">explode <input id="explode" type="range" min="0" max="100" value="0"></label>
+  <span id="plan-box"><label>take apart <input id="plan" type="range" min="0" value="0"></label>
+    <button id="play" type="button">play</button> <span id="plan-text"></span></span>
 </div>
 <div id="stage"><canvas id="canvas" width="720" height="560"></canvas></div>
 <div id="hint">drag to turn, wheel to zoom; click a piece in the legend to hide or show it</div>

@@ -6,8 +6,8 @@
 (function () {
   const scene = JSON.parse(document.getElementById("scene").textContent);
   const $ = (id) => document.getElementById(id);
-  const state = { index: 0, yaw: -0.65, pitch: 0.5, zoom: 1, explode: 0, step: 0, hidden: new Set() };
-  const view = { shownUnits: [], drawnUnits: [], drawnTiles: 0, frames: 0 }; // shown: in the scene; drawn: a face in sight
+  const state = { index: 0, yaw: -0.65, pitch: 0.5, zoom: 1, explode: 0, step: 0, hidden: new Set(), plan: 0, playing: false };
+  const view = { shownUnits: [], drawnUnits: [], drawnTiles: 0, frames: 0, moved: [], gone: [] }; // shown: in the scene; drawn: a face in sight; moved, gone: by the plan
   window.cpsolveView = view; // read by the tests: what the last frame drew
 
   function header() {
@@ -35,6 +35,7 @@
     select.addEventListener("change", () => {
       state.index = Number(select.value);
       if (drawing.steps) resetStep();
+      if (drawing.plan) resetPlan();
       draw();
     });
   }
@@ -63,20 +64,46 @@
     return `rgb(${f(v >> 16)},${f((v >> 8) & 255)},${f(v & 255)})`;
   }
 
-  function pieceItems(s) { // [cell, colour, unit or null, outline]: the pieces placed so far, pushed out by explode
+  // -- the disassembly plan: where each piece is after `state.plan` moves (a fraction while it plays)
+  function planned(s, points) { // {offset per unit, set of units taken out}; points: the drawing's cell positions
+    const offsets = s.units.map(() => [0, 0, 0]), gone = new Set();
+    if (!s.plan || state.plan <= 0) return { offsets, gone };
+    let low = [Infinity, Infinity, Infinity], high = [-Infinity, -Infinity, -Infinity];
+    for (const p of points) for (let a = 0; a < 3; a++) { low[a] = Math.min(low[a], p[a]); high[a] = Math.max(high[a], p[a]); }
+    const out = 2 + Math.max(high[0] - low[0], high[1] - low[1], high[2] - low[2]); // far enough to be clear of the rest
+    s.plan.forEach((move, j) => {
+      const done = Math.max(0, Math.min(1, state.plan - j));
+      if (done === 0) return;
+      const length = move.distance === null ? out : move.distance;
+      for (const unit of move.units) {
+        if (move.distance === null && done === 1) { gone.add(unit); continue; }
+        for (let a = 0; a < 3; a++) offsets[unit][a] += done * length * move.offset[a];
+      }
+    });
+    return { offsets, gone };
+  }
+
+  function pieceItems(s) { // [cell, colour, unit or null, outline]: the pieces placed so far, pushed out by explode, moved by the plan
     const shown = new Set(s.order.slice(0, state.step));
     const centre = centreOf(s.cubes);
     const centres = unitCentres(s);
+    const { offsets, gone } = planned(s, s.cubes);
+    noteMoves(offsets, gone);
     const items = [];
     for (const [x, y, z, unit] of s.cubes) {
       const piece = s.units[unit].piece;
-      if (!shown.has(unit) || state.hidden.has(piece)) continue;
-      const c = centres[unit], k = state.explode;
-      items.push([[x + k * (c[0] - centre[0]), y + k * (c[1] - centre[1]), z + k * (c[2] - centre[2])],
+      if (!shown.has(unit) || state.hidden.has(piece) || gone.has(unit)) continue;
+      const c = centres[unit], k = state.explode, o = offsets[unit];
+      items.push([[x + o[0] + k * (c[0] - centre[0]), y + o[1] + k * (c[1] - centre[1]), z + o[2] + k * (c[2] - centre[2])],
         scene.pieces[piece].colour, unit, false]);
     }
     if (state.step >= s.order.length) for (const cell of s.empty) items.push([cell, "#dddddd", null, true]);
     return items;
+  }
+
+  function noteMoves(offsets, gone) { // for the tests: which units the plan moved and took out
+    view.moved = offsets.map((o, unit) => (o.some((v) => v !== 0) ? unit : null)).filter((unit) => unit !== null);
+    view.gone = Array.from(gone);
   }
 
   function chainItems(s) { // the chain's cubes laid so far, segment ends outlined
@@ -166,12 +193,14 @@
     const centre = centreOfPoints(s.cells);
     const sums = s.units.map(() => [0, 0, 0, 0]);
     for (const [, x, y, z, u] of s.cells) { sums[u][0] += x; sums[u][1] += y; sums[u][2] += z; sums[u][3] += 1; }
+    const { offsets, gone } = planned(s, s.cells.map((q) => [q[1], q[2], q[3]]));
+    noteMoves(offsets, gone);
     const items = [];
     for (const [kind, x, y, z, unit] of s.cells) {
       const piece = s.units[unit].piece;
-      if (!shown.has(unit) || state.hidden.has(piece)) continue;
-      const c = sums[unit], k = state.explode;
-      const origin = [x + k * (c[0] / c[3] - centre[0]), y + k * (c[1] / c[3] - centre[1]), z + k * (c[2] / c[3] - centre[2])];
+      if (!shown.has(unit) || state.hidden.has(piece) || gone.has(unit)) continue;
+      const c = sums[unit], k = state.explode, o = offsets[unit];
+      const origin = [x + o[0] + k * (c[0] / c[3] - centre[0]), y + o[1] + k * (c[1] / c[3] - centre[1]), z + o[2] + k * (c[2] / c[3] - centre[2])];
       items.push([kind, origin, scene.pieces[piece].colour, unit, false]);
     }
     if (state.step >= s.order.length) for (const [kind, x, y, z] of s.empty) items.push([kind, [x, y, z], "#dddddd", null, true]);
@@ -315,6 +344,49 @@
     $("step-text").textContent = `${state.step} of ${stepsOf()}` + drawing.stepText(s);
   }
 
+  function resetPlan() { // the plan's slider for this solution, at "assembled"; hidden without a plan
+    stopPlaying();
+    const s = scene.solutions[state.index];
+    $("plan-box").style.display = s.plan ? "" : "none";
+    state.plan = 0;
+    if (!s.plan) return;
+    $("plan").max = String(s.plan.length);
+    $("plan").value = "0";
+    describePlan();
+  }
+
+  function describePlan() {
+    const s = scene.solutions[state.index];
+    if (!s.plan) return;
+    const done = Math.ceil(state.plan - 1e-9);
+    $("plan-text").textContent = done === 0 ? `assembled; ${s.plan.length} moves` : `move ${done} of ${s.plan.length}: ${s.plan[done - 1].text}`;
+  }
+
+  function play() { // one move every 0.7 s, drawn as it goes; again from the start once all are done
+    const s = scene.solutions[state.index];
+    if (state.playing) { stopPlaying(); return; }
+    if (state.plan >= s.plan.length) state.plan = 0;
+    state.step = stepsOf(); $("step").value = String(state.step); describeStep();
+    state.playing = true;
+    $("play").textContent = "pause";
+    let last = null;
+    const frame = (now) => {
+      if (!state.playing) return;
+      if (last !== null) state.plan = Math.min(s.plan.length, state.plan + (now - last) / 700);
+      last = now;
+      $("plan").value = String(Math.floor(state.plan));
+      describePlan();
+      draw();
+      if (state.plan >= s.plan.length) stopPlaying(); else requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  }
+
+  function stopPlaying() {
+    state.playing = false;
+    $("play").textContent = "play";
+  }
+
   function pieceStepText(s) {
     let text = ` pieces (${s.order_from})`;
     if (state.step > 0 && state.step <= s.order.length) text += `: last placed ${s.units[s.order[state.step - 1]].label}`;
@@ -358,7 +430,21 @@
       draw();
     }, { passive: false });
     $("explode").addEventListener("input", (e) => { state.explode = Number(e.target.value) / 100; draw(); });
-    $("step").addEventListener("input", (e) => { state.step = Number(e.target.value); describeStep(); draw(); });
+    $("step").addEventListener("input", (e) => {
+      state.step = Number(e.target.value);
+      if (drawing.plan && state.plan > 0) { stopPlaying(); state.plan = 0; $("plan").value = "0"; describePlan(); } // building starts assembled
+      describeStep();
+      draw();
+    });
+    if (!drawing.plan) return;
+    $("plan").addEventListener("input", (e) => {
+      stopPlaying();
+      state.plan = Number(e.target.value);
+      state.step = stepsOf(); $("step").value = String(state.step); describeStep(); // taking apart starts from the whole
+      describePlan();
+      draw();
+    });
+    $("play").addEventListener("click", play);
   }
 
   function draw() {
@@ -370,7 +456,7 @@
   // One entry per drawing a family's record names (models.Family.drawing): how its solutions
   // are drawn, which cubes they hold, how many build steps they have, what the controls show.
   const CUBES = { draw: drawCubes, controls: true };
-  const PIECES = { ...CUBES, items: pieceItems, cubes: (s) => s.cubes, steps: (s) => s.order.length, stepText: pieceStepText, legend: true, explode: true };
+  const PIECES = { ...CUBES, items: pieceItems, cubes: (s) => s.cubes, steps: (s) => s.order.length, stepText: pieceStepText, legend: true, explode: true, plan: true };
   const DRAWINGS = {
     pieces: scene.grid ? { ...PIECES, draw: drawSolids } : PIECES, // another grid: each cell its grid's solid or a ball
     chain: { ...CUBES, items: chainItems, cubes: (s) => s.path, steps: (s) => s.path.length, stepText: () => " cubes", overlay: drawChainLine },
@@ -387,5 +473,6 @@
   }
   if (!drawing.explode) $("explode-box").style.display = "none";
   if (scene.solutions.length && drawing.steps) resetStep();
+  if (scene.solutions.length && drawing.plan) resetPlan(); else $("plan-box").style.display = "none";
   draw();
 })();

@@ -8,7 +8,7 @@ from typing import Any
 from cpsolve.colours import palette
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid
-from cpsolve.grids.solids import BALL_RADIUS, cell_kinds, placed_cells, solid
+from cpsolve.grids.solids import BALL_RADIUS, cell_kinds, placed_cells, real, solid
 from cpsolve.symmetry import Solution
 
 from ..base import PuzzleModel
@@ -52,10 +52,34 @@ def packing_scene(
                 "units": units,
                 "order": order or _bottom_first(assembled),
                 "order_from": "disassembly" if order else "bottom layer first",
-                **({"level": disassembly["level"]} if plan is not None else {}),
+                **({"level": disassembly["level"], "plan": _plan(grid, plan, labels)} if plan is not None else {}),
             }
         )
     return {"pieces": legend, "solutions": drawn, **(_grid_scene(grid) if grid is not CUBE else {})}
+
+
+def _plan(grid: Grid, plan: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> list[dict[str, Any]]:
+    """The disassembly plan as the page animates it: per move the units that move, one step
+    along its direction in the drawing's space (cubes: the grid's own), how many steps (None: out
+    for good), and its words as the text plan says them."""
+    from cpsolve.disassembly import Move
+
+    unit_of = {label: unit for unit, label in enumerate(labels)}
+    vector = {step.name: step.vector for step in grid.steps}
+    steps = []
+    for move in plan:
+        shift = vector[move["direction"]]
+        offset = real(grid, [shift, (0, 0, 0)])
+        words = Move(tuple(move["pieces"]), move["direction"], shift, move["distance"]).describe()
+        steps.append(
+            {
+                "units": [unit_of[label] for label in move["pieces"]],
+                "offset": [round(float(v), 4) for v in offset[0] - offset[1]],
+                "distance": move["distance"],
+                "text": words,
+            }
+        )
+    return steps
 
 
 def _grid_scene(grid: Grid) -> dict[str, Any]:
