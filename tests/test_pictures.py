@@ -188,6 +188,21 @@ def test_the_page_takes_an_assembly_apart_as_the_plan_says(browser: Any, tmp_pat
     opened.clean()
 
 
+def test_the_page_takes_apart_on_the_prism_grid(browser: Any, tmp_path: Path) -> None:
+    """Prisgon's second problem (triangular prisms, 23 moves): a move shifts its piece in the
+    prisms' drawing; at the end one piece is left."""
+    path = corpus_dir("burrtools-grids") / "Prisgon.xmpuzzle"
+    opened = Opened(browser, _page(tmp_path, path, "--disassemble", "--problem", "1"))
+    assert opened.page.get_attribute("#plan", "max") == "23"
+    before = opened.pixels()
+    opened.set_range("#plan", 4)
+    assert opened.page.evaluate("window.cpsolveView.moved") and opened.pixels() != before
+    assert opened.page.inner_text("#plan-text").startswith("move 4 of 23: move ")
+    opened.set_range("#plan", 23)
+    assert len(opened.shown_units()) == 1
+    opened.clean()
+
+
 def test_the_take_apart_slider_is_hidden_without_a_plan(browser: Any, tmp_path: Path) -> None:
     opened = Opened(browser, _page(tmp_path, SOMA))
     assert not opened.page.is_visible("#plan-box")
