@@ -244,7 +244,8 @@ def run_command(
         if len(found) > 1 and given is not None:
             raise fail(CpsolveError(f"{puzzle}: holds {len(found)} problems; give --problem with {flag}"))
     drawn = solution_number or max(1, show or 1)
-    pictures = Pictures(html, png, drawn) if html is not None or png is not None else None
+    chosen = solution_number is not None or bool(show)  # else the PNG draws what the page opens on
+    pictures = Pictures(html, png, drawn, chosen) if html is not None or png is not None else None
     meshes = None
     if stl is not None:
         from cpsolve.stl import StlOptions
@@ -359,11 +360,12 @@ class Pictures:
     html: Path | None
     png: Path | None
     number: int
+    chosen: bool = True  # False: the page's first view (with --disassemble, the first that comes apart)
 
     def write(self, report: RunReport, collected: ClassCollector) -> None:
         from cpsolve.pictures import write_pictures
 
-        for message in write_pictures(report, collected, self.html, self.png, self.number):
+        for message in write_pictures(report, collected, self.html, self.png, self.number if self.chosen else None):
             typer.echo(message, err=True)
 
 

@@ -203,6 +203,42 @@ def test_the_page_takes_apart_on_the_prism_grid(browser: Any, tmp_path: Path) ->
     opened.clean()
 
 
+def test_the_selector_keeps_only_those_that_come_apart_and_the_png_draws_what_the_page_opens_on(
+    browser: Any, tmp_path: Path
+) -> None:
+    """CubeInCage: 1 of 96 comes apart; the filter leaves that one in the selector, and the PNG
+    without --solution draws it, as the page opens on it."""
+    path = corpus_dir("burrtools") / "CubeInCage.xmpuzzle"
+    opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
+    assert opened.page.locator("#solution option").count() == 96
+    opened.page.check("#apart")
+    options = opened.page.locator("#solution option")
+    assert options.count() == 1 and "comes apart" in options.first.inner_text()
+    opened.page.uncheck("#apart")
+    assert opened.page.locator("#solution option").count() == 96
+    opened.clean()
+    apart = int(opened.page.evaluate("document.getElementById('solution').value")) + 1
+    chosen, default = tmp_path / "chosen.png", tmp_path / "default.png"
+    for png, extra in ((chosen, ["--solution", str(apart)]), (default, [])):
+        result = runner.invoke(app, ["run", str(path), "--disassemble", "--png", str(png), *extra])
+        assert result.exit_code == 0, result.output
+    assert apart > 1 and default.read_bytes() == chosen.read_bytes()
+
+
+def test_what_the_controls_say_is_true(browser: Any, tmp_path: Path) -> None:
+    """A chain has no legend to click; a build order that was not checked says so; a page that
+    holds fewer solutions than there are says how to get them all."""
+    chain = Opened(browser, _page(tmp_path, SPECS / "snake_standard.yaml"))
+    assert chain.page.inner_text("#hint") == "drag to turn, wheel to zoom"
+    chain.clean()
+    pentominoes = Opened(browser, _page(tmp_path, SPECS / "pentominoes_6x10.yaml"))
+    assert "not checked to build; --disassemble finds an order" in pentominoes.page.inner_text("#step-text")
+    limit = pentominoes.page.inner_text("#limit")
+    assert "the first 1,000 of 2,339 unique solutions" in limit and "--solutions FILE writes every one" in limit
+    assert not pentominoes.page.is_visible("#apart-box")
+    pentominoes.clean()
+
+
 def test_the_take_apart_slider_is_hidden_without_a_plan(browser: Any, tmp_path: Path) -> None:
     opened = Opened(browser, _page(tmp_path, SOMA))
     assert not opened.page.is_visible("#plan-box")

@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from cpsolve.pictures.page import page_html, write_page
 from cpsolve.pictures.scene import scene
 from cpsolve.run import ClassCollector, RunReport
 
-__all__ = ["page_html", "scene", "write_page", "write_pictures"]
+__all__ = ["first_view", "page_html", "scene", "write_page", "write_pictures"]
+
+
+def first_view(drawn: dict[str, Any]) -> int:
+    """The solution a page opens on (from 0): with a disassembly, the first that comes apart, as
+    viewer.js chooses it; else the first."""
+    return next((n for n, solution in enumerate(drawn["solutions"]) if solution.get("level")), 0)
 
 
 def write_pictures(
-    report: RunReport, collected: ClassCollector, html: Path | None, png: Path | None, number: int
+    report: RunReport, collected: ClassCollector, html: Path | None, png: Path | None, number: int | None
 ) -> list[str]:
-    """What `--html` and `--png` ask for after a run (`number`: the solution the PNG draws, from 1).
-    Returns what the user should be told: a PNG is not drawn for a run without solution."""
+    """What `--html` and `--png` ask for after a run (`number`: the solution the PNG draws, from 1;
+    None: the one the page opens on, with --disassemble the first that comes apart). Returns what
+    the user should be told: a PNG is not drawn for a run without solution."""
     drawn = scene(report, collected)
+    if number is None:
+        number = first_view(drawn) + 1
     if html is not None:
         write_page(drawn, html)
     if png is None:

@@ -40,6 +40,7 @@ def page_html(scene: dict[str, Any]) -> str:
 <div id="counts"></div>
 <div id="bar">
   <label>show <select id="solution"></select></label><span id="limit"></span>
+  <label id="apart-box" style="display:none"><input id="apart" type="checkbox"> only those that come apart</label>
   <label id="step-box">build <input id="step" type="range" min="0" value="0"> <span id="step-text"></span></label>
   <label id="explode-box">explode <input id="explode" type="range" min="0" max="100" value="0"></label>
   <span id="plan-box"><label>take apart <input id="plan" type="range" min="0" value="0"></label>

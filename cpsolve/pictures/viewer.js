@@ -21,16 +21,36 @@
     }
     $("counts").textContent = text;
     const select = $("solution");
-    scene.solutions.forEach((s, i) => {
-      const option = document.createElement("option");
-      option.value = String(i);
-      option.textContent = `solution ${i + 1}` + (s.level ? `: comes apart, level ${s.level}` : scene.disassembly ? ": does not come apart" : "");
-      select.appendChild(option);
-    });
+    const fillSelect = (onlyApart) => { // every solution held, or (the filter) only those that come apart
+      select.replaceChildren();
+      scene.solutions.forEach((s, i) => {
+        if (onlyApart && !s.level) return;
+        const option = document.createElement("option");
+        option.value = String(i);
+        option.textContent = `solution ${i + 1}` + (s.level ? `: comes apart, level ${s.level}` : scene.disassembly ? ": does not come apart" : "");
+        select.appendChild(option);
+      });
+      select.value = String(state.index);
+    };
     const apart = scene.solutions.findIndex((s) => s.level); // with --disassemble, open on one that comes apart
-    if (apart > 0) { state.index = apart; select.value = String(apart); }
+    if (apart > 0) state.index = apart;
+    fillSelect(false);
+    const stuck = scene.solutions.filter((s) => !s.level).length;
+    if (scene.disassembly && apart >= 0 && stuck > 0) { // some come apart, some do not: offer the filter
+      $("apart-box").style.display = "";
+      $("apart").addEventListener("change", (e) => {
+        fillSelect(e.target.checked);
+        if (select.value === String(state.index)) return;
+        state.index = Number(select.options[0].value); // the one shown was filtered out
+        select.value = String(state.index);
+        if (drawing.steps) resetStep();
+        if (drawing.plan) resetPlan();
+        draw();
+      });
+    }
     if (scene.shown < scene.counts.unique) {
-      $("limit").textContent = `the first ${scene.shown} of ${scene.counts.unique} unique solutions`;
+      $("limit").textContent = `the first ${scene.shown.toLocaleString("en")} of ${scene.counts.unique.toLocaleString("en")} unique solutions`
+        + " (--solutions FILE writes every one, --show N draws more as text)";
     }
     select.addEventListener("change", () => {
       state.index = Number(select.value);
@@ -388,7 +408,8 @@
   }
 
   function pieceStepText(s) {
-    let text = ` pieces (${s.order_from})`;
+    const from = s.order_from === "disassembly" ? s.order_from : `${s.order_from}: not checked to build; --disassemble finds an order that does`;
+    let text = ` pieces (${from})`;
     if (state.step > 0 && state.step <= s.order.length) text += `: last placed ${s.units[s.order[state.step - 1]].label}`;
     return text;
   }
@@ -468,6 +489,7 @@
   if (drawing.controls) {
     legend();
     controls();
+    if (!drawing.legend) $("hint").textContent = "drag to turn, wheel to zoom"; // no legend to click
   } else {
     for (const id of ["step-box", "hint"]) $(id).style.display = "none";
   }
