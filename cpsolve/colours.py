@@ -6,6 +6,7 @@ Shared by every family's part of a picture (cpsolve.models) and the drawers (cps
 from __future__ import annotations
 
 import colorsys
+import math
 
 GOLDEN_TURN = 0.381966  # hues this far apart stay distinct for many pieces
 
@@ -16,8 +17,56 @@ def hex_colour(hue: float, lightness: float, saturation: float) -> str:
 
 
 def palette(count: int) -> list[str]:
-    """`count` distinct colours as #rrggbb: hues a golden turn apart, lightness alternating."""
-    return [hex_colour((0.02 + i * GOLDEN_TURN) % 1.0, (0.55, 0.42, 0.66)[i % 3], 0.72) for i in range(count)]
+    """`count` colours as #rrggbb, each as far as it can be from all chosen before it, as the eye
+    sees it (CIELAB distance): a red first, then greedily the candidate farthest from the nearest
+    chosen one, among hues every 10 degrees at three lightnesses and two saturations. Measured
+    (tests/test_pictures.py): the nearest two of 7 colours are 33.6 apart with hues a golden
+    turn apart and lightness alternating (Soma's L and P were two greens), 56.8 so; of 13 (Bedlam),
+    23.6 against 39.0; of 20, 15.8 against 29.5. Beyond the candidates' number, colours repeat."""
+    chosen: list[int] = [0]
+    nearest = [_distance(_CANDIDATES[0][1], lab) for _, lab in _CANDIDATES]
+    while len(chosen) < min(count, len(_CANDIDATES)):
+        best = max(range(len(_CANDIDATES)), key=nearest.__getitem__)
+        chosen.append(best)
+        nearest = [
+            min(d, _distance(_CANDIDATES[best][1], lab)) for d, (_, lab) in zip(nearest, _CANDIDATES, strict=True)
+        ]
+    colours = [_CANDIDATES[n][0] for n in chosen]
+    return [colours[i % len(colours)] for i in range(count)]
+
+
+def lab_of(colour: str) -> tuple[float, float, float]:
+    """A #rrggbb colour in CIELAB (D65): distances there follow what the eye tells apart."""
+    red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    red, green, blue = (_linear(red), _linear(green), _linear(blue))
+    x = (0.4124 * red + 0.3576 * green + 0.1805 * blue) / 0.95047
+    y = 0.2126 * red + 0.7152 * green + 0.0722 * blue
+    z = (0.0193 * red + 0.1192 * green + 0.9505 * blue) / 1.08883
+    fx, fy, fz = (_cube_root(v) for v in (x, y, z))
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def _linear(channel: float) -> float:
+    return ((channel + 0.055) / 1.055) ** 2.4 if channel > 0.04045 else channel / 12.92
+
+
+def _cube_root(value: float) -> float:
+    return value ** (1 / 3) if value > 0.008856 else 7.787 * value + 16 / 116
+
+
+def _distance(first: tuple[float, float, float], second: tuple[float, float, float]) -> float:
+    return math.dist(first, second)
+
+
+_CANDIDATES = [
+    (colour, lab_of(colour))
+    for colour in (
+        hex_colour(hue / 36, lightness, saturation)
+        for hue in range(36)
+        for lightness in (0.42, 0.55, 0.68)
+        for saturation in (0.6, 0.85)
+    )
+]
 
 
 def along(count: int) -> list[str]:

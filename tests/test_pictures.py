@@ -239,6 +239,19 @@ def test_what_the_controls_say_is_true(browser: Any, tmp_path: Path) -> None:
     pentominoes.clean()
 
 
+@pytest.mark.parametrize(("count", "apart"), [(7, 50), (13, 35), (20, 25)])
+def test_the_palettes_colours_are_told_apart(count: int, apart: float) -> None:
+    """The nearest two colours of a palette, as the eye sees them (CIELAB distance; 2.3 is the
+    smallest difference noticed): Soma's seven, Bedlam's thirteen, twenty."""
+    import math
+
+    from cpsolve.colours import lab_of, palette
+
+    colours = [lab_of(c) for c in palette(count)]
+    assert len(set(palette(count))) == count
+    assert min(math.dist(a, b) for i, a in enumerate(colours) for b in colours[i + 1 :]) >= apart
+
+
 def test_the_take_apart_slider_is_hidden_without_a_plan(browser: Any, tmp_path: Path) -> None:
     opened = Opened(browser, _page(tmp_path, SOMA))
     assert not opened.page.is_visible("#plan-box")
