@@ -35,6 +35,17 @@ def palette(count: int) -> list[str]:
     return [colours[i % len(colours)] for i in range(count)]
 
 
+def copy_shade(colour: str, copy: int) -> str:
+    """The colour of a piece's `copy`-th copy (from 0): the piece's own for the first, then
+    lighter and darker in turn, so that copies side by side are told apart and still look akin."""
+    if copy == 0:
+        return colour
+    red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    hue, lightness, saturation = colorsys.rgb_to_hls(red, green, blue)
+    step = (0.16, -0.16, 0.08, -0.08, 0.24, -0.24)[(copy - 1) % 6]
+    return hex_colour(hue, min(0.85, max(0.2, lightness + step)), saturation)
+
+
 def lab_of(colour: str) -> tuple[float, float, float]:
     """A #rrggbb colour in CIELAB (D65): distances there follow what the eye tells apart."""
     red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))

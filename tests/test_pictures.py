@@ -252,6 +252,24 @@ def test_the_palettes_colours_are_told_apart(count: int, apart: float) -> None:
     assert min(math.dist(a, b) for i, a in enumerate(colours) for b in colours[i + 1 :]) >= apart
 
 
+def test_each_copy_has_its_own_legend_entry_colour_and_name(browser: Any, tmp_path: Path) -> None:
+    """18 copies of one T: 18 entries, each hides its copy alone; copies differ in shade; the
+    build text names the piece as the legend does (label, then the piece's name)."""
+    opened = Opened(browser, _page(tmp_path, SPECS / "t_tetracubes_6x6x2.yaml"))
+    entries = opened.page.locator("#legend .entry")
+    assert entries.count() == 18
+    names = entries.all_inner_texts()
+    assert all(name.strip().endswith("(T)") for name in names) and len(set(names)) == 18
+    entries.nth(3).click()
+    assert len(opened.shown_units()) == 17 and 3 not in opened.shown_units()
+    units = opened.page.evaluate("JSON.parse(document.getElementById('scene').textContent).solutions[0].units")
+    assert len({unit["colour"] for unit in units}) >= 5
+    opened.set_range("#step", 1)
+    placed = opened.page.inner_text("#step-text").split("last placed ")[1]
+    assert placed.endswith("(T)") and placed in [name.strip() for name in names]
+    opened.clean()
+
+
 def test_the_take_apart_slider_is_hidden_without_a_plan(browser: Any, tmp_path: Path) -> None:
     opened = Opened(browser, _page(tmp_path, SOMA))
     assert not opened.page.is_visible("#plan-box")

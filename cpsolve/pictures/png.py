@@ -76,12 +76,12 @@ CubeItems = list[tuple[list[int], str, bool]]  # each cube, its colour, and whet
 def _pieces(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
     """Pieces of cubes (on another grid its solids, or balls), each in its piece's colour, and
     the legend."""
-    colours = [scene["pieces"][unit["piece"]]["colour"] for unit in solution["units"]]
+    colours = [unit["colour"] for unit in solution["units"]]
     if "grid" in scene:
         _solids(draw, scene, [(cell[0], cell[1:4], colours[int(cell[4])]) for cell in solution["cells"]])
     else:
         _cubes(draw, [(cube[:3], colours[cube[3]], False) for cube in solution["cubes"]])
-    _legend(draw, scene)
+    _legend(draw, scene, solution)
 
 
 def _solids(draw: Any, scene: dict[str, Any], items: list[tuple[int, list[float], str]]) -> None:
@@ -168,14 +168,24 @@ def _cubes(draw: Any, items: CubeItems) -> None:
         )
 
 
-def _legend(draw: Any, scene: dict[str, Any]) -> None:
+def _legend(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
+    """One entry per placed piece, named as the text drawing and the plan name it (its label),
+    with its piece's name where that differs, in its own colour."""
     left, top = SIZE[0] - 185, 40
-    for row, piece in enumerate(scene["pieces"][:34]):
+    units = solution["units"]
+    for row, unit in enumerate(units[:34]):
         y = top + row * 15
-        draw.rectangle((left, y, left + 11, y + 11), fill=piece["colour"], outline="black")
-        draw.text((left + 18, y), f"{piece['name']} x{piece['copies']}", fill="black")
-    if len(scene["pieces"]) > 34:
-        draw.text((left, top + 34 * 15), f"... {len(scene['pieces']) - 34} more", fill="black")
+        draw.rectangle((left, y, left + 11, y + 11), fill=unit["colour"], outline="black")
+        draw.text((left + 18, y), unit_name(unit, scene), fill="black")
+    if len(units) > 34:
+        draw.text((left, top + 34 * 15), f"... {len(units) - 34} more", fill="black")
+
+
+def unit_name(unit: dict[str, Any], scene: dict[str, Any]) -> str:
+    """A placed piece's name: its label, and its piece's name after it where they differ (the
+    page's legend says the same, viewer.js unitName)."""
+    piece = scene["pieces"][unit["piece"]]["name"]
+    return unit["label"] if unit["label"] == piece else f"{unit['label']} ({piece})"
 
 
 def _tiles(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:

@@ -45,6 +45,7 @@
         select.value = String(state.index);
         if (drawing.steps) resetStep();
         if (drawing.plan) resetPlan();
+        if (drawing.legend) legend();
         draw();
       });
     }
@@ -56,6 +57,7 @@
       state.index = Number(select.value);
       if (drawing.steps) resetStep();
       if (drawing.plan) resetPlan();
+      if (drawing.legend) legend();
       draw();
     });
   }
@@ -111,11 +113,10 @@
     noteMoves(offsets, gone);
     const items = [];
     for (const [x, y, z, unit] of s.cubes) {
-      const piece = s.units[unit].piece;
-      if (!shown.has(unit) || state.hidden.has(piece) || gone.has(unit)) continue;
+      if (!shown.has(unit) || state.hidden.has(unit) || gone.has(unit)) continue;
       const c = centres[unit], k = state.explode, o = offsets[unit];
       items.push([[x + o[0] + k * (c[0] - centre[0]), y + o[1] + k * (c[1] - centre[1]), z + o[2] + k * (c[2] - centre[2])],
-        scene.pieces[piece].colour, unit, false]);
+        s.units[unit].colour, unit, false]);
     }
     if (state.step >= s.order.length) for (const cell of s.empty) items.push([cell, "#dddddd", null, true]);
     return items;
@@ -217,11 +218,10 @@
     noteMoves(offsets, gone);
     const items = [];
     for (const [kind, x, y, z, unit] of s.cells) {
-      const piece = s.units[unit].piece;
-      if (!shown.has(unit) || state.hidden.has(piece) || gone.has(unit)) continue;
+      if (!shown.has(unit) || state.hidden.has(unit) || gone.has(unit)) continue;
       const c = sums[unit], k = state.explode, o = offsets[unit];
       const origin = [x + o[0] + k * (c[0] / c[3] - centre[0]), y + o[1] + k * (c[1] / c[3] - centre[1]), z + o[2] + k * (c[2] / c[3] - centre[2])];
-      items.push([kind, origin, scene.pieces[piece].colour, unit, false]);
+      items.push([kind, origin, s.units[unit].colour, unit, false]);
     }
     if (state.step >= s.order.length) for (const [kind, x, y, z] of s.empty) items.push([kind, [x, y, z], "#dddddd", null, true]);
     return items;
@@ -410,19 +410,26 @@
   function pieceStepText(s) {
     const from = s.order_from === "disassembly" ? s.order_from : `${s.order_from}: not checked to build; --disassemble finds an order that does`;
     let text = ` pieces (${from})`;
-    if (state.step > 0 && state.step <= s.order.length) text += `: last placed ${s.units[s.order[state.step - 1]].label}`;
+    if (state.step > 0 && state.step <= s.order.length) text += `: last placed ${unitName(s.units[s.order[state.step - 1]])}`;
     return text;
   }
 
-  function legend() {
+  function unitName(unit) { // its label as the text drawing and the plan say it, and its piece's name where that differs (png.py unit_name)
+    const piece = scene.pieces[unit.piece].name;
+    return unit.label === piece ? unit.label : `${unit.label} (${piece})`;
+  }
+
+  function legend() { // one entry per placed piece of the solution shown, each hidden on its own
     const box = $("legend");
-    if (!drawing.legend || !scene.pieces) { box.style.display = "none"; return; }
-    scene.pieces.forEach((piece, i) => {
+    if (!drawing.legend || !scene.pieces || !scene.solutions.length) { box.style.display = "none"; return; }
+    box.replaceChildren();
+    state.hidden.clear();
+    scene.solutions[state.index].units.forEach((unit, i) => {
       const entry = document.createElement("button");
       entry.className = "entry";
-      entry.dataset.piece = String(i);
-      entry.innerHTML = `<span class="swatch" style="background:${piece.colour}"></span>`;
-      entry.appendChild(document.createTextNode(` ${piece.name} ×${piece.copies}`));
+      entry.dataset.unit = String(i);
+      entry.innerHTML = `<span class="swatch" style="background:${unit.colour}"></span>`;
+      entry.appendChild(document.createTextNode(` ${unitName(unit)}`));
       entry.title = "click to hide or show this piece";
       entry.addEventListener("click", () => {
         if (state.hidden.has(i)) state.hidden.delete(i); else state.hidden.add(i);

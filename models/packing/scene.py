@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cpsolve.colours import palette
+from cpsolve.colours import copy_shade, palette
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid
 from cpsolve.grids.solids import BALL_RADIUS, cell_kinds, placed_cells, real, solid
@@ -37,7 +37,13 @@ def packing_scene(
     drawn = []
     for solution, known in zip(solutions, details, strict=True):
         assembled = model.assembled(solution)
-        units = [{"piece": piece_index[piece.kind], "label": piece.label} for piece in assembled]
+        copies: dict[str, int] = {}
+        units = []
+        for piece in assembled:
+            kind = piece_index[piece.kind]
+            copy = copies[piece.kind] = copies.get(piece.kind, -1) + 1
+            colour = copy_shade(colours[kind], copy)
+            units.append({"piece": kind, "label": piece.label, "colour": colour})
         cubes = [[*cell, unit] for unit, piece in enumerate(assembled) for cell in piece.cells]
         covered = {cell for piece in assembled for cell in piece.cells}
         disassembly = known.get("disassembly", {})
