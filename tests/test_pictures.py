@@ -270,6 +270,19 @@ def test_each_copy_has_its_own_legend_entry_colour_and_name(browser: Any, tmp_pa
     opened.clean()
 
 
+def test_explode_brings_out_what_a_cage_holds(browser: Any, tmp_path: Path) -> None:
+    """CubeInCage: at full explode only the largest piece in the middle stays put; the frames and
+    the three pieces inside are pushed out, each at least a few cubes (before, those inside moved
+    less than one)."""
+    path = corpus_dir("burrtools") / "CubeInCage.xmpuzzle"
+    opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
+    opened.set_range("#explode", 100)
+    moved = opened.page.evaluate("window.cpsolveView.exploded")
+    assert sorted(moved)[0] == 0 and min(sorted(moved)[1:]) >= 3
+    assert sorted(opened.page.evaluate("window.cpsolveView.drawnUnits")) == list(range(6))
+    opened.clean()
+
+
 def test_the_take_apart_slider_is_hidden_without_a_plan(browser: Any, tmp_path: Path) -> None:
     opened = Opened(browser, _page(tmp_path, SOMA))
     assert not opened.page.is_visible("#plan-box")

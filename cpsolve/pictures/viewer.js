@@ -7,7 +7,7 @@
   const scene = JSON.parse(document.getElementById("scene").textContent);
   const $ = (id) => document.getElementById(id);
   const state = { index: 0, yaw: -0.65, pitch: 0.5, zoom: 1, explode: 0, step: 0, hidden: new Set(), plan: 0, playing: false };
-  const view = { shownUnits: [], drawnUnits: [], drawnTiles: 0, frames: 0, moved: [], gone: [] }; // shown: in the scene; drawn: a face in sight; moved, gone: by the plan
+  const view = { shownUnits: [], drawnUnits: [], drawnTiles: 0, frames: 0, moved: [], gone: [], exploded: [] }; // shown: in the scene; drawn: a face in sight; moved, gone: by the plan
   window.cpsolveView = view; // read by the tests: what the last frame drew
 
   function header() {
@@ -105,18 +105,41 @@
     return { offsets, gone };
   }
 
+  // -- explode: each piece pushed out from the middle; pieces in the middle (a burr's core, what a
+  // cage holds) each along an axis of their own, the largest of them (the cage) staying, so that
+  // nothing stays hidden inside another
+  const AXES = [[0, 0, 1], [0, 0, -1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0]];
+
+  function exploded(centres, sizes, centre, points) { // per unit, where explode 1 moves it
+    let low = [Infinity, Infinity, Infinity], high = [-Infinity, -Infinity, -Infinity];
+    for (const p of points) for (let a = 0; a < 3; a++) { low[a] = Math.min(low[a], p[a]); high[a] = Math.max(high[a], p[a]); }
+    const span = 1 + Math.max(high[0] - low[0], high[1] - low[1], high[2] - low[2]);
+    const away = centres.map((c) => [c[0] - centre[0], c[1] - centre[1], c[2] - centre[2]]);
+    const central = away.map((d, unit) => [Math.hypot(d[0], d[1], d[2]), unit]).filter(([length]) => length < 0.2 * span).map(([, unit]) => unit);
+    central.sort((a, b) => sizes[b] - sizes[a] || a - b);
+    central.forEach((unit, rank) => {
+      if (rank === 0) { away[unit] = [0, 0, 0]; return; } // the largest: the cage, or the core's biggest part
+      const axis = AXES[(rank - 1) % AXES.length], times = 1 + Math.floor((rank - 1) / AXES.length);
+      away[unit] = axis.map((v) => v * span * times);
+    });
+    view.exploded = away.map((d) => Math.hypot(d[0], d[1], d[2]) * state.explode);
+    return away;
+  }
+
   function pieceItems(s) { // [cell, colour, unit or null, outline]: the pieces placed so far, pushed out by explode, moved by the plan
     const shown = new Set(s.order.slice(0, state.step));
     const centre = centreOf(s.cubes);
     const centres = unitCentres(s);
+    const sizes = s.units.map(() => 0);
+    for (const q of s.cubes) sizes[q[3]] += 1;
+    const away = exploded(centres, sizes, centre, s.cubes);
     const { offsets, gone } = planned(s, s.cubes);
     noteMoves(offsets, gone);
     const items = [];
     for (const [x, y, z, unit] of s.cubes) {
       if (!shown.has(unit) || state.hidden.has(unit) || gone.has(unit)) continue;
-      const c = centres[unit], k = state.explode, o = offsets[unit];
-      items.push([[x + o[0] + k * (c[0] - centre[0]), y + o[1] + k * (c[1] - centre[1]), z + o[2] + k * (c[2] - centre[2])],
-        s.units[unit].colour, unit, false]);
+      const d = away[unit], k = state.explode, o = offsets[unit];
+      items.push([[x + o[0] + k * d[0], y + o[1] + k * d[1], z + o[2] + k * d[2]], s.units[unit].colour, unit, false]);
     }
     if (state.step >= s.order.length) for (const cell of s.empty) items.push([cell, "#dddddd", null, true]);
     return items;
@@ -158,7 +181,7 @@
     const centre = centreOf(all);
     let extent = 1; // the farthest corner from the centre bounds what any view shows
     for (const q of all) extent = Math.max(extent, Math.hypot(q[0] + 0.5 - centre[0], q[1] + 0.5 - centre[1], q[2] + 0.5 - centre[2]) + 0.87);
-    const scale = state.zoom * Math.min(width, height) / (2 * extent * (1 + state.explode));
+    const scale = state.zoom * Math.min(width, height) / (2 * extent * (1 + 2 * state.explode)); // room for what explode moves out
     const faces = [];
     const occupied = new Set();
     const items = drawing.items(s);
@@ -214,13 +237,15 @@
     const centre = centreOfPoints(s.cells);
     const sums = s.units.map(() => [0, 0, 0, 0]);
     for (const [, x, y, z, u] of s.cells) { sums[u][0] += x; sums[u][1] += y; sums[u][2] += z; sums[u][3] += 1; }
-    const { offsets, gone } = planned(s, s.cells.map((q) => [q[1], q[2], q[3]]));
+    const points = s.cells.map((q) => [q[1], q[2], q[3]]);
+    const away = exploded(sums.map((t) => [t[0] / t[3], t[1] / t[3], t[2] / t[3]]), sums.map((t) => t[3]), centre, points);
+    const { offsets, gone } = planned(s, points);
     noteMoves(offsets, gone);
     const items = [];
     for (const [kind, x, y, z, unit] of s.cells) {
       if (!shown.has(unit) || state.hidden.has(unit) || gone.has(unit)) continue;
-      const c = sums[unit], k = state.explode, o = offsets[unit];
-      const origin = [x + o[0] + k * (c[0] / c[3] - centre[0]), y + o[1] + k * (c[1] / c[3] - centre[1]), z + o[2] + k * (c[2] / c[3] - centre[2])];
+      const d = away[unit], k = state.explode, o = offsets[unit];
+      const origin = [x + o[0] + k * d[0], y + o[1] + k * d[1], z + o[2] + k * d[2]];
       items.push([kind, origin, s.units[unit].colour, unit, false]);
     }
     if (state.step >= s.order.length) for (const [kind, x, y, z] of s.empty) items.push([kind, [x, y, z], "#dddddd", null, true]);
@@ -241,7 +266,7 @@
     const centre = centreOfPoints(s.cells);
     let extent = 1;
     for (const q of s.cells) extent = Math.max(extent, Math.hypot(q[1] - centre[0], q[2] - centre[1], q[3] - centre[2]) + 1.2);
-    const scale = state.zoom * Math.min(width, height) / (2 * extent * (1 + state.explode));
+    const scale = state.zoom * Math.min(width, height) / (2 * extent * (1 + 2 * state.explode)); // room for what explode moves out
     const items = solidItems(s);
     view.shownUnits = Array.from(new Set(items.filter((item) => item[3] !== null).map((item) => item[3])));
     const shapes = []; // [depth, kind of shape, data, colour, unit, outline]
