@@ -283,6 +283,33 @@ def test_explode_brings_out_what_a_cage_holds(browser: Any, tmp_path: Path) -> N
     opened.clean()
 
 
+def test_named_tile_labels_neither_overlap_nor_leave_their_tile(browser: Any, tmp_path: Path) -> None:
+    """The bugs board (labels like `beetle_head`) in a 1280 px window: within each tile the four
+    labels and the tile's number keep apart and inside the tile (they overlapped and were cut)."""
+    opened = Opened(browser, _page(tmp_path, SPECS / "tiles_bugs_3x3.yaml"))
+    opened.page.set_viewport_size({"width": 1280, "height": 800})
+    clashes = opened.page.evaluate(
+        """() => {
+            const found = [];
+            const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5
+                && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
+            const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+            for (const tile of document.querySelectorAll('#board .tile')) {
+                const box = tile.getBoundingClientRect();
+                const texts = Array.from(tile.querySelectorAll('text')).map((t) => t.getBoundingClientRect());
+                texts.forEach((a, i) => {
+                    if (!inside(a, box)) found.push('outside');
+                    texts.slice(i + 1).forEach((b) => { if (meet(a, b)) found.push('overlap'); });
+                });
+            }
+            return found;
+        }"""
+    )
+    assert clashes == []
+    assert opened.page.evaluate("document.getElementById('board').getBoundingClientRect().width") >= 480
+    opened.clean()
+
+
 def test_the_take_apart_slider_is_hidden_without_a_plan(browser: Any, tmp_path: Path) -> None:
     opened = Opened(browser, _page(tmp_path, SOMA))
     assert not opened.page.is_visible("#plan-box")

@@ -328,7 +328,7 @@
     const [columns, rows] = scene.board, size = 96, svgNS = "http://www.w3.org/2000/svg";
     const svg = document.createElementNS(svgNS, "svg");
     svg.setAttribute("viewBox", `0 0 ${columns * size} ${rows * size}`);
-    svg.setAttribute("width", String(Math.min(900, columns * size)));
+    svg.setAttribute("width", String(Math.min(900, Math.max(480, columns * size)))); // small boards drawn larger, so labels can be read
     svg.id = "board";
     const edges = [[[0, 0], [1, 0]], [[1, 0], [1, 1]], [[1, 1], [0, 1]], [[0, 1], [0, 0]]]; // top, right, bottom, left
     const labelAt = [[0.5, 0.17], [0.83, 0.5], [0.5, 0.83], [0.17, 0.5]];
@@ -344,12 +344,15 @@
         triangle.setAttribute("fill", colour);
         triangle.setAttribute("stroke", "#555555");
         group.appendChild(triangle);
-        if (scene.match !== "equal") {
+        if (scene.match !== "equal") { // along its edge: the side labels turned, each fitted into its triangle
           const text = document.createElementNS(svgNS, "text");
-          text.setAttribute("x", String(ox + labelAt[side][0] * size));
-          text.setAttribute("y", String(oy + labelAt[side][1] * size + 4));
+          const x = ox + labelAt[side][0] * size, y = oy + labelAt[side][1] * size;
+          text.setAttribute("x", String(x));
+          text.setAttribute("y", String(y + 4));
           text.setAttribute("text-anchor", "middle");
           text.setAttribute("font-size", "11");
+          text.setAttribute("class", "label");
+          if (side % 2) text.setAttribute("transform", `rotate(${side === 1 ? 90 : -90} ${x} ${y})`);
           text.textContent = String(label);
           group.appendChild(text);
         }
@@ -368,6 +371,12 @@
       svg.appendChild(group);
     });
     $("stage").replaceChildren(svg);
+    for (const text of svg.querySelectorAll("text.label")) { // too long for its triangle: squeezed to fit (the tile's title has it whole)
+      if (text.getComputedTextLength() > 0.48 * size) {
+        text.setAttribute("textLength", String(0.48 * size));
+        text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
+    }
     view.drawnTiles = s.places.length;
   }
 
