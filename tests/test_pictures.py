@@ -394,6 +394,19 @@ def test_png(spec: str, least_colours: int, tmp_path: Path) -> None:
     assert colours is not None and len(colours) > least_colours  # shaded faces or labels, not a blank page
 
 
+def test_a_snakes_png_shows_its_path_and_numbers(tmp_path: Path) -> None:
+    """The standard snake: the path through the cubes' centres (its own colour, (20, 20, 20)) and
+    white boxes with the numbers of the cubes where it turns; a gradient alone before."""
+    image_module = pytest.importorskip("PIL.Image")
+    out = tmp_path / "snake.png"
+    result = runner.invoke(app, ["run", str(SPECS / "snake_standard.yaml"), "--png", str(out)])
+    assert result.exit_code == 0, result.output
+    with image_module.open(out) as image:
+        counts = {colour: count for count, colour in image.convert("RGB").getcolors(maxcolors=1_000_000) or []}
+    assert counts.get((20, 20, 20), 0) > 1000  # the path
+    assert counts.get((255, 255, 255), 0) > 0 and counts.get((0, 0, 0), 0) > 200  # boxes and numbers
+
+
 def test_png_of_a_chosen_solution_without_drawing_the_ones_before(tmp_path: Path) -> None:
     runs = {"first": [], "fiftieth": ["--solution", "50"], "by_show": ["--show", "50"], "last": ["--solution", "240"]}
     outputs = {}

@@ -131,12 +131,24 @@ def _cross(points: list[list[float]]) -> Point:
 
 
 def _chain(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
-    """A chain's cubes coloured along it, the segment ends outlined."""
+    """A chain's cubes coloured along it, the segment ends outlined, and over them, as the page
+    draws it, the path through the cubes' centres with the number of each cube where the chain
+    turns (and of its first and last), so that the picture can be followed cube by cube."""
     colours, ends = scene["chain_colours"], set(solution["ends"])
-    _cubes(draw, [(cell, colours[i], i in ends) for i, cell in enumerate(solution["path"])])
+    path = solution["path"]
+    place = _cubes(draw, [(cell, colours[i], i in ends) for i, cell in enumerate(path)])
+    centres = [place((cell[0] + 0.5, cell[1] + 0.5, cell[2] + 0.5)) for cell in path]
+    draw.line(centres, fill=(20, 20, 20), width=3, joint="curve")
+    for number in sorted({0, len(path) - 1, *ends}):
+        x, y = centres[number]
+        text = str(number + 1)
+        left, top, right, bottom = draw.textbbox((x, y), text, anchor="mm")
+        draw.rectangle((left - 2, top - 1, right + 2, bottom + 1), fill=(255, 255, 255), outline=(20, 20, 20))
+        draw.text((x, y), text, fill=(0, 0, 0), anchor="mm")
 
 
-def _cubes(draw: Any, items: CubeItems) -> None:
+def _cubes(draw: Any, items: CubeItems) -> Callable[[Point], tuple[float, float]]:
+    """Draw the cubes, farthest faces first; returns where a point of space lands in the picture."""
     occupied = {tuple(cell) for cell, _, _ in items}
     centre = [sum(cell[axis] + 0.5 for cell, _, _ in items) / len(items) for axis in range(3)]
     # the farthest corner from the centre bounds what any view shows
@@ -166,6 +178,12 @@ def _cubes(draw: Any, items: CubeItems) -> None:
             outline=(0, 0, 0) if marked else (70, 70, 70),
             width=3 if marked else 1,
         )
+
+    def place(point: Point) -> tuple[float, float]:
+        p = _rotate((point[0] - centre[0], point[1] - centre[1], point[2] - centre[2]))
+        return middle[0] + p[0] * scale, middle[1] + p[1] * scale
+
+    return place
 
 
 def _legend(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
