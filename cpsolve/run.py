@@ -123,7 +123,7 @@ class RunOptions:
     max_disassembly_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS  # per assembly
     max_class_bytes: int = DEFAULT_MAX_CLASS_BYTES  # --max-memory: what the classes (or sub-problems) kept may take
     count_only: bool = False  # count without listing (cpsolve.count_only); nothing is kept or shown
-    count_order: str = "fill"  # --count-only on the frontier: the family's fill order, or `reverse`
+    count_order: str = "fill"  # --count-only on the frontier: the fill order, `reverse` or `across` (count_only.ORDERS)
 
 
 @dataclass
@@ -289,9 +289,16 @@ def _count_without_listing(
         return None
     try:
         model, _ = puzzle.model(options.build, deadline)
-    except OutOfTimeError:
+    except (OutOfTimeError, KeyboardInterrupt, Terminated) as stop:
+        reason = (
+            StopReason.TIME_LIMIT
+            if isinstance(stop, OutOfTimeError)
+            else StopReason.TERMINATED
+            if isinstance(stop, Terminated)
+            else StopReason.INTERRUPTED
+        )
         seconds = puzzle.read_seconds + time.perf_counter() - started
-        return _unfinished_report(puzzle, StopReason.TIME_LIMIT, seconds, "while the model was being built")
+        return _unfinished_report(puzzle, reason, seconds, "while the model was being built")
     loading = time.perf_counter()
     load_compiled()  # as an engine's libraries: before the clock, left out of `seconds`
     started += time.perf_counter() - loading
