@@ -25,10 +25,10 @@ from cpsolve.counting.burnside import BurnsideSums, ConjugacyClass, conjugacy_cl
 from cpsolve.counting.frontier import FrontierProblem, FrontierTooWide, frontier_problem
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
-from cpsolve.formats import Puzzle, PuzzleFile, ReadOptions, puzzles
+from cpsolve.formats import Puzzle, PuzzleFile
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, CoverProblem, PuzzleModel
-from cpsolve.parts import PARTS_PER_WORKER, Checkpoint
+from cpsolve.parts import PARTS_PER_WORKER, Checkpoint, kept_on_worker, model_of
 from cpsolve.workers import DONE
 
 FRONTIER = "frontier"  # the counter's name, as --engine takes it with --count-only
@@ -175,27 +175,16 @@ def count_items(counter: Counter, unit: CountUnit, *, deadline: Deadline) -> Ite
         yield TOO_WIDE, wide.cell, wide.cells, wide.states
 
 
-class Compiled:
-    """The counter a Dask worker keeps between the parts of one run."""
-
-    def __init__(self) -> None:
-        self.known: dict[tuple[str, str | None, str], Counter] = {}
-
-    def __call__(self, unit: CountUnit) -> Counter:
-        wanted = (unit.puzzle.digest, unit.problem, unit.order)
-        if wanted not in self.known:
-            puzzle = puzzles(unit.puzzle, ReadOptions(unit.max_file_bytes, unit.problem))[0]
-            model, _ = puzzle.model(unit.build)
-            self.known = {wanted: Counter(model, unit.order)}
-        return self.known[wanted]
-
-
 def count_on_dask(unit: CountUnit, *, time_limit: float | None) -> Iterator[Any]:
-    from distributed import get_worker
-
-    worker = get_worker()
-    compiled: Compiled = worker.__dict__.setdefault("cpsolve_counter", Compiled())
-    return count_items(compiled(unit), unit, deadline=Deadline.after(time_limit))
+    """A part on a Dask worker: the counter built from the unit's content (kept for the run's next
+    part), counted within the time the run had left when it sent the part."""
+    key = (unit.puzzle.digest, unit.problem, unit.order)
+    counter = kept_on_worker(
+        "cpsolve_counter",
+        key,
+        lambda: Counter(model_of(unit.puzzle, unit.problem, unit.build, unit.max_file_bytes), unit.order),
+    )
+    return count_items(counter, unit, deadline=Deadline.after(time_limit))
 
 
 @dataclass
@@ -229,7 +218,6 @@ class FrontierRun:
         self.classes: list[ConjugacyClass] = conjugacy_classes(model.group) if model.group.order else []
         self.sums = BurnsideSums(model.group, self.classes, {})
         self.counter = Counter(model, options.order)
-        self.max_bytes = options.max_bytes
         self.stopped_by: StopReason | None = None
         self.notes: list[str] = []
         self.workers = 1
@@ -260,7 +248,7 @@ class FrontierRun:
             element,
             part,
             options.order,
-            self.max_bytes,
+            options.max_bytes,
             options.build,
             options.max_file_bytes,
         )

@@ -24,11 +24,11 @@ import functools
 import hashlib
 import json
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cpsolve import engines
 from cpsolve.engines import Enumeration, SearchOptions, StopReason
@@ -92,37 +92,41 @@ def part_items(compiled: Prepared, unit: PartUnit, *, deadline: Deadline, coales
     yield None if part.stopped_by is None else str(part.stopped_by)
 
 
-class Compiled:
-    """The compiled form a Dask worker keeps, with what it was compiled for: a worker takes many
-    parts of one run, and building is most of a small part's time. (Forked workers use the one
-    the run compiled, which the fork copied.)"""
+Kept = TypeVar("Kept")
 
-    def __init__(self) -> None:
-        self.known: dict[tuple[Any, ...], Prepared] = {}
 
-    def __call__(self, unit: PartUnit) -> Prepared:
-        wanted = unit.compiled_for
-        if wanted not in self.known:
-            self.known = {wanted: _compile(unit)}  # one run at a time: the last one is kept
-        return self.known[wanted]
+def kept_on_worker(slot: str, key: Hashable, build: Callable[[], Kept]) -> Kept:
+    """What this Dask worker built for a run (a compiled search, a counter), kept on the worker
+    object under `slot` with what it was built for: a worker takes many parts of one run, and
+    building is most of a small part's time. One run at a time: the last one is kept. (Forked
+    workers use what the run built, which the fork copied.)"""
+    from distributed import get_worker
+
+    known: dict[Hashable, Kept] = get_worker().__dict__.setdefault(slot, {})
+    if key not in known:
+        known.clear()
+        known[key] = build()
+    return known[key]
+
+
+def model_of(file: PuzzleFile, problem: str | None, build: BuildOptions, max_file_bytes: int) -> PuzzleModel:
+    """The model a unit's puzzle builds, from the content it carries, as the client built it."""
+    puzzle = puzzles(file, ReadOptions(max_file_bytes, problem))[0]
+    return puzzle.model(build)[0]
 
 
 def _compile(unit: PartUnit) -> Prepared:
-    puzzle = puzzles(unit.puzzle, ReadOptions(unit.max_file_bytes, unit.problem))[0]
-    model, _ = puzzle.model(unit.build)
+    model = model_of(unit.puzzle, unit.problem, unit.build, unit.max_file_bytes)
     engine = engines.DEFAULT.named(unit.engine)
     engine.load()
     return engine.prepare(model, unit.breaking)
 
 
 def solve_part_on_dask(unit: PartUnit, *, time_limit: float | None) -> Iterator[Any]:
-    """A part on a Dask worker: compiled from the unit's content (kept on the worker object for the
-    run's next part), searched within the time the run had left when it sent the part."""
-    from distributed import get_worker
-
-    worker = get_worker()
-    compiled: Compiled = worker.__dict__.setdefault("cpsolve_compiled", Compiled())
-    return part_items(compiled(unit), unit, deadline=Deadline.after(time_limit), coalesce=True)
+    """A part on a Dask worker: compiled from the unit's content (kept for the run's next part),
+    searched within the time the run had left when it sent the part."""
+    compiled = kept_on_worker("cpsolve_compiled", unit.compiled_for, lambda: _compile(unit))
+    return part_items(compiled, unit, deadline=Deadline.after(time_limit), coalesce=True)
 
 
 class Checkpoint:

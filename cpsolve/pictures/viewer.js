@@ -86,13 +86,17 @@
     return `rgb(${f(v >> 16)},${f((v >> 8) & 255)},${f(v & 255)})`;
   }
 
+  function longestSide(points) { // the longest side of the cells' bounding box, in cells
+    const low = [Infinity, Infinity, Infinity], high = [-Infinity, -Infinity, -Infinity];
+    for (const p of points) for (let a = 0; a < 3; a++) { low[a] = Math.min(low[a], p[a]); high[a] = Math.max(high[a], p[a]); }
+    return 1 + Math.max(high[0] - low[0], high[1] - low[1], high[2] - low[2]);
+  }
+
   // -- the disassembly plan: where each piece is after `state.plan` moves (a fraction while it plays)
   function planned(s, points) { // {offset per unit, set of units taken out}; points: the drawing's cell positions
     const offsets = s.units.map(() => [0, 0, 0]), gone = new Set();
     if (!s.plan || state.plan <= 0) return { offsets, gone };
-    let low = [Infinity, Infinity, Infinity], high = [-Infinity, -Infinity, -Infinity];
-    for (const p of points) for (let a = 0; a < 3; a++) { low[a] = Math.min(low[a], p[a]); high[a] = Math.max(high[a], p[a]); }
-    const out = 2 + Math.max(high[0] - low[0], high[1] - low[1], high[2] - low[2]); // far enough to be clear of the rest
+    const out = 1 + longestSide(points); // far enough to be clear of the rest
     s.plan.forEach((move, j) => {
       const done = Math.max(0, Math.min(1, state.plan - j));
       if (done === 0) return;
@@ -111,9 +115,7 @@
   const AXES = [[0, 0, 1], [0, 0, -1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0]];
 
   function exploded(centres, sizes, centre, points) { // per unit, where explode 1 moves it
-    let low = [Infinity, Infinity, Infinity], high = [-Infinity, -Infinity, -Infinity];
-    for (const p of points) for (let a = 0; a < 3; a++) { low[a] = Math.min(low[a], p[a]); high[a] = Math.max(high[a], p[a]); }
-    const span = 1 + Math.max(high[0] - low[0], high[1] - low[1], high[2] - low[2]);
+    const span = longestSide(points);
     const away = centres.map((c) => [c[0] - centre[0], c[1] - centre[1], c[2] - centre[2]]);
     const central = away.map((d, unit) => [Math.hypot(d[0], d[1], d[2]), unit]).filter(([length]) => length < 0.2 * span).map(([, unit]) => unit);
     central.sort((a, b) => sizes[b] - sizes[a] || a - b);
