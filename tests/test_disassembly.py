@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import re
 import subprocess
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
-from cpsolve.disassembly import AssembledPiece, Disassembler, Move, Outcome, PieceGroups
+from cpsolve.disassembly import AssembledPiece, Disassembler, Disassembly, Move, Outcome, PieceGroups, compiled
 from cpsolve.engines import SearchOptions, StopReason
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid, grid_named
@@ -102,6 +103,49 @@ def test_corpus_counts_match_burrtools(row: dict[str, str]) -> None:
     _check_plans(found)
 
 
+def _assemblies(path: Path, problem: str = "0") -> list[Sequence[AssembledPiece]]:
+    """The pieces of each unique assembly of a file's problem, as --disassemble takes them apart."""
+    found: list[Sequence[AssembledPiece]] = []
+
+    def keep(solution: Solution, model: PuzzleModel, details: Any) -> None:
+        assert isinstance(model, PackingModel)
+        found.append(model.assembled(solution))
+
+    run_one(path, RunOptions(show=0, problem=problem), on_new_class=keep)
+    return found
+
+
+@pytest.mark.parametrize("row", _corpus_rows())
+def test_the_compiled_search_is_the_python_search_on_the_corpus(row: dict[str, str]) -> None:
+    """Every unique assembly of every corpus problem: the compiled search and the Python one agree
+    on the outcome, the level, every move of the plan and the positions looked at."""
+    for pieces in _assemblies(corpus_dir("burrtools") / row["file"], row["problem"]):
+        _both_searches(pieces)
+
+
+def test_the_compiled_search_is_the_python_search_on_prisms() -> None:
+    for name, problem, _ in PRISM_LEVELS:
+        for pieces in _assemblies(corpus_dir("burrtools-grids") / name, problem):
+            _both_searches(pieces, grid_named("prism"))
+
+
+def test_the_compiled_search_grows_its_tables_and_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables far too small and a slice of work that ends after every position: the kernel asks
+    for room and is called again, over and over, and finds what the Python search finds; a limit
+    on positions stops both at the same count."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(compiled, "FIRST_POSITIONS", 2)
+    monkeypatch.setattr(compiled, "FIRST_MOVES", 1)
+    monkeypatch.setattr(compiled, "GAP_SLOTS", 4)
+    monkeypatch.setattr(compiled, "SLICE_WORK", 1)
+    pelikan = _assemblies(corpus_dir("burrtools") / "PelikanBurr.xmpuzzle")
+    cage = _assemblies(corpus_dir("burrtools") / "CubeInCage.xmpuzzle")
+    levels = {_both_searches(pieces).level for pieces in pelikan + cage[:12]}
+    assert "98.2.4.2" in levels
+    undecided = _both_searches(pelikan[0], max_positions=50)
+    assert undecided.outcome is Outcome.UNDECIDED and undecided.positions == 51
+
+
 def _burrtools_levels(path: Path) -> list[str]:
     printed = subprocess.run([str(peer("burrTxt")), "-d", str(path)], capture_output=True, text=True, timeout=600)
     return re.findall(r"^level: ([0-9.]+)$", printed.stdout, flags=re.MULTILINE)
@@ -161,8 +205,18 @@ def small_assemblies(draw: st.DrawFn, most_pieces: int, most_layers: int) -> lis
     return pieces
 
 
+def _both_searches(pieces: Sequence[AssembledPiece], grid: Grid = CUBE, **limits: Any) -> Disassembly:
+    """The compiled search and the Python one: the same outcome, level, plan and positions looked at."""
+    python = Disassembler(grid=grid, compiled=False, **limits).analyse(pieces)
+    if importlib.util.find_spec("numba") is None:
+        return python
+    compiled = Disassembler(grid=grid, compiled=True, **limits).analyse(pieces)
+    assert (compiled.as_json(), compiled.positions) == (python.as_json(), python.positions)
+    return compiled
+
+
 def _agrees_with_brute_force(pieces: list[list[Cell]], grid: Grid = CUBE) -> None:
-    result = Disassembler(grid=grid).analyse(_assembled(pieces))
+    result = _both_searches(_assembled(pieces), grid)
     apart, first = brute_force(pieces, grid)
     assert result.comes_apart == apart
     if apart:

@@ -25,6 +25,7 @@ not count it (docs/disassembly.md).
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
@@ -39,6 +40,7 @@ from cpsolve.grids import CUBE, Grid, Step
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, MAX_GAP_CACHE, NO_DEADLINE, Deadline
 
 if TYPE_CHECKING:
+    from cpsolve.disassembly.compiled import CompiledDisassembler
     from cpsolve.symmetry import Solution
 
 # The directions are the grid's steps (cpsolve.grids.Step), each next to its reverse, in BurrTools'
@@ -53,6 +55,7 @@ MAX_MOVES_PER_POSITION = 100_000
 
 Lines = tuple[dict[tuple[int, int], tuple[int, ...]], ...]  # per axis: the other two coordinates -> cells on that line
 Gaps = tuple[int, ...]  # per direction: how far one piece can move before it meets another
+PathStep = tuple[int, int, int | None]  # pieces moved (bit mask), step, distance (None: out to infinity)
 
 
 class Outcome(StrEnum):
@@ -289,6 +292,10 @@ class Disassembler:
     two to the number of pieces); an assembly that needs more is `undecided`, as is one still
     open when the deadline passes, which is looked at before each assembly and every few
     thousand moves.
+
+    `compiled`: search each part with the compiled kernel (cpsolve.disassembly.kernel: the same
+    positions in the same order, about a hundred times faster); None: where numba is installed.
+    Assemblies of more pieces than a 64-bit word holds as bits are searched in Python.
     """
 
     def __init__(
@@ -297,18 +304,33 @@ class Disassembler:
         max_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
         deadline: Deadline = NO_DEADLINE,
         grid: Grid = CUBE,
+        compiled: bool | None = None,
     ) -> None:
         self.groups = groups or PieceGroups()
         self.max_positions = max_positions
         self.deadline = deadline
         self.grid = grid
+        self.compiled = importlib.util.find_spec("numba") is not None if compiled is None else compiled
+        self._kernel: CompiledDisassembler | None = None
+
+    def _compiled_for(self, pieces: Sequence[AssembledPiece]) -> CompiledDisassembler | None:
+        """The kernel's tables, set up for this assembly, when it is searched compiled."""
+        from cpsolve.disassembly.compiled import MOST_PIECES, CompiledDisassembler
+
+        if not self.compiled or len(pieces) > MOST_PIECES:
+            return None
+        if self._kernel is None:
+            self._kernel = CompiledDisassembler(self.grid)
+        self._kernel.new_assembly([piece.cells for piece in pieces])
+        return self._kernel
 
     def analyse(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
         if len(pieces) < 2:
             return Disassembly(Outcome.APART, pieces=len(pieces))
         if self.deadline.passed():
             return Disassembly(Outcome.UNDECIDED, pieces=len(pieces))
-        search = _Search(pieces, self.groups, self.max_positions, self.deadline, self.grid)
+        kernel = self._compiled_for(pieces) if self.compiled else None
+        search = _Search(pieces, self.groups, self.max_positions, self.deadline, self.grid, kernel)
         try:
             separation = search.take_apart(list(range(len(pieces))), [(0, 0, 0)] * len(pieces))
         except _Undecided:
@@ -321,20 +343,32 @@ class _Search:
     """One assembly's analysis: the breadth-first search of each part, and the parts left stuck."""
 
     def __init__(
-        self, pieces: Sequence[AssembledPiece], groups: PieceGroups, limit: int, deadline: Deadline, grid: Grid = CUBE
+        self,
+        pieces: Sequence[AssembledPiece],
+        groups: PieceGroups,
+        limit: int,
+        deadline: Deadline,
+        grid: Grid = CUBE,
+        kernel: CompiledDisassembler | None = None,
     ):
         self.pieces = pieces
+        self.kernel = kernel
         self.grid = grid
         self.steps: tuple[Step, ...] = grid.steps
-        self.lines = [_lines(piece.cells) for piece in pieces] if grid is CUBE else []
+        self.lines = [_lines(piece.cells) for piece in pieces] if grid is CUBE and kernel is None else []
         self.groups = groups
         self.limit = limit
         self.deadline = deadline
-        self.positions = 0
+        self.python_positions = 0
         self.stuck: list[tuple[str, ...]] = []
         self.gap_cache: dict[tuple[int, int, int, int, int], Gaps] = {}
         self.removals: dict[tuple[tuple[int, ...], ...], tuple[int, int] | None] = {}
         self.closures: dict[tuple[int, ...], list[int]] = {}
+
+    @property
+    def positions(self) -> int:
+        """Positions looked at so far, in all parts."""
+        return self.kernel.positions if self.kernel is not None else self.python_positions
 
     def groups_fit(self) -> bool:
         return self.groups.fits(self.stuck)
@@ -344,8 +378,24 @@ class _Search:
     def take_apart(self, members: list[int], offsets: list[tuple[int, int, int]]) -> Separation | None:
         """The first (shortest) separation of these pieces and how its parts come apart; None when
         the pieces cannot be separated or a part of them is stuck outside any piece group."""
-        count = len(members)
         start = _normalised(offsets)
+        if self.kernel is not None:
+            from cpsolve.disassembly.compiled import Undecided
+
+            try:
+                found = self.kernel.take_apart(members, start, self.limit, MAX_MOVES_PER_POSITION, self.deadline)
+            except Undecided:
+                raise _Undecided from None
+            return None if found is None else self._split(members, *found)
+        found = self._first_separation(members, start)
+        return None if found is None else self._split(members, *found)
+
+    def _first_separation(
+        self, members: list[int], start: tuple[int, ...]
+    ) -> tuple[tuple[int, ...], list[PathStep]] | None:
+        """The breadth-first search of one part in Python: the first position from which a part
+        comes free, and the moves there, the freeing one last; None when none can."""
+        count = len(members)
         parents: dict[tuple[int, ...], tuple[tuple[int, ...], int, int, int] | None] = {start: None}
         frontier = [start]
         while frontier:
@@ -355,7 +405,7 @@ class _Search:
                 matrix = self._matrix(members, state)
                 removal = self._first_removal(matrix, count)
                 if removal is not None:
-                    return self._split(members, state, parents, removal)
+                    return state, _path(parents, state, removal)
                 for mask, direction, distance in _moves(matrix, count, self._closures, self.deadline):
                     child = _moved(state, mask, count, self.steps[direction].vector, distance)
                     if child not in parents:
@@ -381,10 +431,10 @@ class _Search:
         return found
 
     def _count_position(self) -> None:
-        self.positions += 1
-        if self.positions > self.limit:
+        self.python_positions += 1
+        if self.python_positions > self.limit:
             raise _Undecided
-        if self.positions % DEADLINE_EVERY == 0 and self.deadline.passed():
+        if self.python_positions % DEADLINE_EVERY == 0 and self.deadline.passed():
             raise _Undecided
 
     def _matrix(self, members: list[int], state: tuple[int, ...]) -> Matrix:
@@ -427,21 +477,10 @@ class _Search:
             return _gaps(self.lines[mover], self.lines[other], offset)
         return _swept_gaps(self.grid, self.pieces[mover].cells, self.pieces[other].cells, offset)
 
-    def _split(
-        self,
-        members: list[int],
-        state: tuple[int, ...],
-        parents: Mapping[tuple[int, ...], tuple[tuple[int, ...], int, int, int] | None],
-        removal: tuple[int, int],
-    ) -> Separation | None:
-        mask, direction = removal
-        path: list[tuple[int, int, int | None]] = [(mask, direction, None)]
-        step = parents[state]
-        while step is not None:
-            previous, moved, moved_direction, distance = step
-            path.append((moved, moved_direction, distance))
-            step = parents[previous]
-        path.reverse()
+    def _split(self, members: list[int], state: tuple[int, ...], path: list[PathStep]) -> Separation | None:
+        """The separation the moves in `path` make, from where they end (`state`), and how each
+        part comes apart; None when one of them cannot."""
+        mask = path[-1][0]
         labels = [self.pieces[m].label for m in members]
         moves = tuple(
             Move(
@@ -483,6 +522,23 @@ class _Search:
             return True, separation
         self.stuck.append(tuple(kinds))
         return self.groups.fits(self.stuck), None
+
+
+def _path(
+    parents: Mapping[tuple[int, ...], tuple[tuple[int, ...], int, int, int] | None],
+    state: tuple[int, ...],
+    removal: tuple[int, int],
+) -> list[PathStep]:
+    """The moves from the start to `state` (followed back through `parents`), then the removal."""
+    mask, direction = removal
+    path: list[PathStep] = [(mask, direction, None)]
+    step = parents[state]
+    while step is not None:
+        previous, moved, moved_direction, distance = step
+        path.append((moved, moved_direction, distance))
+        step = parents[previous]
+    path.reverse()
+    return path
 
 
 def _normalised(offsets: Sequence[tuple[int, int, int]]) -> tuple[int, ...]:

@@ -1,0 +1,155 @@
+"""The compiled disassembler's Python side: the kernel's arrays (cpsolve.disassembly.kernel), grown
+when it asks, and one part's search run in slices, between which the deadline and Ctrl-C are
+looked at. Imported only when numba is installed.
+
+The search is the Python one's (cpsolve.disassembly._Search) move for move; only the breadth-first
+expansion of a part is compiled. Splitting, piece groups and the plan stay in Python, which sees
+a handful of calls per assembly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from cpsolve.disassembly import PathStep, kernel
+from cpsolve.geometry import Cell
+from cpsolve.grids import Grid
+from cpsolve.limits import Deadline
+
+FIRST_POSITIONS = 1024  # rows of a part's position table at first; doubled when the kernel asks
+FIRST_MOVES = 1024  # moves of one position at first; doubled likewise
+GAP_SLOTS = 1 << 16  # pairs' gaps remembered, at first; grown while it fills, up to MOST_GAP_SLOTS
+MOST_GAP_SLOTS = 1 << 19  # then the table starts again empty when half full (results are the same)
+SLICE_WORK = 4_000_000  # work units (pair look-ups, union tests) between two looks at the clock: ~10 ms
+MOST_PIECES = 62  # pieces as bits of a signed 64-bit word
+
+
+class Undecided(Exception):
+    """A limit (positions, moves of one position, the deadline) stopped the search."""
+
+
+def _next_power_of_two(value: int) -> int:
+    return 1 << max(0, value - 1).bit_length()
+
+
+class CompiledDisassembler:
+    """The kernel's tables for one puzzle's assemblies: the gaps remembered (forgotten at each new
+    assembly, whose pieces are others), the moves of one position and the counters."""
+
+    def __init__(self, grid: Grid) -> None:
+        steps = grid.steps
+        kinds = max(len(step.passes) for step in steps)
+        most_passes = max(len(kind) for step in steps for kind in step.passes)
+        self.vectors = np.array([step.vector for step in steps], np.int64)
+        self.passes = np.zeros((len(steps), kinds, most_passes, 3), np.int64)
+        self.pass_counts = np.zeros((len(steps), kinds), np.int64)
+        for s, step in enumerate(steps):
+            for k, kind in enumerate(step.passes):
+                self.pass_counts[s, k] = len(kind)
+                self.passes[s, k, : len(kind)] = kind
+        self.grid = grid
+        self.gap_keys = np.zeros((GAP_SLOTS, 5), np.int64)
+        self.gap_values = np.zeros((GAP_SLOTS, len(steps)), np.int64)
+        self.gap_stamps = np.zeros(GAP_SLOTS, np.int64)
+        self.gap_counters = np.zeros(2, np.int64)  # generation 0 is never used: stamps start at 0
+        self._size_moves(FIRST_MOVES)
+        self.counters = np.zeros(kernel.COUNTERS, np.int64)
+        self.geometry: tuple[np.ndarray, ...] = ()
+
+    def _size_moves(self, moves: int) -> None:
+        self.moves = np.zeros((moves, 3), np.int64)
+        self.found = np.zeros((moves, 2), np.int64)
+        self.known = np.zeros((_next_power_of_two(2 * moves), 2), np.int64)
+        self.known_stamps = np.zeros(self.known.shape[0], np.int64)  # generations go on from the counter
+
+    def new_assembly(self, pieces: Sequence[Sequence[Cell]]) -> None:
+        cells = np.array([cell for piece in pieces for cell in piece], np.int64).reshape(-1, 3)
+        starts = np.zeros(len(pieces) + 1, np.int64)
+        starts[1:] = np.cumsum([len(piece) for piece in pieces])
+        kinds = np.zeros(len(cells), np.int64)
+        if self.passes.shape[1] > 1:  # cells pass alike on a grid whose steps have one kind
+            kinds[:] = [self.grid.step_kind((x, y, z)) for x, y, z in cells.tolist()]
+        boxes = kernel.piece_boxes(cells, starts, self.vectors)
+        self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes)
+        self.gap_counters[kernel.GAP_GENERATION] += 1  # other pieces: forget the gaps
+        self.gap_counters[kernel.GAP_FILL] = 0
+        self.counters[kernel.LOOKED_AT] = 0
+
+    @property
+    def positions(self) -> int:
+        """Positions looked at in this assembly so far (all parts)."""
+        return int(self.counters[kernel.LOOKED_AT])
+
+    def take_apart(
+        self,
+        members: Sequence[int],
+        start: Sequence[int],
+        max_positions: int,
+        max_moves: int,
+        deadline: Deadline,
+    ) -> tuple[tuple[int, ...], list[PathStep]] | None:
+        """The first position of these pieces (from `start`, offsets from the first) from which a
+        part comes free, and the moves there, the freeing one last; None when no part can."""
+        part = np.array(members, np.int64)
+        positions = np.zeros((FIRST_POSITIONS, len(start)), np.int32)
+        came_from = np.zeros((FIRST_POSITIONS, 4), np.int64)
+        table = np.full(2 * FIRST_POSITIONS, -1, np.int64)
+        positions[0] = start
+        came_from[0] = (-1, 0, 0, 0)
+        kernel.rehash(table, positions, 1)
+        counters = self.counters
+        counters[kernel.ADDED], counters[kernel.CURSOR] = 1, 0
+        while True:
+            status = kernel.expand(
+                self.geometry, self.gap_keys, self.gap_values, self.gap_stamps, self.gap_counters, part,
+                positions, came_from, table, self.moves, self.found, self.known, self.known_stamps, counters,
+                max_positions, max_moves, SLICE_WORK,
+            )  # fmt: skip
+            if status == kernel.FOUND:
+                return self._found(positions, came_from)
+            if status == kernel.EXHAUSTED:
+                return None
+            if status == kernel.UNDECIDED:
+                raise Undecided
+            if status == kernel.GROW_MOVES:
+                self._size_moves(2 * self.moves.shape[0])
+            elif status == kernel.GROW_POSITIONS:
+                positions, came_from, table = self._grown(positions, came_from)
+            elif deadline.passed():
+                raise Undecided
+            self._grow_gaps()
+
+    def _found(self, positions: np.ndarray, came_from: np.ndarray) -> tuple[tuple[int, ...], list[PathStep]]:
+        counters = self.counters
+        at = int(counters[kernel.FOUND_AT])
+        path: list[PathStep] = [(int(counters[kernel.FOUND_MASK]), int(counters[kernel.FOUND_DIRECTION]), None)]
+        while came_from[at, 0] >= 0:
+            _, mask, direction, distance = (int(value) for value in came_from[at])
+            path.append((mask, direction, distance))
+            at = int(came_from[at, 0])
+        path.reverse()
+        return tuple(int(value) for value in positions[int(counters[kernel.FOUND_AT])]), path
+
+    def _grown(self, positions: np.ndarray, came_from: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = 2 * positions.shape[0]
+        added = int(self.counters[kernel.ADDED])
+        grown_positions = np.zeros((rows, positions.shape[1]), np.int32)
+        grown_positions[:added] = positions[:added]
+        grown_came_from = np.zeros((rows, 4), np.int64)
+        grown_came_from[:added] = came_from[:added]
+        table = np.full(2 * rows, -1, np.int64)
+        kernel.rehash(table, grown_positions, added)
+        return grown_positions, grown_came_from, table
+
+    def _grow_gaps(self) -> None:
+        """A bigger gap table while the old one is more than a quarter full (starting it empty)."""
+        slots = self.gap_keys.shape[0]
+        if slots >= MOST_GAP_SLOTS or 4 * self.gap_counters[kernel.GAP_FILL] <= slots:
+            return
+        self.gap_keys = np.zeros((2 * slots, 5), np.int64)
+        self.gap_values = np.zeros((2 * slots, self.gap_values.shape[1]), np.int64)
+        self.gap_stamps = np.zeros(2 * slots, np.int64)
+        self.gap_counters[kernel.GAP_GENERATION] += 1
+        self.gap_counters[kernel.GAP_FILL] = 0

@@ -1,0 +1,470 @@
+"""The disassembler's breadth-first search compiled (numba): one part of an assembly at a time,
+the same positions, moves and order as the Python search in cpsolve.disassembly.
+
+Everything lives in arrays the caller owns (cpsolve.disassembly.compiled):
+
+- the pieces: their cells side by side (`cells`, `starts`), each cell's kind for the grid's steps
+  (`kinds`); the steps: their vectors and the cells a unit passes (`passes`, `pass_counts`);
+  each piece's bounding box with, per step, how far on its nearest cell is from each place in
+  it (`piece_boxes`);
+- the gaps between two pieces at a relative offset, remembered in an open addressing table keyed
+  by (piece, piece, offset), whose entries are valid while their stamp is the table's generation
+  (clearing it is one increment);
+- the positions: one row per position (the pieces' offsets from the part's first piece), the
+  position it was reached from and by which move, and an open addressing table of row numbers;
+  rows are expanded in the order they were added, which is the breadth-first order;
+- the moves of one position with the sets found so far and a stamped table of those known.
+
+`expand` works through positions until the first part comes free (FOUND), none is left
+(EXHAUSTED), a limit stops it (UNDECIDED), it has done a slice of work (PAUSED: the caller looks
+at the clock and Ctrl-C and calls again), or an array is too small (GROW_POSITIONS, GROW_MOVES:
+the caller grows it and calls again; the position is worked out again, counted once).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+FREE = 1 << 40  # the gap between two pieces that never meet along a direction (as in Python)
+FOUND, EXHAUSTED, UNDECIDED, PAUSED, GROW_POSITIONS, GROW_MOVES = 1, 2, 3, 4, 5, 6
+# counters: positions added, the next to expand, positions looked at, work done in this slice,
+# the generation of the known-moves table, and what FOUND found (position, pieces, direction)
+ADDED, CURSOR, LOOKED_AT, WORK, KNOWN_GENERATION, FOUND_AT, FOUND_MASK, FOUND_DIRECTION = range(8)
+COUNTERS = 8
+GAP_GENERATION, GAP_FILL = 0, 1  # the gap table's counters
+MIX = 0x9E3779B97F4A7C15 - (1 << 64)  # an odd 64-bit constant, as a signed int64
+DE_BRUIJN = 0x03F79D71B4CB0A89
+BIT_INDEX = np.zeros(64, np.int64)
+for _index in range(64):
+    BIT_INDEX[((DE_BRUIJN << _index) & ((1 << 64) - 1)) >> 58] = _index
+
+
+@njit(cache=True, inline="always")
+def _mixed(hash_value: Any, value: Any) -> Any:
+    hash_value = (hash_value ^ value) * MIX
+    return hash_value ^ (hash_value >> 29)
+
+
+NOWHERE = 1 << 30  # in `ahead`: no cell of the piece further along the step, inside its box
+
+
+@njit(cache=True)
+def piece_boxes(cells: Any, starts: Any, vectors: Any) -> tuple[Any, Any, Any, Any]:
+    """Each piece's bounding box (its low corner and sides), and for each step and each place in
+    the box how many units on along the step the piece's nearest cell is (`ahead`, one flat array:
+    piece p's table for step s starts at `bases[p] + s * volume`; NOWHERE if it leaves the box
+    first). Gaps are then read off it, one look-up per cell of the other piece."""
+    pieces = starts.shape[0] - 1
+    steps = vectors.shape[0]
+    corners = np.empty((pieces, 3), np.int64)
+    sides = np.empty((pieces, 3), np.int64)
+    bases = np.empty(pieces + 1, np.int64)
+    bases[0] = 0
+    for p in range(pieces):
+        for axis in range(3):
+            low = cells[starts[p], axis]
+            high = low
+            for c in range(starts[p], starts[p + 1]):
+                low = min(low, cells[c, axis])
+                high = max(high, cells[c, axis])
+            corners[p, axis] = low
+            sides[p, axis] = high - low + 1
+        bases[p + 1] = bases[p] + steps * sides[p, 0] * sides[p, 1] * sides[p, 2]
+    ahead = np.empty(bases[pieces], np.int32)
+    for p in range(pieces):
+        sx, sy, sz = sides[p, 0], sides[p, 1], sides[p, 2]
+        volume = sx * sy * sz
+        filled = np.zeros(volume, np.bool_)
+        for c in range(starts[p], starts[p + 1]):
+            x, y, z = cells[c, 0] - corners[p, 0], cells[c, 1] - corners[p, 1], cells[c, 2] - corners[p, 2]
+            filled[(x * sy + y) * sz + z] = True
+        for step in range(steps):
+            vx, vy, vz = vectors[step, 0], vectors[step, 1], vectors[step, 2]
+            table = ahead[bases[p] + step * volume : bases[p] + (step + 1) * volume]
+            # each axis walked against the step, so that the place one step on is done first
+            for i in range(sx):
+                x = sx - 1 - i if vx > 0 else i
+                for j in range(sy):
+                    y = sy - 1 - j if vy > 0 else j
+                    for k in range(sz):
+                        z = sz - 1 - k if vz > 0 else k
+                        here = (x * sy + y) * sz + z
+                        if filled[here]:
+                            table[here] = 0
+                            continue
+                        nx, ny, nz = x + vx, y + vy, z + vz
+                        if 0 <= nx < sx and 0 <= ny < sy and 0 <= nz < sz:
+                            on = table[(nx * sy + ny) * sz + nz]
+                            table[here] = NOWHERE if on == NOWHERE else on + 1
+                        else:
+                            table[here] = NOWHERE
+    return corners, sides, bases, ahead
+
+
+@njit(cache=True, inline="always")
+def _entering(start: Any, along: Any, low: Any, side: Any, first: Any, last: Any) -> tuple[Any, Any]:
+    """Narrow the units k (first..last) at which start + k * along lies in low..low + side - 1."""
+    high = low + side - 1
+    if along == 0:
+        if start < low or start > high:
+            return np.int64(1), np.int64(0)
+        return first, last
+    if along > 0:
+        return max(first, -((start - low) // along)), min(last, (high - start) // along)
+    return max(first, -((high - start) // -along)), min(last, (start - low) // -along)
+
+
+@njit(cache=True)
+def _pair_gaps(geometry: Any, mover: int, other: int, dx: int, dy: int, dz: int, out: Any) -> int:
+    """How far `mover` can go along each step before a cell it passes is one of `other`'s (shifted
+    by the offset): on unit k + 1 a cell c passes c + w + k * step for each of its passes w, so
+    the gap is the fewest units from such a c + w, in `other`'s frame, to one of its cells along
+    the step (read from `other`'s `ahead` table where the ray enters its box). Returns the work."""
+    cells, starts, kinds, vectors, passes, pass_counts, corners, sides, bases, ahead = geometry
+    sx, sy, sz = sides[other, 0], sides[other, 1], sides[other, 2]
+    volume = sx * sy * sz
+    work = 0
+    for step in range(vectors.shape[0]):
+        vx, vy, vz = vectors[step, 0], vectors[step, 1], vectors[step, 2]
+        table = bases[other] + step * volume
+        gap = FREE
+        for c in range(starts[mover], starts[mover + 1]):
+            kind = kinds[c]
+            for w in range(pass_counts[step, kind]):
+                work += 1
+                qx = cells[c, 0] + passes[step, kind, w, 0] - dx
+                qy = cells[c, 1] + passes[step, kind, w, 1] - dy
+                qz = cells[c, 2] + passes[step, kind, w, 2] - dz
+                first, last = _entering(qx, vx, corners[other, 0], sx, np.int64(0), np.int64(FREE))
+                first, last = _entering(qy, vy, corners[other, 1], sy, first, last)
+                first, last = _entering(qz, vz, corners[other, 2], sz, first, last)
+                if first > last or first >= gap:
+                    continue
+                x = qx + first * vx - corners[other, 0]
+                y = qy + first * vy - corners[other, 1]
+                z = qz + first * vz - corners[other, 2]
+                on = ahead[table + (x * sy + y) * sz + z]
+                if on != NOWHERE and first + on < gap:
+                    gap = first + on
+        out[step] = gap
+    return work
+
+
+@njit(cache=True, inline="always")
+def _gap_slot(gap_keys: Any, gap_stamps: Any, generation: Any, mover: Any, other: Any, dx: Any, dy: Any,
+              dz: Any) -> tuple[Any, bool]:  # fmt: skip
+    """The gap table's slot for a pair at an offset: where it is held (True) or the empty slot
+    it would take."""
+    last = gap_keys.shape[0] - 1
+    slot = _mixed(_mixed(_mixed(_mixed(_mixed(0, mover), other), dx), dy), dz) & last
+    while gap_stamps[slot] == generation:
+        if (
+            gap_keys[slot, 0] == mover
+            and gap_keys[slot, 1] == other
+            and gap_keys[slot, 2] == dx
+            and gap_keys[slot, 3] == dy
+            and gap_keys[slot, 4] == dz
+        ):
+            return slot, True
+        slot = (slot + 1) & last
+    return slot, False
+
+
+@njit(cache=True, inline="always")
+def _bit_count(mask: Any) -> Any:
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@njit(cache=True, inline="always")
+def _lowest_bit(bit: Any) -> Any:
+    """The index of a single set bit (a de Bruijn sequence: each index a different top six bits)."""
+    return BIT_INDEX[((bit * DE_BRUIJN) >> 58) & 63]
+
+
+@njit(cache=True, inline="always")
+def _set_closure(needs: Any, step: Any, piece: Any, most: Any) -> Any:
+    """The pieces that must move with `piece` when each piece i takes `needs[step, i]` along
+    (bit masks); 0 when they are more than `most`."""
+    mask = np.int64(1) << piece
+    todo = mask
+    size = 1
+    while todo:
+        lowest = todo & -todo
+        todo ^= lowest
+        new = needs[step, _lowest_bit(lowest)] & ~mask
+        if new:
+            size += _bit_count(new)
+            if size > most:
+                return np.int64(0)
+            mask |= new
+            todo |= new
+    return mask
+
+
+@njit(cache=True, inline="always")
+def _reach(gaps: Any, step: Any, count: Any, mask: Any) -> Any:
+    """How far the pieces in mask can move together along the step before one meets a piece
+    outside it."""
+    reach = FREE
+    for i in range(count):
+        if mask >> i & 1:
+            for j in range(count):
+                if gaps[step, i, j] < reach and not mask >> j & 1:
+                    reach = gaps[step, i, j]
+    return reach
+
+
+@njit(cache=True, inline="always")
+def _closure(gaps: Any, step: Any, count: Any, piece: Any, distance: Any, most: Any, stack: Any) -> tuple[Any, Any]:
+    """The pieces that must move with `piece` for it to move `distance` along the step (0 when
+    more than `most`), and how far that set can move."""
+    mask = np.int64(1) << piece
+    moved = 1
+    stack[0] = piece
+    held = 1
+    while held:
+        held -= 1
+        i = stack[held]
+        for j in range(count):
+            if gaps[step, i, j] < distance and not mask >> j & 1:
+                moved += 1
+                if moved > most:
+                    return np.int64(0), np.int64(0)
+                mask |= np.int64(1) << j
+                stack[held] = j
+                held += 1
+    return mask, _reach(gaps, step, count, mask)
+
+
+@njit(cache=True, inline="always")
+def _known(keys: Any, stamps: Any, generation: Any, mask: Any, distance: Any, add: bool) -> bool:
+    """Whether (mask, distance) is among the moves known; `add` puts it there when it is not."""
+    last = keys.shape[0] - 1
+    slot = _mixed(_mixed(0, mask), distance) & last
+    while stamps[slot] == generation:
+        if keys[slot, 0] == mask and keys[slot, 1] == distance:
+            return True
+        slot = (slot + 1) & last
+    if add:
+        stamps[slot] = generation
+        keys[slot, 0] = mask
+        keys[slot, 1] = distance
+    return False
+
+
+@njit(cache=True, inline="always")
+def _position_slot(table: Any, positions: Any, row: Any) -> tuple[Any, bool]:
+    """The table slot of a position: where it is held (True) or the empty slot it would take."""
+    last = table.shape[0] - 1
+    hash_value = np.int64(0)
+    for k in range(row.shape[0]):
+        hash_value = _mixed(hash_value, row[k])
+    slot = hash_value & last
+    while table[slot] >= 0:
+        held = table[slot]
+        same = True
+        for k in range(row.shape[0]):
+            if positions[held, k] != row[k]:
+                same = False
+                break
+        if same:
+            return slot, True
+        slot = (slot + 1) & last
+    return slot, False
+
+
+@njit(cache=True)
+def rehash(table: Any, positions: Any, added: int) -> None:
+    """Fill an empty (all -1) table with the first `added` positions."""
+    for index in range(added):
+        slot, _ = _position_slot(table, positions, positions[index])
+        table[slot] = index
+
+
+@njit(cache=True, inline="always")
+def _matrix(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_counters: Any, members: Any,
+            positions: Any, index: Any, gaps: Any, meets: Any, touches: Any) -> Any:  # fmt: skip
+    """One position's gaps (`gaps[d, i, j]`: how far piece i can move along step d with piece j
+    held still) and, per step and piece, the pieces it ever meets and those it touches; returns
+    the work done."""
+    count = members.shape[0]
+    steps = gaps.shape[0]
+    for d in range(steps):
+        for i in range(count):
+            meets[d, i] = 0
+            touches[d, i] = 0
+            for j in range(count):
+                gaps[d, i, j] = FREE
+    work = 0
+    for i in range(count):
+        for j in range(i + 1, count):
+            dx = positions[index, 3 * j] - positions[index, 3 * i]
+            dy = positions[index, 3 * j + 1] - positions[index, 3 * i + 1]
+            dz = positions[index, 3 * j + 2] - positions[index, 3 * i + 2]
+            if 2 * gap_counters[GAP_FILL] > gap_keys.shape[0]:  # forget them all: a new generation
+                gap_counters[GAP_GENERATION] += 1
+                gap_counters[GAP_FILL] = 0
+            generation = gap_counters[GAP_GENERATION]
+            mover, other = members[i], members[j]
+            slot, held = _gap_slot(gap_keys, gap_stamps, generation, mover, other, dx, dy, dz)
+            work += 1
+            if not held:
+                gap_stamps[slot] = generation
+                gap_keys[slot, 0], gap_keys[slot, 1], gap_keys[slot, 2] = mover, other, dx
+                gap_keys[slot, 3], gap_keys[slot, 4] = dy, dz
+                gap_counters[GAP_FILL] += 1
+                work += _pair_gaps(geometry, mover, other, dx, dy, dz, gap_values[slot])
+            for direction in range(steps):
+                gap = gap_values[slot, direction]
+                if gap == FREE:
+                    continue
+                back = direction ^ 1  # the same gap, seen from j, in the opposite direction
+                gaps[direction, i, j] = gap
+                gaps[back, j, i] = gap
+                meets[direction, i] |= np.int64(1) << j
+                meets[back, j] |= np.int64(1) << i
+                if gap == 0:
+                    touches[direction, i] |= np.int64(1) << j
+                    touches[back, j] |= np.int64(1) << i
+    return work
+
+
+@njit(cache=True, inline="always")
+def _first_removal(meets: Any, count: Any) -> tuple[Any, Any]:
+    """The first set of pieces that can move out arbitrarily far (single pieces first, then sets
+    of up to half), with its step; (0, -1) when none can."""
+    for direction in range(meets.shape[0]):
+        for piece in range(count):
+            if meets[direction, piece] == 0:
+                return np.int64(1) << piece, direction
+    for direction in range(meets.shape[0]):
+        for piece in range(count):
+            mask = _set_closure(meets, direction, piece, count // 2)
+            if mask:
+                return mask, direction
+    return np.int64(0), -1
+
+
+@njit(cache=True, inline="always")
+def _moves(gaps: Any, touches: Any, count: Any, moves: Any, found: Any, known: Any, known_stamps: Any,
+           counters: Any, max_moves: Any, scratch: Any) -> Any:  # fmt: skip
+    """Every move from a position no part can leave, in the Python search's order, into `moves`
+    (pieces, step, distance); the number of moves, -1 when more than `max_moves` (undecided),
+    -2 when `moves` is too small. `scratch`: room for 2 * count + 1 numbers."""
+    everyone = (np.int64(1) << count) - 1
+    most = count // 2
+    listed = 0
+    work = 0
+    for direction in range(gaps.shape[0]):
+        generation = counters[KNOWN_GENERATION] + 1
+        counters[KNOWN_GENERATION] = generation
+        found_count = 0
+        for piece in range(count):
+            scratch[piece] = _set_closure(touches, direction, piece, most)
+        for piece in range(count):
+            distance = 1
+            mask = scratch[piece]
+            reach = _reach(gaps, direction, count, mask) if mask else 0
+            while mask:
+                if not _known(known, known_stamps, generation, mask, distance, True):
+                    if listed == moves.shape[0]:
+                        return -2
+                    moves[listed, 0], moves[listed, 1], moves[listed, 2] = mask, direction, distance
+                    listed += 1
+                    before = found_count
+                    work += before
+                    for f in range(before):
+                        other = found[f, 0]
+                        union = mask | other
+                        if found[f, 1] != distance or union in (mask, other, everyone):
+                            continue
+                        if _known(known, known_stamps, generation, union, distance, True):
+                            continue
+                        if listed == moves.shape[0]:
+                            return -2
+                        found[found_count, 0], found[found_count, 1] = union, distance
+                        found_count += 1
+                        moves[listed, 0], moves[listed, 1], moves[listed, 2] = union, direction, distance
+                        listed += 1
+                        if listed > max_moves:
+                            return -1
+                    found[found_count, 0], found[found_count, 1] = mask, distance
+                    found_count += 1
+                distance += 1
+                if distance > reach:
+                    mask, reach = _closure(gaps, direction, count, piece, distance, most, scratch[count:])
+    counters[WORK] += work
+    return listed
+
+
+@njit(cache=True)
+def expand(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_counters: Any, members: Any,
+           positions: Any, came_from: Any, table: Any, moves: Any, found: Any, known: Any, known_stamps: Any,
+           counters: Any, max_positions: int, max_moves: int, slice_work: int) -> int:  # fmt: skip
+    """Expand positions in breadth-first order from `counters[CURSOR]`; see the module's doc for
+    what it returns. `came_from[k]`: the position k was reached from, and the move (pieces,
+    step, distance)."""
+    vectors = geometry[3]
+    count = members.shape[0]
+    steps = vectors.shape[0]
+    gaps = np.empty((steps, count, count), np.int64)
+    meets = np.empty((steps, count), np.int64)
+    touches = np.empty((steps, count), np.int64)
+    scratch = np.empty(2 * count + 1, np.int64)
+    child = np.empty(positions.shape[1], np.int32)
+    counters[WORK] = 0
+    while counters[CURSOR] < counters[ADDED]:
+        index = counters[CURSOR]
+        if counters[LOOKED_AT] + 1 > max_positions:
+            counters[LOOKED_AT] += 1
+            return UNDECIDED
+        counters[WORK] += _matrix(geometry, gap_keys, gap_values, gap_stamps, gap_counters, members, positions, index,
+                                  gaps, meets, touches)  # fmt: skip
+        mask, direction = _first_removal(meets, count)
+        if direction >= 0:
+            counters[LOOKED_AT] += 1
+            counters[FOUND_AT], counters[FOUND_MASK], counters[FOUND_DIRECTION] = index, mask, direction
+            return FOUND
+        listed = _moves(gaps, touches, count, moves, found, known, known_stamps, counters, max_moves, scratch)
+        if listed == -2:
+            return GROW_MOVES
+        counters[LOOKED_AT] += 1
+        if listed == -1:
+            return UNDECIDED
+        if 2 * (counters[ADDED] + listed) > table.shape[0] or counters[ADDED] + listed > positions.shape[0]:
+            counters[LOOKED_AT] -= 1  # worked out again once the arrays have grown
+            return GROW_POSITIONS
+        for m in range(listed):
+            mask, direction, distance = moves[m, 0], moves[m, 1], moves[m, 2]
+            for k in range(child.shape[0]):
+                child[k] = positions[index, k]
+            shift = distance
+            moving = mask
+            if moving & 1:  # the first piece stays at the origin: the others move back instead
+                moving = ~moving
+                shift = -shift
+            for i in range(1, count):
+                if moving >> i & 1:
+                    for axis in range(3):
+                        child[3 * i + axis] += shift * vectors[direction, axis]
+            slot, held = _position_slot(table, positions, child)
+            if not held:
+                added = counters[ADDED]
+                for k in range(child.shape[0]):
+                    positions[added, k] = child[k]
+                came_from[added, 0], came_from[added, 1] = index, mask
+                came_from[added, 2], came_from[added, 3] = direction, distance
+                table[slot] = added
+                counters[ADDED] = added + 1
+        counters[CURSOR] = index + 1
+        counters[WORK] += count * count * steps + listed
+        if counters[WORK] >= slice_work:
+            return PAUSED
+    return EXHAUSTED
