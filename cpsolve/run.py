@@ -247,6 +247,8 @@ def run(
     )
     _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started)
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
+    if classes.checker is not None:
+        seconds -= classes.checker.load_seconds
     report = _report(puzzle, prepared, enumeration, classifier, seconds, classes)
     if enumeration.stopped_by is StopReason.MEMORY_LIMIT:
         report.notes.append(
@@ -451,7 +453,11 @@ def _checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> Ass
             " (BurrTools takes apart cubes and prisms only); its assemblies are counted"
         )
     disassembler = Disassembler(model.piece_groups(), options.max_disassembly_positions, deadline, grid)
-    return AssemblyChecker(model.assembled, disassembler, options.search.solution_limit)
+    loading = time.perf_counter()
+    disassembler.load()
+    return AssemblyChecker(
+        model.assembled, disassembler, options.search.solution_limit, load_seconds=time.perf_counter() - loading
+    )
 
 
 def _search_options(options: RunOptions) -> RunOptions:

@@ -313,6 +313,13 @@ class Disassembler:
         self.compiled = importlib.util.find_spec("numba") is not None if compiled is None else compiled
         self._kernel: CompiledDisassembler | None = None
 
+    def load(self) -> None:
+        """Import numba and load the compiled search (from numba's cache; the very first use after
+        installing compiles it, several seconds), so that the first assembly does not pay for it."""
+        if self.compiled:
+            cube = AssembledPiece("A", "A", ((0, 0, 0),))
+            self.analyse([cube, AssembledPiece("B", "B", ((1, 0, 0),))])
+
     def _compiled_for(self, pieces: Sequence[AssembledPiece]) -> CompiledDisassembler | None:
         """The kernel's tables, set up for this assembly, when it is searched compiled."""
         from cpsolve.disassembly.compiled import MOST_PIECES, CompiledDisassembler
@@ -745,6 +752,7 @@ class AssemblyChecker:
     disassembler: Disassembler
     wanted: int | None
     summary: DisassemblySummary = field(default_factory=DisassemblySummary)
+    load_seconds: float = 0.0  # loading the compiled search: left out of a run's seconds, as an engine's load
 
     def check(self, solution: Solution) -> Disassembly:
         started = time.perf_counter()

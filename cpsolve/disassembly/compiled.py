@@ -10,6 +10,7 @@ a handful of calls per assembly.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -65,14 +66,17 @@ class CompiledDisassembler:
         self.known_stamps = np.zeros(self.known.shape[0], np.int64)  # generations go on from the counter
 
     def new_assembly(self, pieces: Sequence[Sequence[Cell]]) -> None:
-        cells = np.array([cell for piece in pieces for cell in piece], np.int64).reshape(-1, 3)
+        total = sum(len(piece) for piece in pieces)
+        flat = chain.from_iterable(chain.from_iterable(pieces))
+        cells = np.fromiter(flat, np.int64, count=3 * total).reshape(-1, 3)
         starts = np.zeros(len(pieces) + 1, np.int64)
         starts[1:] = np.cumsum([len(piece) for piece in pieces])
         kinds = np.zeros(len(cells), np.int64)
         if self.passes.shape[1] > 1:  # cells pass alike on a grid whose steps have one kind
             kinds[:] = [self.grid.step_kind((x, y, z)) for x, y, z in cells.tolist()]
         boxes = kernel.piece_boxes(cells, starts, self.vectors)
-        self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes)
+        fronts = kernel.front_cells(cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes)
+        self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes, *fronts)
         self.gap_counters[kernel.GAP_GENERATION] += 1  # other pieces: forget the gaps
         self.gap_counters[kernel.GAP_FILL] = 0
         self.counters[kernel.LOOKED_AT] = 0

@@ -104,6 +104,40 @@ def piece_boxes(cells: Any, starts: Any, vectors: Any) -> tuple[Any, Any, Any, A
     return corners, sides, bases, ahead
 
 
+@njit(cache=True)
+def front_cells(cells: Any, starts: Any, kinds: Any, vectors: Any, passes: Any, pass_counts: Any, corners: Any,
+                sides: Any, bases: Any, ahead: Any) -> tuple[Any, Any]:  # fmt: skip
+    """For each piece and step, the cells that can be the first to meet another piece: where a
+    unit passes only the place one step on (cubes), a cell with the piece's own cell there meets
+    everything one unit after that cell does, so only the others count. `fronts[front_starts[p *
+    steps + s]:front_starts[p * steps + s + 1]]`: piece p's for step s (indexes into `cells`)."""
+    pieces = starts.shape[0] - 1
+    steps = vectors.shape[0]
+    fronts = np.empty(steps * cells.shape[0], np.int64)
+    front_starts = np.zeros(pieces * steps + 1, np.int64)
+    held = 0
+    for p in range(pieces):
+        sx, sy, sz = sides[p, 0], sides[p, 1], sides[p, 2]
+        volume = sx * sy * sz
+        for step in range(steps):
+            vx, vy, vz = vectors[step, 0], vectors[step, 1], vectors[step, 2]
+            for c in range(starts[p], starts[p + 1]):
+                kind = kinds[c]
+                simple = pass_counts[step, kind] == 1
+                for axis in range(3):
+                    simple = simple and passes[step, kind, 0, axis] == vectors[step, axis]
+                x = cells[c, 0] - corners[p, 0] + vx
+                y = cells[c, 1] - corners[p, 1] + vy
+                z = cells[c, 2] - corners[p, 2] + vz
+                inside = 0 <= x < sx and 0 <= y < sy and 0 <= z < sz
+                if simple and inside and ahead[bases[p] + step * volume + (x * sy + y) * sz + z] == 0:
+                    continue  # behind a cell of its own
+                fronts[held] = c
+                held += 1
+            front_starts[p * steps + step + 1] = held
+    return fronts, front_starts
+
+
 @njit(cache=True, inline="always")
 def _entering(start: Any, along: Any, low: Any, side: Any, first: Any, last: Any) -> tuple[Any, Any]:
     """Narrow the units k (first..last) at which start + k * along lies in low..low + side - 1."""
@@ -112,6 +146,10 @@ def _entering(start: Any, along: Any, low: Any, side: Any, first: Any, last: Any
         if start < low or start > high:
             return np.int64(1), np.int64(0)
         return first, last
+    if along == 1:  # the cube's steps: no division
+        return max(first, low - start), min(last, high - start)
+    if along == -1:
+        return max(first, start - high), min(last, start - low)
     if along > 0:
         return max(first, -((start - low) // along)), min(last, (high - start) // along)
     return max(first, -((high - start) // -along)), min(last, (start - low) // -along)
@@ -123,15 +161,17 @@ def _pair_gaps(geometry: Any, mover: int, other: int, dx: int, dy: int, dz: int,
     by the offset): on unit k + 1 a cell c passes c + w + k * step for each of its passes w, so
     the gap is the fewest units from such a c + w, in `other`'s frame, to one of its cells along
     the step (read from `other`'s `ahead` table where the ray enters its box). Returns the work."""
-    cells, starts, kinds, vectors, passes, pass_counts, corners, sides, bases, ahead = geometry
+    cells, _, kinds, vectors, passes, pass_counts, corners, sides, bases, ahead, fronts, front_starts = geometry
     sx, sy, sz = sides[other, 0], sides[other, 1], sides[other, 2]
     volume = sx * sy * sz
+    steps = vectors.shape[0]
     work = 0
-    for step in range(vectors.shape[0]):
+    for step in range(steps):
         vx, vy, vz = vectors[step, 0], vectors[step, 1], vectors[step, 2]
         table = bases[other] + step * volume
         gap = FREE
-        for c in range(starts[mover], starts[mover + 1]):
+        for front in range(front_starts[mover * steps + step], front_starts[mover * steps + step + 1]):
+            c = fronts[front]
             kind = kinds[c]
             for w in range(pass_counts[step, kind]):
                 work += 1
@@ -222,23 +262,24 @@ def _reach(gaps: Any, step: Any, count: Any, mask: Any) -> Any:
 
 
 @njit(cache=True, inline="always")
-def _closure(gaps: Any, step: Any, count: Any, piece: Any, distance: Any, most: Any, stack: Any) -> tuple[Any, Any]:
+def _closure(gaps: Any, step: Any, count: Any, piece: Any, distance: Any, most: Any, stack: Any,
+             base: Any) -> tuple[Any, Any]:  # fmt: skip
     """The pieces that must move with `piece` for it to move `distance` along the step (0 when
-    more than `most`), and how far that set can move."""
+    more than `most`), and how far that set can move. `stack[base:]`: room for `count` pieces."""
     mask = np.int64(1) << piece
     moved = 1
-    stack[0] = piece
+    stack[base] = piece
     held = 1
     while held:
         held -= 1
-        i = stack[held]
+        i = stack[base + held]
         for j in range(count):
             if gaps[step, i, j] < distance and not mask >> j & 1:
                 moved += 1
                 if moved > most:
                     return np.int64(0), np.int64(0)
                 mask |= np.int64(1) << j
-                stack[held] = j
+                stack[base + held] = j
                 held += 1
     return mask, _reach(gaps, step, count, mask)
 
@@ -399,7 +440,7 @@ def _moves(gaps: Any, touches: Any, count: Any, moves: Any, found: Any, known: A
                     found_count += 1
                 distance += 1
                 if distance > reach:
-                    mask, reach = _closure(gaps, direction, count, piece, distance, most, scratch[count:])
+                    mask, reach = _closure(gaps, direction, count, piece, distance, most, scratch, count)
     counters[WORK] += work
     return listed
 
