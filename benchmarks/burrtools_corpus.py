@@ -10,7 +10,11 @@ assemblies each counts, and the ratio burrTxt / cpsolve (above 1: cpsolve faster
 
 With --disassemble both take every assembly apart (`cpsolve run --disassemble`, `burrTxt -d`):
 the counts are then the assemblies that come apart (cpsolve's include a one-piece assembly,
-which burrTxt leaves out), and cpsolve's `seconds` include the disassembly (its part in brackets).
+which burrTxt leaves out), and cpsolve's `seconds` include the disassembly. A second table
+gives the disassembly alone: cpsolve's part of its seconds, the positions it looked at and its
+positions per second; burrTxt's part is its time with -d less its time without (medians of
+whole processes), and its rate the same positions over that time (the two searches are breadth
+first over the same positions, so the rate is an estimate, not BurrTools' own count).
 """
 
 from __future__ import annotations
@@ -49,9 +53,11 @@ def main() -> None:
         f"{'problem':34} {'BurrTools':>9} {'cpsolve':>8} {'burrTxt s':>10}"
         f" {'cpsolve s':>10} {'seconds':>8} {'ratio':>6}" + ("  (disassembly s)" if args.disassemble else "")
     )
+    disassembly_rows: list[str] = []
     for row in rows:
         path = str(corpus / row["file"])
-        ours, theirs, seconds, taking_apart = [], [], [], []
+        ours, theirs, seconds, taking_apart, plain = [], [], [], [], []
+        positions = 0
         counted = assemblies = ""
         for _ in range(args.repeat):
             command = [sys.executable, "-m", "cpsolve", "run", path, "--problem", row["problem"], "--json"]
@@ -62,6 +68,8 @@ def main() -> None:
             if args.disassemble:
                 counted = str(data["disassembly"]["comes_apart"])
                 taking_apart.append(data["disassembly"]["seconds"])
+                positions = data["disassembly"]["positions"]
+                plain.append(timed([args.burrtxt, "-q", "-o", row["problem"], path])[0])
             else:
                 counted = str(data["counts"]["unique"])
             wall, output = timed([args.burrtxt, "-q", "-o", row["problem"], *their_flags, path])
@@ -75,6 +83,24 @@ def main() -> None:
             f"{name:34} {assemblies:>9} {counted:>8} {statistics.median(theirs):>10.3f}"
             f" {statistics.median(ours):>10.3f} {statistics.median(seconds):>8.3f} {ratio:>6.2f}{part}"
         )
+        if args.disassemble:
+            ours_part = statistics.median(taking_apart)
+            their_part = max(0.0, statistics.median(theirs) - statistics.median(plain))
+            disassembly_rows.append(
+                f"{name:34} {positions:>10,} {ours_part:>10.3f} {_rate(positions, ours_part):>12}"
+                f" {their_part:>10.3f} {_rate(positions, their_part):>12}"
+                f" {statistics.median(theirs) / statistics.median(seconds):>8.2f}"
+            )
+    if disassembly_rows:
+        print(
+            f"\n{'disassembly alone':34} {'positions':>10} {'cpsolve s':>10} {'positions/s':>12}"
+            f" {'burrTxt s':>10} {'positions/s':>12} {'-d/secs':>8}"
+        )
+        print("\n".join(disassembly_rows))
+
+
+def _rate(positions: int, seconds: float) -> str:
+    return f"{positions / seconds:,.0f}" if seconds > 0.001 else "-"
 
 
 if __name__ == "__main__":

@@ -402,7 +402,8 @@ class NewClasses:
                 self.shown.append(self.model.render(solution))
         else:
             result = self.checker.check(solution)
-            details["disassembly"] = result.as_json()
+            if self.hook is not None:
+                details["disassembly"] = result.as_json()
             if len(self.shown) < self.show and result.comes_apart:
                 self.shown.append("\n".join([self.model.render(solution), "", *result.describe()]))
         if self.hook is not None:

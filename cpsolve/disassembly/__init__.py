@@ -89,6 +89,8 @@ class PieceGroups:
     def one_group(self, kinds: Sequence[str]) -> bool:
         """All pieces belong to one group, and to no other, which holds them all: that part is
         never taken apart (BurrTools does not try either; it does not look at the numbers)."""
+        if not self.capacity:
+            return False
         found = {tuple(self.groups_of(kind)) for kind in kinds}
         if len(found) != 1 or len(groups := next(iter(found))) != 1:
             return False
@@ -709,9 +711,11 @@ class DisassemblySummary:
     one_piece: int = 0  # assemblies of one piece: they come apart with no move
     highest_level: str = ""
     seconds: float = 0.0
+    positions: int = 0  # looked at, over all assemblies
 
     def add(self, result: Disassembly) -> None:
         self.checked += 1
+        self.positions += result.positions
         if result.outcome is Outcome.APART:
             self.apart += 1
             self.one_piece += result.pieces < 2
@@ -730,6 +734,7 @@ class DisassemblySummary:
             "undecided": self.undecided,
             "one_piece": self.one_piece,
             "highest_level": self.highest_level or None,
+            "positions": self.positions,
             "seconds": round(self.seconds, 4),
         }
 

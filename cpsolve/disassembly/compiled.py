@@ -19,7 +19,7 @@ from cpsolve.geometry import Cell
 from cpsolve.grids import Grid
 from cpsolve.limits import Deadline
 
-FIRST_POSITIONS = 1024  # rows of a part's position table at first; doubled when the kernel asks
+FIRST_POSITIONS = 64  # rows of a part's position table at first; doubled when the kernel asks
 FIRST_MOVES = 1024  # moves of one position at first; doubled likewise
 GAP_SLOTS = 1 << 16  # pairs' gaps remembered, at first; grown while it fills, up to MOST_GAP_SLOTS
 MOST_GAP_SLOTS = 1 << 19  # then the table starts again empty when half full (results are the same)
@@ -126,15 +126,14 @@ class CompiledDisassembler:
             self._grow_gaps()
 
     def _found(self, positions: np.ndarray, came_from: np.ndarray) -> tuple[tuple[int, ...], list[PathStep]]:
-        counters = self.counters
-        at = int(counters[kernel.FOUND_AT])
-        path: list[PathStep] = [(int(counters[kernel.FOUND_MASK]), int(counters[kernel.FOUND_DIRECTION]), None)]
-        while came_from[at, 0] >= 0:
-            _, mask, direction, distance = (int(value) for value in came_from[at])
+        found_at, mask, direction = self.counters[kernel.FOUND_AT : kernel.FOUND_DIRECTION + 1].tolist()
+        path: list[PathStep] = [(mask, direction, None)]
+        at = found_at
+        while at > 0:  # the start, row 0, was reached from nowhere
+            at, mask, direction, distance = came_from[at].tolist()
             path.append((mask, direction, distance))
-            at = int(came_from[at, 0])
         path.reverse()
-        return tuple(int(value) for value in positions[int(counters[kernel.FOUND_AT])]), path
+        return tuple(positions[found_at].tolist()), path
 
     def _grown(self, positions: np.ndarray, came_from: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rows = 2 * positions.shape[0]
