@@ -52,7 +52,7 @@ class Result:
         write_page(self.scene, Path(path))
 
     def save_stl(
-        self, folder: str | Path, number: int = 1, unit: float = DEFAULT_UNIT_MM, gap: float = 0.0
+        self, folder: str | Path, number: int = 1, unit: float = DEFAULT_UNIT_MM, gap: float = 0.0, bevel: float = 0.0
     ) -> list[Path]:
         """Each piece of unique solution `number` (from 1) as an STL file in `folder`, as `cpsolve run
         --stl` writes them (needs the `stl` extra); returns the files written."""
@@ -63,7 +63,7 @@ class Result:
             held = 0 if collected is None else len(collected.solutions)
             raise CpsolveError(f"save_stl: solution {number}: the result holds {held} unique solutions")
         pieces = solution_pieces(collected.model, collected.solutions[number - 1])
-        return write_stl(Path(folder), pieces, StlOptions(unit, gap))
+        return write_stl(Path(folder), pieces, StlOptions(unit, gap, bevel))
 
     def save_png(self, path: str | Path, number: int = 1) -> None:
         """A picture of solution `number` (from 1), as `cpsolve run --png`."""

@@ -175,6 +175,9 @@ def run_command(
     stl_gap: Annotated[
         float, typer.Option("--stl-gap", help="--stl: millimetres between neighbouring pieces (each shrinks by half)")
     ] = 0.0,
+    stl_bevel: Annotated[
+        float, typer.Option("--stl-bevel", help="--stl: millimetres cut off each outer edge, at 45 degrees")
+    ] = 0.0,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts (every problem of a file
     that holds several, or the one --problem names)."""
@@ -250,7 +253,7 @@ def run_command(
     if stl is not None:
         from cpsolve.stl import StlOptions
 
-        meshes = Meshes(stl, StlOptions(stl_unit, stl_gap), drawn)
+        meshes = Meshes(stl, StlOptions(stl_unit, stl_gap, stl_bevel), drawn)
     if png is not None:
         from cpsolve.pictures.png import check_installed
 

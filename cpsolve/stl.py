@@ -10,6 +10,13 @@ concave corner keeps a small notch, and cubes that touch only along an edge come
 edge of the mesh joins exactly two faces. Faces are whole cells of that grid, so neighbouring
 faces share their corners (no cracks), and each is wound so that its normal points out.
 
+With a bevel, every convex edge of the (shrunk) piece is cut at 45 degrees, the cut `bevel`
+wide on each of its two faces, as BurrTools' export offers: for each cube and each of its edges
+whose two faces are on the outside, a prism along that edge is taken away (manifold3d's
+booleans, which keep the result closed). Prisms of cubes in a row meet, so a long edge is cut
+in one straight line; concave edges are left alone; where three cut edges meet, the corner is
+cut by all three.
+
 Each piece keeps its place in the assembly (a viewer that opens them all shows the solution);
 coordinates are millimetres, `unit` to a cube. The meshes are written by trimesh (the `stl`
 extra), which the tests also use to check that each is watertight, wound consistently and of the
@@ -39,11 +46,12 @@ DEFAULT_UNIT_MM = 10.0
 
 @dataclass(frozen=True)
 class StlOptions:
-    """Millimetres to a cube's side, and the gap between neighbouring pieces (each piece shrinks
-    by half of it on every side)."""
+    """Millimetres to a cube's side, the gap between neighbouring pieces (each piece shrinks by
+    half of it on every side), and how wide the cut of each convex edge is on its faces."""
 
     unit: float = DEFAULT_UNIT_MM
     gap: float = 0.0
+    bevel: float = 0.0
 
     def check(self) -> None:
         """Refuse sizes a printer cannot take, in one line."""
@@ -51,6 +59,11 @@ class StlOptions:
             raise CpsolveError(f"--stl-unit: a cube's side in millimetres is more than 0, not {self.unit}")
         if not 0 <= self.gap < self.unit:
             raise CpsolveError(f"--stl-gap: between 0 and the cube's side {self.unit} mm, not {self.gap}")
+        half_side = (self.unit - self.gap) / 2  # two cuts on one face of a shrunk cube may not cross
+        if not 0 <= self.bevel < half_side:
+            raise CpsolveError(
+                f"--stl-bevel: from 0 to less than half a shrunk cube's side ({half_side:g} mm), not {self.bevel}"
+            )
 
 
 def piece_mesh(cells: Sequence[Cell], options: StlOptions = StlOptions()) -> tuple[Any, Any]:
@@ -60,15 +73,65 @@ def piece_mesh(cells: Sequence[Cell], options: StlOptions = StlOptions()) -> tup
     sliver = options.gap / 2 / options.unit  # in cubes
     if not sliver:  # the cubes themselves, on their own grid
         corners, triangles = _surface(inside)
-        return corners.astype(np.float64) * options.unit, triangles
-    blocks = set()
+        vertices = corners.astype(np.float64)
+    else:
+        blocks = set()
+        for cell in inside:
+            for offsets in product((0, 1, 2), repeat=3):
+                if _kept(cell, offsets, inside):
+                    blocks.add((3 * cell[0] + offsets[0], 3 * cell[1] + offsets[1], 3 * cell[2] + offsets[2]))
+        lines, triangles = _surface(blocks)
+        vertices = lines // 3 + np.array([0.0, sliver, 1.0 - sliver])[lines % 3]
+    if options.bevel:
+        vertices, triangles = _bevelled(inside, vertices, triangles, sliver, options.bevel / options.unit)
+    return vertices * options.unit, triangles
+
+
+def _bevelled(inside: set[Cell], vertices: Any, triangles: Any, sliver: float, bevel: float) -> tuple[Any, Any]:
+    """The piece (in cubes) with a prism along each convex edge taken away (manifold3d)."""
+    import manifold3d
+
+    solid = manifold3d.Manifold(manifold3d.Mesh64(np.asarray(vertices, np.float64), np.asarray(triangles, np.uint32)))
+    prisms = [manifold3d.Manifold.hull_points(points) for points in _edge_prisms(inside, sliver, bevel)]
+    if prisms:
+        solid = manifold3d.Manifold.batch_boolean([solid, *prisms], manifold3d.OpType.Subtract)
+    mesh = solid.to_mesh64()
+    return np.asarray(mesh.vert_properties, np.float64)[:, :3], np.asarray(mesh.tri_verts, np.int64)
+
+
+def _edge_prisms(inside: set[Cell], sliver: float, bevel: float) -> list[Any]:
+    """For each cube and each edge whose two faces are outside the piece, the corners of a prism
+    along it (one cube long) that holds the cut: in (u, v), how far a point is beyond the two
+    faces, the piece is u, v <= 0 and the cut u + v >= -bevel. The prism reaches `reach` beyond
+    each face, into cells that are not the piece's, and a triangle of that size into the cell
+    across the edge, whose own edge, if it is the piece's, is cut wider anyway."""
+    reach = bevel / 2
+    section = [(-bevel - reach, reach), (reach, -bevel - reach), (reach, 0.0), (0.0, reach)]
+    prisms = []
     for cell in inside:
-        for offsets in product((0, 1, 2), repeat=3):
-            if _kept(cell, offsets, inside):
-                blocks.add((3 * cell[0] + offsets[0], 3 * cell[1] + offsets[1], 3 * cell[2] + offsets[2]))
-    lines, triangles = _surface(blocks)
-    vertices = (lines // 3 + np.array([0.0, sliver, 1.0 - sliver])[lines % 3]) * options.unit
-    return vertices, triangles
+        for first, second in ((0, 1), (0, 2), (1, 2)):
+            along = 3 - first - second
+            for sign_first, sign_second in product((-1, 1), repeat=2):
+                if _beside(cell, first, sign_first) in inside or _beside(cell, second, sign_second) in inside:
+                    continue
+                face_first = cell[first] + (1 - sliver if sign_first > 0 else sliver)
+                face_second = cell[second] + (1 - sliver if sign_second > 0 else sliver)
+                points = []
+                for u, v in section:
+                    for end in (cell[along], cell[along] + 1):
+                        point = [0.0, 0.0, 0.0]
+                        point[first] = face_first + sign_first * u
+                        point[second] = face_second + sign_second * v
+                        point[along] = end
+                        points.append(point)
+                prisms.append(np.array(points, np.float64))
+    return prisms
+
+
+def _beside(cell: Cell, axis: int, side: int) -> Cell:
+    moved = list(cell)
+    moved[axis] += side
+    return (moved[0], moved[1], moved[2])
 
 
 def _surface(blocks: set[Cell]) -> tuple[Any, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import product
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SPECS
 from hypothesis import HealthCheck, given, settings
@@ -22,9 +23,72 @@ runner = CliRunner()
 Cell = tuple[int, int, int]
 
 
-def mesh_of(cells: list[Cell], unit: float = 10.0, gap: float = 0.0) -> object:
-    vertices, triangles = piece_mesh(cells, StlOptions(unit, gap))
+def mesh_of(cells: list[Cell], unit: float = 10.0, gap: float = 0.0, bevel: float = 0.0) -> object:
+    vertices, triangles = piece_mesh(cells, StlOptions(unit, gap, bevel))
     return trimesh.Trimesh(vertices, triangles, process=False)
+
+
+@pytest.mark.parametrize(("gap", "bevel"), [(0.0, 1.0), (0.2, 1.0), (1.0, 2.5)])
+def test_a_bevelled_cube_loses_its_edges_and_corners(gap: float, bevel: float) -> None:
+    """A cube of side L with every edge cut b wide: 12 prisms b^2/2 by L, less what they share at
+    the corners (24 pairs b^3/3, 8 triples b^3/4): L^3 - 6 L b^2 + 6 b^3."""
+    mesh = mesh_of([(0, 0, 0)], gap=gap, bevel=bevel)
+    assert_closed(mesh)
+    side = 10 - gap
+    assert mesh.volume == pytest.approx(side**3 - 6 * side * bevel**2 + 6 * bevel**3)  # type: ignore[attr-defined]
+
+
+def _bevelled_volume(cells: list[Cell], sliver: float, bevel: float, points: int = 50) -> float:
+    """The volume by counting: midpoints of a fine grid in each cube (50 a side: the slivers of the
+    gaps tried are whole layers of it), kept where they are in the
+    shrunk piece (as far from every cell outside it as the sliver, along every axis) and not in
+    the cut of one of the cube's convex edges (both faces outside the piece: u + v > -bevel, where
+    u and v say how far the point is beyond each face). Independent of the mesh."""
+    inside = set(cells)
+    steps = (np.arange(points) + 0.5) / points
+    grid = np.stack(np.meshgrid(steps, steps, steps, indexing="ij"), axis=-1).reshape(-1, 3)
+    kept = 0
+    for cell in cells:
+        keep = np.ones(len(grid), bool)
+        for offset in product((-1, 0, 1), repeat=3):
+            if offset == (0, 0, 0) or (cell[0] + offset[0], cell[1] + offset[1], cell[2] + offset[2]) in inside:
+                continue
+            near = np.ones(len(grid), bool)
+            for axis, side in enumerate(offset):
+                if side < 0:
+                    near &= grid[:, axis] < sliver
+                elif side > 0:
+                    near &= grid[:, axis] > 1 - sliver
+            keep &= ~near
+        for first, second in ((0, 1), (0, 2), (1, 2)):
+            for sign_first, sign_second in product((-1, 1), repeat=2):
+                beside = [list(cell), list(cell)]
+                beside[0][first] += sign_first
+                beside[1][second] += sign_second
+                if any(tuple(b) in inside for b in beside):
+                    continue
+                u = sign_first * (grid[:, first] - (1 - sliver if sign_first > 0 else sliver))
+                v = sign_second * (grid[:, second] - (1 - sliver if sign_second > 0 else sliver))
+                keep &= ~(u + v > -bevel)
+        kept += int(keep.sum())
+    return kept / points**3
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=6, unique=True),
+    st.sampled_from([(0.0, 1.0), (0.4, 1.5), (0.0, 3.0)]),
+)
+def test_every_bevelled_piece_is_closed_and_holds_what_counting_finds(
+    cells: list[Cell], sizes: tuple[float, float]
+) -> None:
+    """Any cubes (touching along faces, edges or not at all): the mesh is closed and its volume is
+    what counting points of the cut cubes gives, within the grid's error."""
+    gap, bevel = sizes
+    mesh = mesh_of(cells, gap=gap, bevel=bevel)
+    assert_closed(mesh)
+    counted = _bevelled_volume(cells, gap / 20, bevel / 10) * 1000
+    assert mesh.volume == pytest.approx(counted, rel=0.02, abs=5)  # type: ignore[attr-defined]
 
 
 def assert_closed(mesh: object) -> None:
@@ -119,7 +183,7 @@ def test_run_writes_one_closed_mesh_per_piece_of_the_solution_asked_for(tmp_path
 
 def test_the_api_saves_the_same_meshes(tmp_path: Path) -> None:
     result = cpsolve.solve(SPECS / "coffin.yaml")
-    written = result.save_stl(tmp_path / "coffin", gap=0.3)
+    written = result.save_stl(tmp_path / "coffin", gap=0.3, bevel=0.8)
     assert written and all(path.suffix == ".stl" for path in written)
     for path in written:
         assert_closed(trimesh.load(path))
@@ -133,6 +197,9 @@ def test_the_api_saves_the_same_meshes(tmp_path: Path) -> None:
         (["--stl-unit", "0"], "--stl-unit: a cube's side"),
         (["--stl-unit", "-3"], "--stl-unit: a cube's side"),
         (["--stl-gap", "10"], "--stl-gap: between 0 and the cube's side"),
+        (["--stl-bevel", "5"], "--stl-bevel: from 0 to less than half a shrunk cube's side (5 mm)"),
+        (["--stl-gap", "2", "--stl-bevel", "4"], "--stl-bevel: from 0 to less than half a shrunk cube's side (4 mm)"),
+        (["--stl-bevel", "-1"], "--stl-bevel"),
         (["--count-only"], "needs the solutions listed"),
     ],
 )
