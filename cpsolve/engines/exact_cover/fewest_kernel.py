@@ -4,19 +4,27 @@ imported only when numba is installed.
 Dancing links' choice of column (Knuth's S heuristic), kept on arrays instead of links: each
 cell counts the live placements that cover it. Placing a placement decides its cells and kills
 every live placement that shares a cell with it, and every placement of a piece whose copies are
-all used; leaving an optional cell empty (a hole) kills the placements that cover it. Each kill
-is pushed on a stack, with the cell counts it lowers, and undone in reverse on the way back, so
-the choice of the next cell is one pass over the counts. For the chosen cell every live
-placement covering it is tried, then, for an optional cell, the hole: every solution is met
-exactly once. Piece groups are not taken here (the lowest-cell kernel takes them).
+all used. Each kill is pushed on a stack, with the cell counts it lowers, and undone in reverse
+on the way back, so the choice of the next column is one pass over the counts. The columns
+chosen are the cells that must be filled and the pieces used exactly once; for the chosen one
+every live placement covering it is tried, so every solution holds exactly one of them.
+
+Optional cells are never chosen (dancing links' secondary columns): once every chosen column is
+decided, the placements still alive cover optional cells only, and every set of them that fits
+together is tried, each set once, in increasing placement order (a level of that phase tries
+the placements after the one the level before placed); each such set whose pieces reach their
+least counts, with at most `max_holes` optional cells left empty, is a solution. Deciding each
+optional cell in turn (filled, or a hole) instead made a search of every way to leave each
+empty. Piece groups are not taken here (the lowest-cell kernel takes them).
 
 Measured on the Kanoodle pyramid (spheres, 55 cells, 1,646 placements): the lowest-cell order
 makes 1,694 million placements, this choice 1.5 million (benchmarks/exact_cover_search.py).
 
-State per depth d: `cells[d]` the cell level d decides (-1: not chosen yet), `positions[d]` the
-next entry of its column to try (one past the column: the hole; two past: done), `chosen[d]` the
-placement made there (-1: a hole), `marks[d]` the stack height before it. Like cover_kernel.py it
-places at most a given number of placements per call and resumes where it left off.
+State per depth d: `cells[d]` the column level d decides (-1: not chosen yet; OPTIONAL_PHASE: a
+level of the last phase), `positions[d]` the next entry of its column to try (in the last phase:
+the next placement), `chosen[d]` the placement made there, `marks[d]` the stack height before
+it. Like cover_kernel.py it places at most a given number of placements per call and resumes
+where it left off.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from typing import Any
 from numba import njit
 
 Array = Any
+OPTIONAL_PHASE = -3  # cells[d] of a level that adds a placement on optional cells only
 
 
 @njit(cache=True, inline="always")
@@ -39,23 +48,22 @@ def _kill(atom: int, alive: Array, count: Array, atom_start: Array, atom_cells: 
 
 
 @njit(cache=True)
-def _choose(decided: Array, count: Array, optional: Array, hole_allowed: bool, once: Array, left: Array) -> int:
-    """The column with the fewest ways to decide it: an open cell (lowest rank first among
-    equals), or a piece used exactly once and not yet placed (column cells + piece, counted in
-    the same array); -2 when some column has none (a dead end); -1 when every cell is decided."""
+def _choose(decided: Array, count: Array, optional: Array, once: Array, left: Array) -> int:
+    """The column with the fewest ways to decide it: an open cell that must be filled (lowest
+    rank first among equals), or a piece used exactly once and not yet placed (column cells +
+    piece, counted in the same array); -2 when some column has none (a dead end); -1 when every
+    such column is decided."""
     cells = decided.shape[0]
     best = -1
     best_ways = 1 << 60
     for cell in range(cells):
-        if decided[cell]:
+        if decided[cell] or optional[cell]:
             continue
-        ways = count[cell] + (1 if optional[cell] and hole_allowed else 0)
+        ways = count[cell]
         if ways == 0:
             return -2
         if ways < best_ways:
             best, best_ways = cell, ways
-    if best < 0:
-        return -1
     for piece in range(once.shape[0]):
         if once[piece] and left[piece] > 0:
             ways = count[cells + piece]
@@ -64,6 +72,21 @@ def _choose(decided: Array, count: Array, optional: Array, hole_allowed: bool, o
             if ways < best_ways:
                 best, best_ways = cells + piece, ways
     return best
+
+
+@njit(cache=True)
+def _complete(decided: Array, optional: Array, least: Array, most: Array, left: Array, max_holes: int) -> bool:
+    """Whether the placements made are a solution: every piece placed at least its least number
+    of times, and at most `max_holes` optional cells left empty (the cells that must be filled
+    are, when no column is left to choose)."""
+    for piece in range(least.shape[0]):
+        if most[piece] - left[piece] < least[piece]:
+            return False
+    holes = 0
+    for cell in range(decided.shape[0]):
+        if optional[cell] and not decided[cell]:
+            holes += 1
+    return holes <= max_holes
 
 
 @njit(cache=True)
@@ -82,7 +105,6 @@ def search(
     count: Array,
     decided: Array,
     left: Array,
-    holes: Array,
     stack: Array,
     top_of: Array,
     cells: Array,
@@ -102,30 +124,29 @@ def search(
     `once[p]`: piece p is used exactly once (its column is chosen like a cell's). `top_of[0]` is
     the stack's height (kept between calls)."""
     pieces_column = optional.shape[0]
+    atoms = alive.shape[0]
     written = 0
     steps = 0
     top = top_of[0]
     while depth >= 0:
         exhausted = False  # this level has nothing (more) to try: back up
-        if cells[depth] < 0:
-            cell = _choose(decided, count, optional, holes[0] < max_holes, once, left)
-            if cell == -1:
-                enough = True
-                for piece in range(least.shape[0]):
-                    if most[piece] - left[piece] < least[piece]:
-                        enough = False
-                if enough:
+        if cells[depth] == -1:
+            cell = _choose(decided, count, optional, once, left)
+            if cell == -1:  # the last phase: placements on optional cells only, in increasing order
+                if _complete(decided, optional, least, most, left, max_holes):
                     if written == found.shape[0]:
                         top_of[0] = top
                         return depth, written, steps
                     length = 0
                     for level in range(depth):
-                        if chosen[level] >= 0:
-                            found[written, length] = chosen[level]
-                            length += 1
+                        found[written, length] = chosen[level]
+                        length += 1
                     found_length[written] = length
                     written += 1
-            if cell < 0:
+                cells[depth] = OPTIONAL_PHASE
+                after = depth > 0 and cells[depth - 1] == OPTIONAL_PHASE
+                positions[depth] = chosen[depth - 1] + 1 if after else 0
+            elif cell < 0:
                 exhausted = True
             else:
                 cells[depth] = cell
@@ -136,11 +157,19 @@ def search(
                 return depth, written, steps
             cell = cells[depth]
             index = positions[depth]
-            end = cell_start[cell + 1]
-            while index < end and not alive[column_atoms[index]]:
-                index += 1
-            if index < end:
-                atom = column_atoms[index]
+            atom = -1
+            if cell == OPTIONAL_PHASE:
+                while index < atoms and not alive[index]:
+                    index += 1
+                if index < atoms:
+                    atom = index
+            else:
+                end = cell_start[cell + 1]
+                while index < end and not alive[column_atoms[index]]:
+                    index += 1
+                if index < end:
+                    atom = column_atoms[index]
+            if atom >= 0:
                 positions[depth] = index + 1
                 chosen[depth] = atom
                 marks[depth] = top
@@ -162,39 +191,11 @@ def search(
                 depth += 1
                 cells[depth] = -1
                 continue
-            if index == end and cell < pieces_column and optional[cell] and holes[0] < max_holes:
-                positions[depth] = end + 1
-                chosen[depth] = -1
-                marks[depth] = top
-                steps += 1
-                decided[cell] = True
-                holes[0] += 1
-                for other in range(cell_start[cell], end):
-                    if alive[column_atoms[other]]:
-                        top = _kill(column_atoms[other], alive, count, atom_start, atom_cells, stack, top)
-                depth += 1
-                cells[depth] = -1
-                continue
         cells[depth] = -1
         depth -= 1
         if depth >= 0:
-            top = _undo(
-                depth,
-                alive,
-                count,
-                decided,
-                left,
-                holes,
-                stack,
-                top,
-                cells,
-                chosen,
-                marks,
-                atom_start,
-                atom_cells,
-                atom_piece,
-                pieces_column,
-            )
+            top = _undo(depth, alive, count, decided, left, stack, top, chosen, marks, atom_start, atom_cells,
+                        atom_piece, pieces_column)  # fmt: skip
     top_of[0] = top
     return depth, written, steps
 
@@ -206,10 +207,8 @@ def _undo(
     count: Array,
     decided: Array,
     left: Array,
-    holes: Array,
     stack: Array,
     top: int,
-    cells: Array,
     chosen: Array,
     marks: Array,
     atom_start: Array,
@@ -217,7 +216,7 @@ def _undo(
     atom_piece: Array,
     pieces_column: int,
 ) -> int:
-    """Take back the move made at `depth`: revive what it killed, newest first."""
+    """Take back the placement made at `depth`: revive what it killed, newest first."""
     while top > marks[depth]:
         top -= 1
         atom = stack[top]
@@ -225,12 +224,8 @@ def _undo(
         for index in range(atom_start[atom], atom_start[atom + 1]):
             count[atom_cells[index]] += 1
     atom = chosen[depth]
-    if atom >= 0:
-        for index in range(atom_start[atom], atom_start[atom + 1]):
-            if atom_cells[index] < pieces_column:
-                decided[atom_cells[index]] = False
-        left[atom_piece[atom]] += 1
-    else:
-        decided[cells[depth]] = False
-        holes[0] -= 1
+    for index in range(atom_start[atom], atom_start[atom + 1]):
+        if atom_cells[index] < pieces_column:
+            decided[atom_cells[index]] = False
+    left[atom_piece[atom]] += 1
     return top
