@@ -40,7 +40,7 @@ from cpsolve.grids import CUBE, Grid, Step
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, MAX_GAP_CACHE, NO_DEADLINE, Deadline
 
 if TYPE_CHECKING:
-    from cpsolve.disassembly.compiled import CompiledDisassembler
+    from cpsolve.disassembly.compiled import CompiledDisassembler, PathStep
     from cpsolve.symmetry import Solution
 
 # The directions are the grid's steps (cpsolve.grids.Step), each next to its reverse, in BurrTools'
@@ -55,7 +55,6 @@ MAX_MOVES_PER_POSITION = 100_000
 
 Lines = tuple[dict[tuple[int, int], tuple[int, ...]], ...]  # per axis: the other two coordinates -> cells on that line
 Gaps = tuple[int, ...]  # per direction: how far one piece can move before it meets another
-PathStep = tuple[int, int, int | None]  # pieces moved (bit mask), step, distance (None: out to infinity)
 
 
 class Outcome(StrEnum):

@@ -14,10 +14,12 @@ from itertools import chain
 
 import numpy as np
 
-from cpsolve.disassembly import PathStep, kernel
+from cpsolve.disassembly import kernel
 from cpsolve.geometry import Cell
 from cpsolve.grids import Grid
 from cpsolve.limits import Deadline
+
+PathStep = tuple[int, int, int | None]  # pieces moved (bit mask), step, distance (None: out to infinity)
 
 FIRST_POSITIONS = 64  # rows of a part's position table at first; doubled when the kernel asks
 FIRST_MOVES = 1024  # moves of one position at first; doubled likewise
