@@ -106,21 +106,26 @@ def coloured_orientations(
 ) -> list[ColouredShape]:
     """The distinct normalised images of a coloured shape: two images with the same cells but the
     colours elsewhere are different ways to lie (a bar red at one end, turned end for end)."""
+    return list(_coloured_orientations(tuple(cells), tuple(colours), tuple(group)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _coloured_orientations(
+    cells: tuple[Cell, ...], colours: tuple[Colour, ...], group: tuple[Isometry, ...]
+) -> tuple[ColouredShape, ...]:
+    """Cached: a BurrTools file's large pieces are turned for their placements, their canonical
+    forms and their mirror partners, twice (Dracula: 0.25 s of its 0.30 s building, before)."""
+    points = np.array(cells, np.int64).reshape(-1, 3)
+    names = sorted({colour or "" for colour in colours})  # "" (none) first, as _cell_then_colour sorts
+    ranks = np.array([names.index(colour or "") for colour in colours], np.int64)
     seen: dict[ColouredShape, None] = {}
     for iso in group:
-        moved = [iso.apply(c) for c in cells]
-        low = [min(c[i] for c in moved) for i in range(3)]
-        image = tuple(
-            sorted(
-                (
-                    ((c[0] - low[0], c[1] - low[1], c[2] - low[2]), colour)
-                    for c, colour in zip(moved, colours, strict=True)
-                ),
-                key=_cell_then_colour,
-            )
-        )
-        seen.setdefault(image, None)
-    return list(seen)
+        moved = points[:, list(iso.axes)] * np.array(iso.signs, np.int64)
+        moved -= moved.min(axis=0)
+        order = np.lexsort((ranks, moved[:, 2], moved[:, 1], moved[:, 0])).tolist()
+        placed = [(x, y, z) for x, y, z in moved[order].tolist()]
+        seen.setdefault(tuple(zip(placed, [colours[i] for i in order], strict=True)), None)
+    return tuple(seen)
 
 
 def _cell_then_colour(item: tuple[Cell, Colour]) -> tuple[Cell, str]:
@@ -129,8 +134,14 @@ def _cell_then_colour(item: tuple[Cell, Colour]) -> tuple[Cell, str]:
 
 def coloured_canonical(cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
     """The least coloured orientation under rotations: equal iff the same piece, colours and all."""
+    return _coloured_canonical(tuple(cells), tuple(colours))
+
+
+@functools.lru_cache(maxsize=1024)
+def _coloured_canonical(cells: tuple[Cell, ...], colours: tuple[Colour, ...]) -> ColouredShape:
     return min(
-        coloured_orientations(cells, colours, ROTATIONS), key=lambda shape: [_cell_then_colour(i) for i in shape]
+        _coloured_orientations(cells, colours, tuple(ROTATIONS)),
+        key=lambda shape: [_cell_then_colour(i) for i in shape],
     )
 
 

@@ -13,9 +13,20 @@ from typer.testing import CliRunner
 
 from cpsolve.cli import app
 from cpsolve.formats import read_puzzle
-from cpsolve.geometry import ISOMETRIES, ROTATIONS, canonical_shape, normalise, orientations, transform
+from cpsolve.geometry import (
+    ISOMETRIES,
+    ROTATIONS,
+    canonical_shape,
+    coloured_canonical,
+    coloured_orientations,
+    normalise,
+    orientations,
+    transform,
+)
 from cpsolve.run import RunOptions
 from cpsolve.spec import PackingSpec
+
+Cell3 = tuple[int, int, int]
 
 SOMA = yaml.safe_load((SPECS / "soma.yaml").read_text())
 FIGURE = [[x, y, z] for x in range(3) for y in range(3) for z in range(3)]
@@ -81,3 +92,33 @@ def test_what_cpsolve_writes_as_burrtools_it_reads_back(tmp_path: Path, names: l
     back = read_puzzle(written).loaded.spec
     assert isinstance(back, PackingSpec) and set(back.pieces) == set(names)
     assert checked_run(written).counts == checked_run(spec).counts
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3)),
+            st.sampled_from([None, "red", "blue", "a"]),
+        ),
+        min_size=1,
+        max_size=10,
+        unique_by=lambda item: item[0],
+    ),
+    st.sampled_from([ROTATIONS, ISOMETRIES]),
+)
+def test_coloured_orientations_are_each_maps_image_sorted(piece: list[tuple[Cell3, str | None]], group: object) -> None:
+    """The arrays behind coloured_orientations give what mapping, normalising and sorting each
+    cell with its colour by hand gives, in the group's order, each image once; the canonical
+    form is the least of them."""
+    cells = [cell for cell, _ in piece]
+    colours = [colour for _, colour in piece]
+    by_hand: dict[object, None] = {}
+    for iso in group:  # type: ignore[attr-defined]
+        moved = [iso.apply(cell) for cell in cells]
+        low = [min(cell[axis] for cell in moved) for axis in range(3)]
+        shifted = [(x - low[0], y - low[1], z - low[2]) for x, y, z in moved]
+        by_hand.setdefault(tuple(sorted(zip(shifted, colours, strict=True), key=lambda i: (i[0], i[1] or ""))), None)
+    assert coloured_orientations(cells, colours, group) == list(by_hand)  # type: ignore[arg-type]
+    rotations = coloured_orientations(cells, colours, ROTATIONS)
+    assert coloured_canonical(cells, colours) == min(rotations, key=lambda s: [(c, k or "") for c, k in s])

@@ -181,11 +181,10 @@ def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DE
         shifts = _all_fitting_shifts([shape for shape, _ in lying], grid, low, puzzle.grid)
         for (_, colours), shifted in zip(lying, shifts, strict=True):
             if colours is None:
-                found.extend(Placement(index, cells) for cells in shifted)
+                made = [Placement(index, cells) for cells in shifted]
             else:
-                found.extend(Placement(index, cells, colours) for cells in shifted)
-            if coloured:
-                found = [p for p in found if p.piece != index or _colours_fit(puzzle, p)]
+                made = [Placement(index, cells, colours) for cells in shifted]
+            found.extend([p for p in made if _colours_fit(puzzle, p)] if coloured else made)
             if len(found) > max_atoms:
                 raise ModelTooBigError(
                     f"{puzzle.name}: more than {max_atoms:,} placements (limit --max-placements {max_atoms:,});"
