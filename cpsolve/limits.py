@@ -48,6 +48,7 @@ MAX_NUMBER_DIGITS = 30  # a longer integer in a file is refused where it stands
 # Symmetries: the group's elements (a target of many separate parts turned on their own has the
 # product of their groups), and elements times atoms, the size of the atom maps built for them.
 MAX_SYMMETRIES = 100_000
+MAX_CELL_SETS = 32  # cells whose placements are tried as symmetry-breaking sets (one per orbit)
 # `--disassemble`: positions looked at for one assembly before it is called undecided. PelikanBurr's
 # hardest assembly needs 6,265 at about 400 bytes each (tracemalloc's peak over its analysis), so a
 # million stays near 400 MB.

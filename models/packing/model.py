@@ -19,6 +19,7 @@ from cpsolve.geometry import (
 )
 from cpsolve.grids import Grid
 from cpsolve.limits import (
+    MAX_CELL_SETS,
     NO_DEADLINE,
     Deadline,
 )
@@ -66,8 +67,13 @@ class PackingModel(PuzzleModel):
             self.group = self.symmetry.group(self.fixed_atoms, deadline)
         self.search_rank = self._search_rank()
         singles = self._single_pieces(self.fixed_atoms)
-        self.breaking_candidates = [atoms for _, atoms in singles]
-        self.breaking_labels = [f"piece {puzzle.pieces[index].name}" for index, _ in singles]
+        if singles:
+            self.breaking_candidates = [atoms for _, atoms in singles]
+            self.breaking_labels = [f"piece {puzzle.pieces[index].name}" for index, _ in singles]
+        else:
+            cell_sets = self._cell_sets(self.fixed_atoms)
+            self.breaking_candidates = [atoms for _, atoms in cell_sets]
+            self.breaking_labels = [f"cell {cell}" for cell, _ in cell_sets]
         self.drawing = PackingDrawing(puzzle, self.placements, options.top_first)
         self._constraints: Constraints | None = None
 
@@ -199,6 +205,30 @@ class PackingModel(PuzzleModel):
             (index, of_piece.get(index, []))
             for index, (low, high) in enumerate(self.bounds)
             if low == high == 1 and index not in fixed_pieces
+        ]
+
+    def _cell_sets(self, fixed_atoms: list[int]) -> list[tuple[Cell, list[int]]]:
+        """Where no piece is used exactly once (copies, ranges), the placements that cover one cell
+        that must be filled: every solution holds exactly one of them as well, so they break
+        symmetry as a piece does. One cell of each orbit under the target's symmetries (the others
+        break alike), the smallest orbits first (the most symmetries keep their cell), at most
+        MAX_CELL_SETS; placements in search order."""
+        maps = self.group.cell_maps
+        if maps is None or self.group.order < 2:
+            return []
+        target = self.puzzle.target
+        fixed_cells = {cell for atom in fixed_atoms for cell in self.placements[atom].cells}
+        least_image = np.asarray(maps, np.int64).min(axis=0)  # each cell's orbit, named by its least cell
+        first, size = np.unique(least_image, return_counts=True)
+        chosen = [
+            int(index)
+            for _, index in sorted(zip(size.tolist(), first.tolist(), strict=True))
+            if target[index] not in self.puzzle.optional and target[index] not in fixed_cells
+        ][:MAX_CELL_SETS]
+        keys = self._placement_keys.cells
+        in_search_order = np.lexsort((np.arange(self.atom_count), keys[:, 0]))  # as search_rank sorts
+        return [
+            (target[index], in_search_order[(keys[in_search_order] == index).any(axis=1)].tolist()) for index in chosen
         ]
 
     def _search_rank(self) -> list[tuple[int, int]]:
