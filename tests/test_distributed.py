@@ -205,8 +205,13 @@ def test_an_unreachable_scheduler_is_a_one_line_error() -> None:
 
 
 def test_a_puzzle_without_a_split_says_that_it_ran_here(tmp_path: Path) -> None:
+    """A target no symmetry keeps (a tripod with arms of 3, 2 and 1 cubes) has no symmetry
+    breaking to split by."""
+    tripod = [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [0, 1, 0], [0, 2, 0], [0, 0, 1]]
+    spec = tmp_path / "tripod.yaml"
+    spec.write_text(json.dumps({"pieces": {"c": {"cells": [[0, 0, 0]], "count": 7}}, "target": {"cells": tripod}}))
     checkpoint = tmp_path / "box.checkpoint"
-    code, output = cli("run", SPECS / "t_tetracubes_6x6x2.yaml", "--checkpoint", checkpoint, "--json")
+    code, output = cli("run", spec, "--checkpoint", checkpoint, "--json")
     assert code == 0
     assert "--cluster and --checkpoint not used" in " ".join(json.loads(output)["notes"])
     assert not checkpoint.exists()
