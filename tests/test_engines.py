@@ -403,7 +403,7 @@ def test_workers_give_the_serial_counts(name: str, engine: str) -> None:
     puzzle = built(SPECS / name)
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     splits = breaking is not None and len({r for r, _ in breaking.weight}) > 1
-    assert parallel.workers == (2 if splits else 1)  # no breaking (18 copies of one piece): no parts
+    assert parallel.workers == (2 if splits else 1)  # a breaking that keeps one atom: no parts
 
 
 def test_workers_stream_solutions_before_their_part_ends(tmp_path: Path) -> None:
