@@ -323,9 +323,11 @@ class Disassembler:
 
     def _compiled_for(self, pieces: Sequence[AssembledPiece]) -> CompiledDisassembler | None:
         """The kernel's tables, set up for this assembly, when it is searched compiled."""
+        if not self.compiled:
+            return None
         from cpsolve.disassembly.compiled import MOST_PIECES, CompiledDisassembler
 
-        if not self.compiled or len(pieces) > MOST_PIECES:
+        if len(pieces) > MOST_PIECES:
             return None
         if self._kernel is None:
             self._kernel = CompiledDisassembler(self.grid)
@@ -337,8 +339,7 @@ class Disassembler:
             return Disassembly(Outcome.APART, pieces=len(pieces))
         if self.deadline.passed():
             return Disassembly(Outcome.UNDECIDED, pieces=len(pieces))
-        kernel = self._compiled_for(pieces) if self.compiled else None
-        search = _Search(pieces, self.groups, self.max_positions, self.deadline, self.grid, kernel)
+        search = _Search(pieces, self.groups, self.max_positions, self.deadline, self.grid, self._compiled_for(pieces))
         try:
             separation = search.take_apart(list(range(len(pieces))), [(0, 0, 0)] * len(pieces))
         except _Undecided:

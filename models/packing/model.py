@@ -197,9 +197,8 @@ class PackingModel(PuzzleModel):
     def _single_pieces(self, fixed_atoms: list[int]) -> list[tuple[int, list[int]]]:
         """Each piece used exactly once and not pre-placed, with its placements in search order."""
         fixed_pieces = {self.placements[a].piece for a in fixed_atoms}
-        by_rank = sorted(range(self.atom_count), key=self.search_rank.__getitem__)
         of_piece: dict[int, list[int]] = {}
-        for atom in by_rank:
+        for atom in self._in_search_order().tolist():
             of_piece.setdefault(self.placements[atom].piece, []).append(atom)
         return [
             (index, of_piece.get(index, []))
@@ -226,10 +225,14 @@ class PackingModel(PuzzleModel):
             if target[index] not in self.puzzle.optional and target[index] not in fixed_cells
         ][:MAX_CELL_SETS]
         keys = self._placement_keys.cells
-        in_search_order = np.lexsort((np.arange(self.atom_count), keys[:, 0]))  # as search_rank sorts
+        in_search_order = self._in_search_order()
         return [
             (target[index], in_search_order[(keys[in_search_order] == index).any(axis=1)].tolist()) for index in chosen
         ]
+
+    def _in_search_order(self) -> Any:
+        """The atoms sorted by `search_rank` (first target cell, then atom), as an int64 array."""
+        return np.lexsort((np.arange(self.atom_count), self._placement_keys.cells[:, 0]))
 
     def _search_rank(self) -> list[tuple[int, int]]:
         """Placements by their first target cell: branching then fills the target in order."""
