@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 import yaml
 from bruteforce import count
+from burr_bruteforce import Piece, Target
+from burr_bruteforce import count as count_with_holes
 from conftest import SPECS, built, checked_run, corpus_dir, run_one
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from cpsolve import engines
@@ -28,7 +30,7 @@ from cpsolve.engines.exact_cover import (
     search_for,
 )
 from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
-from cpsolve.engines.exact_cover.cover_search import FEWEST, LOWEST_CELL, CoverSearch
+from cpsolve.engines.exact_cover.cover_search import FEWEST, LOWEST_CELL, CoverSearch, fills_optional
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import ReadOptions, read_puzzle
 from cpsolve.limits import NO_DEADLINE
@@ -71,8 +73,8 @@ def small_packings(draw: st.DrawFn) -> dict[str, Any]:
     for name in names:
         least = draw(st.integers(0, 2))
         most = draw(st.integers(max(least, 1), 4))
-        pieces[name] = {"cells": [list(c) for c in SHAPES[name]], "copies": [least, most]}
-    pieces["cube"] = {"cells": [[0, 0, 0]], "copies": [0, draw(st.integers(0, 2))]}
+        pieces[name] = {"cells": [list(c) for c in SHAPES[name]], "min": least, "max": most}
+    pieces["cube"] = {"cells": [[0, 0, 0]], "min": 0, "max": draw(st.integers(0, 2))}
     return {"pieces": pieces, "target": {"cells": target}, "symmetry": "all"}
 
 
@@ -82,7 +84,7 @@ def test_the_box_search_meets_the_same_solutions_as_the_lowest_cell_search(data:
     try:
         puzzle = model_of(data)
     except CpsolveError:
-        return  # the volumes cannot match: refused before any search
+        reject()  # the volumes cannot match: refused before any search
     problem = puzzle.cover_problem()
     assert problem is not None
     whole = [Part(problem.forced, problem.excluded)]
@@ -97,8 +99,7 @@ def test_the_box_search_meets_the_same_solutions_as_the_lowest_cell_search(data:
 
 def _bruteforce_pieces(data: dict[str, Any]) -> dict[str, tuple[list[tuple[int, int, int]], int, int]]:
     return {
-        name: ([tuple(c) for c in piece["cells"]], piece["copies"][0], piece["copies"][1])
-        for name, piece in data["pieces"].items()
+        name: ([tuple(c) for c in piece["cells"]], piece["min"], piece["max"]) for name, piece in data["pieces"].items()
     }
 
 
@@ -333,6 +334,9 @@ def test_a_time_limit_stops_the_box_search_within_moments() -> None:
     assert report.identity_problems == []  # what was found is counted truly
 
 
+BRUTE_FORCE_CELLS = 12  # larger targets took the brute force seconds each
+
+
 @st.composite
 def packings_with_holes(draw: st.DrawFn) -> dict[str, Any]:
     """small_packings with some target cells optional (and sometimes a hole limit)."""
@@ -348,18 +352,36 @@ def packings_with_holes(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(packings_with_holes())
-def test_the_fewest_placements_search_meets_the_same_solutions_as_the_lowest_cell_search(data: dict[str, Any]) -> None:
+def test_every_search_meets_the_same_solutions_with_holes(data: dict[str, Any]) -> None:
+    """The fewest-placements search and the box search (both cell choices, holes as a choice of
+    their own) against the lowest-cell search, whole and in the parts of the run's breaking; and
+    the count against the independent brute force."""
     try:
         puzzle = model_of(data)
     except CpsolveError:
-        return
+        reject()  # the volumes cannot match: refused before any search
     problem = puzzle.cover_problem()
     assert problem is not None
     lowest = CoverSearch.of(problem)
     fewest = dataclasses.replace(lowest, choose=FEWEST)
+    boxes = [BoxSearch.of(problem, choose) for choose in (CHOOSE_AMONG, LOWEST)]
     parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
-    for split in ([Part(problem.forced, problem.excluded)], parts):
-        assert sorted(solutions(fewest, split)) == sorted(solutions(lowest, split))
+    whole = [Part(problem.forced, problem.excluded)]
+    for split in (whole, parts):
+        expected = sorted(solutions(lowest, split))
+        for other in (fewest, *boxes):
+            assert other is not None
+            assert sorted(solutions(other, split)) == expected
+    optional = {tuple(cell) for cell in data["target"].get("optional", [])}
+    if len(data["target"]["cells"]) + len(optional) > BRUTE_FORCE_CELLS:
+        return
+    target: Target = {tuple(cell): (tuple(cell) in optional, None) for cell in data["target"]["cells"]}
+    target.update({cell: (True, None) for cell in optional})
+    pieces: dict[str, Piece] = {
+        name: ({tuple(cell): None for cell in piece["cells"]}, piece["min"], piece["max"])
+        for name, piece in data["pieces"].items()
+    }
+    assert len(solutions(lowest, whole)) == count_with_holes(pieces, target, set(), data.get("max_holes"))[0]
 
 
 def test_the_fewest_placements_search_takes_the_sphere_grid_and_agrees_on_the_grid_examples() -> None:
@@ -389,12 +411,16 @@ def test_the_fewest_placements_search_takes_the_sphere_grid_and_agrees_on_the_gr
 def test_the_fewest_placements_search_takes_targets_whose_pieces_fill_many_optional_cells() -> None:
     """CubeInCage's pieces fill 32 of its 39 optional cells whatever the solution: the
     fewest-placements search (582 placements against the lowest-cell search's 20,859). Twelve
-    pentominoes in 6x11 with both end columns optional fill only 6: the lowest-cell search, whose
-    placements are cheaper (14 s against more than 21 s on that design)."""
+    pentominoes in 6x11 with both end columns optional fill only 6: the box search, whose
+    placements are cheaper (6.8 s against more than 21 s on that design)."""
     cage = read_puzzle(corpus_dir("burrtools") / "CubeInCage.xmpuzzle").model()[0].cover_problem()
-    assert cage is not None and CoverSearch.of(cage).choose == FEWEST
+    assert cage is not None and fills_optional(cage)
+    chosen = search_for(cage)
+    assert isinstance(chosen, CoverSearch) and chosen.choose == FEWEST
     data = yaml.safe_load((SPECS / "pentominoes_6x10.yaml").read_text())
     data["target"] = {"layers": [["+" + "#" * 9 + "+"] * 6]}
     data.pop("expected")
     pentominoes = model_of(data).cover_problem()
-    assert pentominoes is not None and CoverSearch.of(pentominoes).choose == LOWEST_CELL
+    assert pentominoes is not None and not fills_optional(pentominoes)
+    flat = search_for(pentominoes)
+    assert isinstance(flat, BoxSearch) and flat.choose == LOWEST and flat.max_holes == 6

@@ -205,11 +205,11 @@ def test_across_is_refused_where_cells_have_no_layers() -> None:
 def test_the_frontier_counts_as_the_brute_force(data: dict[str, Any]) -> None:
     """Random boxes with cells taken out and pieces with ranges of copies: the three counts by
     Burnside equal an independent brute force's classes."""
-    pieces = {name: ([tuple(c) for c in piece["cells"]], *piece["copies"]) for name, piece in data["pieces"].items()}
+    pieces = {
+        name: ([tuple(c) for c in piece["cells"]], piece["min"], piece["max"]) for name, piece in data["pieces"].items()
+    }
     target = [tuple(c) for c in data["target"]["cells"]]
     raw, rotations, unique = count(pieces, target)
-    for piece in data["pieces"].values():
-        piece["min"], piece["max"] = piece.pop("copies")
     report = run_in_memory(data, Path("generated.yaml"), engine=FRONTIER)
     assert (report.counts.raw, report.counts.rotations, report.counts.unique) == (raw, rotations, unique)
 

@@ -36,7 +36,7 @@ from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 
 from .box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
-from .cover_search import FEWEST, CoverSearch
+from .cover_search import FEWEST, CoverSearch, fills_optional
 
 SEARCH = "exact-cover search"  # the key of the model's search in `PuzzleModel.derived`
 STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s between checks
@@ -134,7 +134,9 @@ def search_for(problem: CoverProblem) -> CoverSearch | BoxSearch:
     every placement of a cell where the box search skips the pieces used and the placements
     that need a closed neighbour; docs/engines.md). Else the lowest-cell search."""
     layout = Layout.of(problem.positions) if problem.positions else None
-    box = None if layout is None else BoxSearch.of(problem, CHOOSE_AMONG if layout.three_d else LOWEST)
+    if layout is None or fills_optional(problem):
+        return CoverSearch.of(problem)
+    box = BoxSearch.of(problem, CHOOSE_AMONG if layout.three_d else LOWEST)
     return box if box is not None else CoverSearch.of(problem)
 
 

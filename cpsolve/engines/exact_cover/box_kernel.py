@@ -16,8 +16,9 @@ fewest placements that fit. Measured on the Bedlam cube: 280 million placements 
 Placements are listed by (cell, which of its neighbours are open, piece): only placements that
 leave the cell's closed neighbours alone are looked at, and only for pieces that are left, a
 piece set being one 64-bit word. The fitting placements of the chosen cell are kept per depth,
-so each is tried without looking again. A cell must be filled (no holes here: optional cells go
-to cover_kernel.py).
+so each is tried without looking again. A cell that may stay empty (optional) has one choice more
+while fewer than `max_holes` are empty: leaving it so, a hole, listed after its placements as -1
+and counted with them when cells are compared. Solutions are written without their holes.
 
 One function does it all, in one piece: as a separate function (even inlined by numba) the
 choice of the cell made the whole search 1.5 times slower (Bedlam 15.6 s against 10.2 s).
@@ -73,13 +74,15 @@ def search(
 ) -> tuple[int, int, int]:
     """Continue the search from `depth`; return (depth, solutions written to `found`, placements).
 
-    `tables`: words (a tuple whose length is the words the board needs), target (two words),
-    strides and valid (directions x 2 words) of the layout, choose, mask_low and mask_high and
-    atom_piece per placement, offsets / nonempty / entries of the lists (box_search.Tables),
-    least and most per piece, bit_of. `work` per depth d: boards[d],
+    `tables`: words (a tuple whose length is the words the board needs), target and optional
+    (two words each), max_holes and a tuple as long as it is positive (known when compiling),
+    strides and valid (directions x 2 words) of the layout, choose,
+    mask_low and mask_high and atom_piece per placement, offsets / nonempty / entries of the
+    lists (box_search.Tables), least and most per piece, bit_of. `work` per depth d: boards[d],
     fits[d, slots[d]] the placements that fit the cell chosen there (fit_count[d] of them, -1: not
-    chosen yet), positions[d] the next to try, chosen[d] the one made; left[p] counts piece p's
-    copies not placed and pieces_left[0] has bit p set while some are.
+    chosen yet), positions[d] the next to try, chosen[d] the one made (-1: cell_at[d] left
+    empty); left[p] counts piece p's copies not placed and pieces_left[0] has bit p set while
+    some are; holes[0] counts the cells left empty.
 
     Returns when the tree is exhausted (depth -1), `found` is full, or after `step_budget`
     placements. With `probes` > 0 it instead follows that many random paths from depth 0 and
@@ -91,6 +94,9 @@ def search(
     (
         words,
         target,
+        optional,
+        max_holes,
+        with_holes_flag,
         strides,
         valid,
         choose,
@@ -104,8 +110,10 @@ def search(
         most,
         bit_of,
     ) = tables
-    (left, pieces_left, boards, fits, fit_count, slots, positions, chosen, toward, candidates, estimate) = work
+    (left, pieces_left, boards, fits, fit_count, slots, positions, chosen, toward, candidates, estimate) = work[:11]
+    cell_at, holes = work[11:]
     two_words = len(words) == 2  # known when compiling: one-word boards skip the high word's work
+    with_holes = len(with_holes_flag) == 1  # so is this: searches that leave no cell empty skip the holes' work
     pieces = least.shape[0]
     directions = strides.shape[0]
     lists = np.int64(1) << directions
@@ -124,6 +132,8 @@ def search(
             open_high = target[1] & ~high if two_words else ZERO
             best = -1
             slot = 0
+            best_cell = 0
+            may_hole = with_holes and holes[0] < max_holes
             if open_low != ZERO or open_high != ZERO:
                 ones_low = ZERO
                 ones_high = ZERO
@@ -178,6 +188,7 @@ def search(
                         open_near |= int((toward[d, word] >> bit) & ONE) << d
                     key = cell * lists + open_near
                     row = 1 - slot if best < NO_BEST else slot
+                    hole = 1 if may_hole and (optional[word] >> bit) & ONE else 0
                     fit = 0
                     pieces_to_try = available & nonempty[key]
                     while pieces_to_try != ZERO:
@@ -187,15 +198,19 @@ def search(
                             atom = entries[j]
                             fits[depth, row, fit] = atom
                             fit += ((mask_low[atom] & low) | (mask_high[atom] & high)) == ZERO
-                        if fit >= best:
+                        if fit + hole >= best:
                             break
-                    if fit < best:
+                    if fit + hole < best:
+                        if hole:
+                            fits[depth, row, fit] = -1
                         slot = row
-                        best = fit
-                        if fit <= 1:
+                        best = fit + hole
+                        best_cell = cell
+                        if best <= 1:
                             break
             fit_count[depth] = best
             slots[depth] = slot
+            cell_at[depth] = best_cell
             positions[depth] = 0
             if best < 0:  # the board is full
                 fit_count[depth] = 0
@@ -205,8 +220,12 @@ def search(
                         if most[piece] - left[piece] < least[piece]:
                             enough = False
                     if enough:
-                        found[solutions, :depth] = chosen[:depth]
-                        found_length[solutions] = depth
+                        placed = 0
+                        for d in range(depth):
+                            if chosen[d] >= 0:
+                                found[solutions, placed] = chosen[d]
+                                placed += 1
+                        found_length[solutions] = placed
                         solutions += 1
         if probes > 0:
             if fit_count[depth] > 0:  # one random step down (from the root, each choice in turn)
@@ -221,6 +240,9 @@ def search(
                 probes_done += 1
                 while depth > 0:
                     depth -= 1
+                    if with_holes and chosen[depth] < 0:
+                        holes[0] -= 1
+                        continue
                     piece = atom_piece[chosen[depth]]
                     left[piece] += 1
                     available |= ONE << np.uint64(piece)
@@ -235,21 +257,32 @@ def search(
             positions[depth] = fit_count[depth] if probes > 0 else positions[depth] + 1
             steps += 1
             chosen[depth] = atom
-            piece = atom_piece[atom]
-            left[piece] -= 1
-            if left[piece] == 0:
-                available &= ~(ONE << np.uint64(piece))
-            boards[depth + 1, 0] = boards[depth, 0] | mask_low[atom]
-            if two_words:
-                boards[depth + 1, 1] = boards[depth, 1] | mask_high[atom]
+            if with_holes and atom < 0:  # the cell stays empty
+                holes[0] += 1
+                cell = cell_at[depth]
+                boards[depth + 1, 0] = boards[depth, 0]
+                if two_words:
+                    boards[depth + 1, 1] = boards[depth, 1]
+                boards[depth + 1, cell >> 6] |= ONE << np.uint64(cell & 63)
+            else:
+                piece = atom_piece[atom]
+                left[piece] -= 1
+                if left[piece] == 0:
+                    available &= ~(ONE << np.uint64(piece))
+                boards[depth + 1, 0] = boards[depth, 0] | mask_low[atom]
+                if two_words:
+                    boards[depth + 1, 1] = boards[depth, 1] | mask_high[atom]
             depth += 1
             fit_count[depth] = -1
             continue
         depth -= 1
         if depth >= 0:
-            piece = atom_piece[chosen[depth]]
-            left[piece] += 1
-            available |= ONE << np.uint64(piece)
+            if with_holes and chosen[depth] < 0:
+                holes[0] -= 1
+            else:
+                piece = atom_piece[chosen[depth]]
+                left[piece] += 1
+                available |= ONE << np.uint64(piece)
         if solutions == found.shape[0]:
             break
     pieces_left[0] = available

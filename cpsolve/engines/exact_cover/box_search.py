@@ -27,6 +27,8 @@ MAX_PIECES = 64  # the pieces left are one 64-bit word
 MAX_ENTRIES = 4_000_000  # list entries (placement, cell, open neighbours): 32 MB
 CHOOSE_AMONG = 8  # cells with the fewest open neighbours compared by fitting placements (box_kernel.py says why)
 LOWEST = 0  # `choose` for the lowest open cell
+HOLE = -1  # a choice that leaves an optional cell empty
+ESTIMATE = 10  # where `state` keeps Knuth's estimate
 
 
 @dataclass(frozen=True)
@@ -105,13 +107,15 @@ class BoxSearch:
     entry_atoms: Any  # the placement of each list entry
     least: Any
     most: Any
+    optional: Any  # uint64 (2,): the cells that may stay empty
+    max_holes: int  # how many of them may, at most
 
     @staticmethod
     def of(problem: CoverProblem, choose: int) -> BoxSearch | None:
         """The tables for the search (`choose`: LOWEST or CHOOSE_AMONG), or None when the problem
         is not one this search takes or its lists would be too large."""
         pieces = len(problem.piece_bounds)
-        if problem.optional or problem.piece_group or pieces > MAX_PIECES or not problem.positions:
+        if problem.piece_group or pieces > MAX_PIECES or not problem.positions:
             return None
         layout = Layout.of(problem.positions)
         if layout is None:
@@ -148,6 +152,8 @@ class BoxSearch:
             all_atoms[order],
             np.array([low for low, _ in problem.piece_bounds], np.int64),
             np.array([high for _, high in problem.piece_bounds], np.int64),
+            _words(layout.bit_of_cell[sorted(problem.optional)]),
+            problem.most_empty,
         )
 
     @property
@@ -195,6 +201,9 @@ class BoxSearch:
         return (
             (0,) if layout.target[1] == 0 else (0, 0),  # its length: how many words the board needs
             layout.target,
+            self.optional,
+            self.max_holes,
+            (0,) if self.max_holes > 0 else (),  # its length: whether holes are searched at all
             layout.strides,
             layout.valid,
             self.choose,
@@ -262,7 +271,8 @@ class BoxSearch:
         found = np.zeros((1, self.problem.cells + 1), np.int64)
         search(self.kernel_tables(left_out), work, 0, 0, 0, found, np.zeros(1, np.int64))
         fits, fit_count, slots = work[3], work[4], work[5]
-        return [int(a) for a in fits[0, slots[0], : max(int(fit_count[0]), 0)]]
+        choices = [int(a) for a in fits[0, slots[0], : max(int(fit_count[0]), 0)]]
+        return None if HOLE in choices else choices  # a part is the placements it makes
 
     def estimate(self, roots: Sequence[int], probes: int, seed: int = 1) -> float:
         """Placements of the search that first places one of `roots` (say, each kept placement of
@@ -282,7 +292,7 @@ class BoxSearch:
         if not fitting:
             return 0.0
         work = self._state(board, left, len(fitting))
-        fits, fit_count, estimate = work[3], work[4], work[-1]
+        fits, fit_count, estimate = work[3], work[4], work[ESTIMATE]
         fits[0, 0, : len(fitting)] = fitting
         fit_count[0] = len(fitting)
         estimate[1] = seed
@@ -298,15 +308,16 @@ class BoxSearch:
         if started is None or probes <= 0:
             return 0.0
         work = self._state(*started)
-        work[-1][1] = seed
+        work[ESTIMATE][1] = seed
         found = np.zeros((1, self.problem.cells + 1), np.int64)
         search(self.kernel_tables(left_out), work, 0, 2**62, probes, found, np.zeros(1, np.int64))
-        return float(work[-1][0]) / probes
+        return float(work[ESTIMATE][0]) / probes
 
 
 def state(cells: int, longest: int, choose: int, board: Any, left: Any, pieces_left: int) -> tuple[Any, ...]:
     """Fresh state for box_kernel.search (see there): per depth the boards, the lists of fitting
-    placements and where the search is in them; the copies left; scratch space."""
+    placements (and room for a hole after them) and where the search is in them; the copies
+    left; the holes made; scratch space."""
     depth_limit = cells + 1
     boards = np.zeros((depth_limit + 1, 2), np.uint64)
     boards[0] = board
@@ -314,7 +325,7 @@ def state(cells: int, longest: int, choose: int, board: Any, left: Any, pieces_l
         left.copy(),
         np.array([pieces_left], np.uint64),
         boards,
-        np.zeros((depth_limit + 1, 2, longest), np.int32),  # fits
+        np.zeros((depth_limit + 1, 2, longest + 1), np.int32),  # fits
         np.full(depth_limit + 1, -1, np.int64),  # fit_count
         np.zeros(depth_limit + 1, np.int64),  # slots
         np.zeros(depth_limit + 1, np.int64),  # positions
@@ -322,6 +333,8 @@ def state(cells: int, longest: int, choose: int, board: Any, left: Any, pieces_l
         np.zeros((6, 2), np.uint64),  # toward: open cells whose neighbour that way is open
         np.zeros(max(choose, 1), np.int64),  # candidates
         np.zeros(2, np.float64),  # estimate: the sum and the random generator's state
+        np.zeros(depth_limit + 1, np.int64),  # cell_at: the cell chosen at each depth
+        np.zeros(1, np.int64),  # holes
     )
 
 

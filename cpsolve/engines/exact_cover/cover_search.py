@@ -31,7 +31,7 @@ def _bits(ranks: Any, words: int) -> Any:
 FILLED_OPTIONAL = 16  # optional cells the pieces fill at least, from which the fewest-placements search takes them
 
 
-def _fills_optional(problem: CoverProblem) -> bool:
+def fills_optional(problem: CoverProblem) -> bool:
     """Whether the pieces fill at least FILLED_OPTIONAL optional cells whatever the solution (the
     optional cells less the most that may stay empty). The lowest-cell search decides each optional
     cell it reaches, filled or empty, and the fewest-placements search never branches on them but
@@ -42,15 +42,7 @@ def _fills_optional(problem: CoverProblem) -> bool:
     Prisgon 567,917 (0.039 s) against 145 (0.003 s; 47); twelve pentominoes in 6x11 with both end
     columns optional (6 filled) the other way: 131.9 million placements, 14.1 s, against more than
     21 s for a ninth of the solutions."""
-    if not problem.optional:
-        return False
-    sizes = np.zeros(len(problem.piece_bounds), np.int64)
-    sizes[problem.atom_piece] = (problem.atom_cells >= 0).sum(axis=1)
-    least_volume = int(sum(int(size) * low for size, (low, _) in zip(sizes, problem.piece_bounds, strict=True)))
-    most_empty = problem.cells - least_volume
-    if problem.max_holes is not None:
-        most_empty = min(most_empty, problem.max_holes)
-    return len(problem.optional) - most_empty >= FILLED_OPTIONAL
+    return bool(problem.optional) and len(problem.optional) - problem.most_empty >= FILLED_OPTIONAL
 
 
 def found_solutions(forced: list[int], found: Any, found_length: Any, written: int) -> list[Solution]:
@@ -77,7 +69,7 @@ class CoverSearch:
     group_spare: Any  # most minus least of each group
     max_holes: int
     # FEWEST where the family asks for it (CoverProblem.fewest_first) or pieces fill many optional
-    # cells (_fills_optional), without piece groups; else LOWEST_CELL.
+    # cells (fills_optional), without piece groups; else LOWEST_CELL.
     choose: int
 
     @staticmethod
@@ -112,7 +104,7 @@ class CoverSearch:
             group_most,
             group_spare,
             len(problem.optional) if problem.max_holes is None else problem.max_holes,
-            FEWEST if (problem.fewest_first or _fills_optional(problem)) and not problem.piece_group else LOWEST_CELL,
+            FEWEST if (problem.fewest_first or fills_optional(problem)) and not problem.piece_group else LOWEST_CELL,
         )
 
     def start(self, forced: Sequence[int]) -> tuple[Any, Any, Any] | None:
