@@ -22,8 +22,8 @@ DEFAULT_MAX_FILE_MB = 8.0  # the largest puzzle file read: --max-file-size (mega
 DEFAULT_MAX_FILE_BYTES = int(DEFAULT_MAX_FILE_MB * 2**20)
 MOST_FILE_MB = 4096.0  # --max-file-size may not pass this (inf and 1e300 are refused, not overflowed)
 MOST_SECONDS = 1e9  # --time-limit may not pass this (about 31 years)
-# --max-memory: what the classes a listing run keeps (each with the keys of its images) may take.
-# Bedlam's 19,186 classes of 24 images take about 25 MB; 400 dominoes in a 20x20x2 box, whose
+# --max-memory: what the classes a listing run keeps (each with the keys it is found by) may take.
+# Bedlam's 19,186 classes take about 10 MB (25 MB when a key was kept per image); 400 dominoes in a 20x20x2 box, whose
 # classes never end, passed 3.7 GB before this bound.
 DEFAULT_MAX_CLASS_MB = 2048
 DEFAULT_MAX_CLASS_BYTES = DEFAULT_MAX_CLASS_MB * 2**20

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from bruteforce import burrtools_unique, count
 from conftest import checked_run
+from hypothesis import HealthCheck, given, reject, settings
+from test_box_search import model_of, small_packings
 
+from cpsolve.counting import Classifier, SolutionClass
+from cpsolve.engines import SearchOptions
+from cpsolve.engines.base import Part
+from cpsolve.engines.exact_cover import CoverEnumeration, parts_for
+from cpsolve.engines.exact_cover.cover_search import CoverSearch
+from cpsolve.errors import CpsolveError
+from cpsolve.limits import NO_DEADLINE
 from cpsolve.run import RunOptions
+from cpsolve.symmetry import choose_breaking
 
 SCREW = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 0, 1)]
 SCREW_MIRROR = [(1, 0, 0), (0, 0, 0), (0, 1, 0), (1, 0, 1)]
@@ -103,3 +114,45 @@ def test_burrtools_mirror_rule_is_reported_beside_cpsolves(tmp_path: Path) -> No
     report = checked_run(write_spec(tmp_path, "equal", pieces, target, symmetry))
     assert report.extra_counts == {}  # the rules agree: nothing more to report
     assert burrtools_unique(pieces, target) == report.counts.unique
+
+
+class _EveryImageStored(Classifier):
+    """The class store by the key of every valid image, as where parts turn on their own."""
+
+    @property
+    def _mirrors_are_one_coset(self) -> bool:
+        return False
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_packings())
+def test_classes_found_by_rotation_keys_are_those_found_by_every_image(data: dict[str, Any]) -> None:
+    """A class stored under the least key of its rotation class (and its mirror image's) holds
+    the same solutions, counts and orbit as one stored under every image's key; with the run's
+    breaking too, the weights adding up."""
+    try:
+        puzzle = model_of(data)
+    except CpsolveError:
+        reject()
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    search = CoverSearch.of(problem)
+    for used, parts in ((None, [Part(problem.forced, problem.excluded)]), (breaking, parts_for(problem, breaking))):
+        solutions = list(CoverEnumeration(search, parts, SearchOptions(), NO_DEADLINE))
+        by_rotation, by_image = Classifier(puzzle.group, used), _EveryImageStored(puzzle.group, used)
+        assert by_rotation._mirrors_are_one_coset
+        for classifier in (by_rotation, by_image):
+            classifier.add_batch(solutions)
+            assert classifier.identity_problems() == []
+        assert by_rotation.counts() == by_image.counts()
+        assert sorted(by_rotation.classes, key=_described) == sorted(by_image.classes, key=_described)
+        for classifier in (by_rotation, by_image):
+            numbers = [classifier.class_index(solution) for solution in solutions]
+            assert None not in numbers
+            representatives = [classifier.class_index(c.representative) for c in classifier.classes]
+            assert representatives == list(range(len(classifier.classes)))
+
+
+def _described(solution_class: SolutionClass) -> tuple[Any, ...]:
+    return (solution_class.representative, solution_class.valid_images, solution_class.stabiliser)

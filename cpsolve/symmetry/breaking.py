@@ -49,6 +49,24 @@ class Breaking:
         b = next((a for a in solution if a in self.second), -1)
         return self.weight.get((r, b)) or self.weight[(r, -1)]
 
+    def weights_of(self, atoms: Any) -> list[int]:
+        """`weight_of` each row of an array of solutions of one length (solutions x atoms)."""
+        rows = np.arange(atoms.shape[0])
+        r = atoms[rows, np.isin(atoms, self._first).argmax(axis=1)]
+        in_second = np.isin(atoms, self._second)
+        b = np.where(in_second.any(axis=1), atoms[rows, in_second.argmax(axis=1)], -1)
+        weight = self.weight
+        pairs = zip(r.tolist(), b.tolist(), strict=True)
+        return [weight.get((first, second)) or weight[(first, -1)] for first, second in pairs]
+
+    @cached_property
+    def _first(self) -> Any:
+        return np.array(sorted(self.first), np.int64)
+
+    @cached_property
+    def _second(self) -> Any:
+        return np.array(sorted(self.second), np.int64)
+
     @property
     def rank(self) -> tuple[int, float]:
         """Fewest kept atoms in the first set, then the smallest share retained.
