@@ -52,8 +52,8 @@ class Breaking:
     def weights_of(self, atoms: Any) -> list[int]:
         """`weight_of` each row of an array of solutions of one length (solutions x atoms)."""
         rows = np.arange(atoms.shape[0])
-        r = atoms[rows, np.isin(atoms, self._first).argmax(axis=1)]
-        in_second = np.isin(atoms, self._second)
+        r = atoms[rows, self._first[np.minimum(atoms, len(self._first) - 1)].argmax(axis=1)]
+        in_second = self._second[np.minimum(atoms, len(self._second) - 1)]
         b = np.where(in_second.any(axis=1), atoms[rows, in_second.argmax(axis=1)], -1)
         weight = self.weight
         pairs = zip(r.tolist(), b.tolist(), strict=True)
@@ -61,11 +61,12 @@ class Breaking:
 
     @cached_property
     def _first(self) -> Any:
-        return np.array(sorted(self.first), np.int64)
+        """Which atoms are in the first set (the last entry, past them all, in none)."""
+        return _members(self.first)
 
     @cached_property
     def _second(self) -> Any:
-        return np.array(sorted(self.second), np.int64)
+        return _members(self.second)
 
     @property
     def rank(self) -> tuple[int, float]:
@@ -82,6 +83,14 @@ class Breaking:
         share_first = 1 / len(self.first)
         share_second = 1 / len(self.second) if self.second else 1.0
         return sum(share_first * (share_second if b != -1 else 1.0) for _, b in self.weight)
+
+
+def _members(atoms: frozenset[int]) -> Any:
+    """A look-up of membership: True at each atom of the set, and one False entry past the
+    largest, where every larger atom is looked up."""
+    lookup = np.zeros(max(atoms, default=-1) + 2, bool)
+    lookup[list(atoms)] = True
+    return lookup
 
 
 @dataclass(frozen=True)
