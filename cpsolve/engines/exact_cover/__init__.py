@@ -6,10 +6,12 @@ the search is split into parts, one per kept atom r of the first breaking set: r
 the search starts, the first set's other atoms and the second set's atoms paired with r are left
 out. A part may be split further by the placements of the next cell (`part_keys`).
 
-Two searches, chosen by the target's shape (`search_for`): the lowest open cell in fill order
-(cover_search.py, any size, optional cells, groups) and, for targets that extend in three
-directions within 128 cells, the cell with the fewest open neighbours (box_search.py). Both run
-in bounded slices, so the time limit and Ctrl-C are honoured within about a tenth of a second
+Three searches, chosen by the target (`search_for`): the box search (box_search.py) on targets
+within 128 cells of bounding box, the cell with the fewest open neighbours where they extend in
+three directions and the lowest open cell where they are flat; the fewest-placements search
+(fewest_kernel.py) where pieces must fill many optional cells or the grid asks for it; the lowest
+open cell in fill order (cover_search.py, any size, groups) for the rest. All run in bounded
+slices, so the time limit and Ctrl-C are honoured within about a tenth of a second
 even where no solution turns up for a long time.
 """
 
@@ -127,8 +129,9 @@ def cell_choice(search: CoverSearch | BoxSearch) -> CellChoice:
 
 
 def search_for(problem: CoverProblem) -> CoverSearch | BoxSearch:
-    """The box search wherever it takes the problem (at most 128 cells of bounding box, no optional
-    cells or groups): where the target extends in all three directions filling the cell with the
+    """The fewest-placements search where the pieces fill many optional cells (`fills_optional`),
+    else the box search wherever it takes the problem (at most 128 cells of bounding box, no
+    groups): where the target extends in all three directions filling the cell with the
     fewest open neighbours, else the lowest open cell of a short-side-first order (pentominoes
     6x10: 0.12 s on the box search against 0.22 s on the lowest-cell search, whose tables look at
     every placement of a cell where the box search skips the pieces used and the placements

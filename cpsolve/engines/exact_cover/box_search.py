@@ -4,8 +4,8 @@ Chosen over the lowest-cell search (cover_kernel.py) wherever it takes the probl
 target extends in all three directions it fills the cell with the fewest open neighbours, which
 cut the Bedlam cube's search from 878 to 68 million placements (benchmarks/exact_cover_search.py);
 in 2-D the lowest open cell, in the same tree as the lowest-cell search but at half its time (pentominoes 6x10). It
-takes packings whose every target cell is filled (no optional cells), with at most 64 pieces and
-no piece groups; copies, ranges and pre-placed pieces are fine.
+takes packings with at most 64 pieces and no piece groups; copies, ranges, optional cells (a
+hole is one more choice at such a cell) and pre-placed pieces are fine.
 """
 
 from __future__ import annotations
