@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .cover_kernel import DE_BRUIJN, ONE, SHIFT, ZERO
+from .cover_kernel import DE_BRUIJN, ONE, SHIFT, ZERO, write_found
 
 Array = Any
 Tables = tuple[Any, ...]  # see `search`
@@ -220,12 +220,7 @@ def search(
                         if most[piece] - left[piece] < least[piece]:
                             enough = False
                     if enough:
-                        placed = 0
-                        for d in range(depth):
-                            if chosen[d] >= 0:
-                                found[solutions, placed] = chosen[d]
-                                placed += 1
-                        found_length[solutions] = placed
+                        write_found(found, found_length, solutions, chosen, depth)
                         solutions += 1
         if probes > 0:
             if fit_count[depth] > 0:  # one random step down (from the root, each choice in turn)

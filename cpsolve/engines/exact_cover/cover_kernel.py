@@ -65,6 +65,18 @@ def _enough(left: Array, least: Array, most: Array, group_left: Array, group_spa
 
 
 @njit(cache=True)
+def write_found(found: Array, found_length: Array, row: int, chosen: Array, depth: int) -> None:
+    """Write the placements chosen at levels 0 .. depth - 1 as solution `row`, without the holes
+    (-1): both searches' kernels hand their solutions on this way."""
+    written = 0
+    for level in range(depth):
+        if chosen[level] >= 0:
+            found[row, written] = chosen[level]
+            written += 1
+    found_length[row] = written
+
+
+@njit(cache=True)
 def _take(atom: int, atom_piece: Array, group_of: Array, left: Array, group_left: Array, sign: int) -> None:
     piece = atom_piece[atom]
     left[piece] -= sign
@@ -114,12 +126,7 @@ def search(
             cell = lowest_undecided(boards[depth], target, bit_of)
             if cell < 0:
                 if _enough(left, least, most, group_left, group_spare):
-                    written = 0
-                    for level in range(depth):
-                        if chosen[level] >= 0:
-                            found[count, written] = chosen[level]
-                            written += 1
-                    found_length[count] = written
+                    write_found(found, found_length, count, chosen, depth)
                     count += 1
                 depth -= 1
                 if depth >= 0:

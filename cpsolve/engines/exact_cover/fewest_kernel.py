@@ -33,6 +33,8 @@ from typing import Any
 
 from numba import njit
 
+from .cover_kernel import write_found
+
 Array = Any
 OPTIONAL_PHASE = -3  # cells[d] of a level that adds a placement on optional cells only
 
@@ -137,11 +139,7 @@ def search(
                     if written == found.shape[0]:
                         top_of[0] = top
                         return depth, written, steps
-                    length = 0
-                    for level in range(depth):
-                        found[written, length] = chosen[level]
-                        length += 1
-                    found_length[written] = length
+                    write_found(found, found_length, written, chosen, depth)
                     written += 1
                 cells[depth] = OPTIONAL_PHASE
                 after = depth > 0 and cells[depth - 1] == OPTIONAL_PHASE
