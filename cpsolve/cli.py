@@ -671,6 +671,36 @@ def generate_tiles_command(
         raise fail(error) from None
 
 
+@generate_app.command("packing")
+def generate_packing_command(
+    box: Annotated[str, typer.Option("--box", help="x by y by z, e.g. 9x9x9")],
+    pieces: Annotated[int, typer.Option("--pieces", min=1, help="how many pieces the filled cells are cut into")],
+    shell: Annotated[
+        int,
+        typer.Option("--shell", min=0, help="cells this close to a face must be filled, the inside may not (0: all)"),
+    ] = 0,
+    inside: Annotated[int, typer.Option("--inside", min=0, help="inside cells the planted pieces fill")] = 0,
+    colours: Annotated[
+        int, typer.Option("--colours", min=0, help="colour the shell's faces with this many colours")
+    ] = 0,
+    seed: Annotated[int, typer.Option("--seed")] = 1,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="write here instead of stdout")] = None,
+) -> None:
+    """A packing design: a box cut into random pieces, its shell filled and its inside free."""
+    from cpsolve.errors import CpsolveError
+    from cpsolve.files import write_file
+    from cpsolve.generate import PackingRequest, packing_spec_text, parse_box
+
+    try:
+        text = packing_spec_text(PackingRequest(parse_box(box), pieces, shell, inside, colours, seed))
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            write_file(output, text.encode("utf-8"), "the spec")
+    except CpsolveError as error:
+        raise fail(error) from None
+
+
 @app.command("convert")
 def convert_command(
     source: Annotated[Path, typer.Argument(help="any file cpsolve reads")],

@@ -1,8 +1,11 @@
-"""Edge-matching boards with a planted solution, to make and share instances of any size.
+"""Puzzles with a planted solution, to make and share instances of any size.
 
-Every edge of a solved board gets a random label (Eternity II style: the outer edges one border
-label, the edges between two frame tiles their own frame labels, the rest inner labels), then the
-tiles are cut out, shuffled and turned. The same arguments and seed always give the same file.
+Edge-matching boards: every edge of a solved board gets a random label (Eternity II style: the
+outer edges one border label, the edges between two frame tiles their own frame labels, the rest
+inner labels), then the tiles are cut out, shuffled and turned. Packings (the designs BurrTools
+users make): a box whose outer shell must be filled and whose inside may stay empty, cut into
+pieces that reach into the inside here and there, the shell's faces coloured if asked. The same
+arguments and seed always give the same file.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 from itertools import count
 
 from cpsolve.errors import CpsolveError
+from cpsolve.geometry import ROTATIONS, STEPS, Cell
 from cpsolve.limits import MAX_LABEL
 
 MAX_GENERATED_TILES = 256 * 256  # Eternity II is 16 x 16
@@ -137,3 +141,171 @@ def tiles_spec_text(request: TileBoardRequest) -> str:
         *(f"  - [{', '.join(str(v) for v in tile)}]" for tile in tiles),
     ]
     return "\n".join(lines) + "\n"
+
+
+MAX_GENERATED_CELLS = 32_768  # a 32x32x32 box
+MAX_GENERATED_COLOURS = 6  # one for each face of the box
+
+
+@dataclass(frozen=True)
+class PackingRequest:
+    size: tuple[int, int, int]
+    pieces: int
+    shell: int = 0  # cells this close to the surface must be filled (0: every cell)
+    inside: int = 0  # inside cells the planted pieces fill (the others stay empty)
+    colours: int = 0  # colour the shell by faces, with this many colours
+    seed: int = 1
+
+    def command(self) -> str:
+        """The command line that makes this packing again."""
+        words = [f"cpsolve generate packing --box {'x'.join(map(str, self.size))} --pieces {self.pieces}"]
+        if self.shell:
+            words.append(f"--shell {self.shell} --inside {self.inside}")
+        if self.colours:
+            words.append(f"--colours {self.colours}")
+        words.append(f"--seed {self.seed}")
+        return " ".join(words)
+
+    @property
+    def cells(self) -> list[Cell]:
+        x, y, z = self.size
+        return [(i, j, k) for k in range(z) for j in range(y) for i in range(x)]
+
+    def on_shell(self, cell: Cell) -> bool:
+        """Whether a cell must be filled: within `shell` of a face (every cell without a shell)."""
+        return not self.shell or min(min(c, s - 1 - c) for c, s in zip(cell, self.size, strict=True)) < self.shell
+
+    def check(self) -> None:
+        """Refuse, before any work, what makes no puzzle."""
+        volume = self.size[0] * self.size[1] * self.size[2]
+        if min(self.size) < 1 or volume > MAX_GENERATED_CELLS:
+            raise CpsolveError(f"--box must have 1 to {MAX_GENERATED_CELLS:,} cells (32x32x32), not {volume:,}")
+        if self.shell < 0 or self.inside < 0:
+            raise CpsolveError("--shell and --inside must be at least 0")
+        inner = sum(not self.on_shell(cell) for cell in self.cells)
+        if self.inside > inner:
+            raise CpsolveError(f"--inside {self.inside}: the box has only {inner} cells inside its shell")
+        filled = volume - inner + self.inside
+        if not 1 <= self.pieces <= filled:
+            raise CpsolveError(f"--pieces must be 1 to {filled:,}: the cells the pieces fill")
+        if not 0 <= self.colours <= MAX_GENERATED_COLOURS:
+            raise CpsolveError(f"--colours must be 0 to {MAX_GENERATED_COLOURS} (one per face of the box)")
+
+
+def parse_box(text: str) -> tuple[int, int, int]:
+    """'9x9x9' (x by y by z)."""
+    found = re.fullmatch(r"([0-9]{1,4})[xX]([0-9]{1,4})[xX]([0-9]{1,4})", text.strip())
+    if found is None:
+        raise CpsolveError(f"--box must look like 9x9x9, not {text[:20]!r}")
+    return int(found[1]), int(found[2]), int(found[3])
+
+
+def planted_packing(request: PackingRequest) -> tuple[list[list[Cell]], set[Cell]]:
+    """The planted solution's pieces (cells in the box) and the inside cells they fill: the shell
+    and `inside` cells grown inwards from it, cut into pieces grown side by side from random
+    seeds, the smallest piece growing next, so that sizes stay even."""
+    request.check()
+    rng = random.Random(request.seed)
+    filled = {cell for cell in request.cells if request.on_shell(cell)}
+    reached = _grown_inwards(request, filled, rng)
+    region = filled | reached
+    seeds = rng.sample(sorted(region), request.pieces)
+    piece_of = {cell: number for number, cell in enumerate(seeds)}
+    pieces = [[cell] for cell in seeds]
+    open_sides = [_neighbours(cell, region, piece_of) for cell in seeds]
+    while len(piece_of) < len(region):
+        growing = [number for number, sides in enumerate(open_sides) if sides]
+        smallest = min(len(pieces[number]) for number in growing)
+        number = rng.choice([n for n in growing if len(pieces[n]) == smallest])
+        cell = rng.choice(sorted(open_sides[number]))
+        piece_of[cell] = number
+        pieces[number].append(cell)
+        for sides in open_sides:
+            sides.discard(cell)
+        open_sides[number] |= _neighbours(cell, region, piece_of)
+    return pieces, reached
+
+
+def _grown_inwards(request: PackingRequest, filled: set[Cell], rng: random.Random) -> set[Cell]:
+    """`inside` cells of the inside, each beside the shell or one taken before."""
+    inner = {cell for cell in request.cells if cell not in filled}
+    reached: set[Cell] = set()
+    frontier = {cell for cell in inner if any(_moved(cell, d) in filled for d in range(6))}
+    while len(reached) < request.inside:
+        cell = rng.choice(sorted(frontier))
+        reached.add(cell)
+        frontier.discard(cell)
+        frontier |= {_moved(cell, d) for d in range(6)} & (inner - reached)
+    return reached
+
+
+def _moved(cell: Cell, direction: int) -> Cell:
+    dx, dy, dz = STEPS[direction]
+    return (cell[0] + dx, cell[1] + dy, cell[2] + dz)
+
+
+def _neighbours(cell: Cell, region: set[Cell], taken: dict[Cell, int]) -> set[Cell]:
+    return {near for near in (_moved(cell, d) for d in range(6)) if near in region and near not in taken}
+
+
+def _face_colour(request: PackingRequest, cell: Cell) -> str | None:
+    """The colour of a shell cell: that of the nearest face (the lowest-numbered of equals), the
+    six faces sharing `colours` colours in turn; inside cells have none."""
+    if not request.colours or not request.on_shell(cell) or not request.shell:
+        return None
+    distances = [
+        (min(c, s - 1 - c), axis * 2 + (c > (s - 1) / 2))
+        for axis, (c, s) in enumerate(zip(cell, request.size, strict=True))
+    ]
+    face = min(distances)[1]
+    return f"c{face % request.colours}"
+
+
+def packing_spec_text(request: PackingRequest) -> str:
+    """A YAML packing spec: the pieces turned at random and moved to the origin, the target's
+    filled, optional and coloured cells, one cell list per line."""
+    pieces, _ = planted_packing(request)
+    rng = random.Random(request.seed)
+    width = len(str(len(pieces)))
+    lines = [
+        f"name: Planted {'x'.join(map(str, request.size))} packing of {request.pieces} pieces (seed {request.seed})",
+        "description: >",
+        "  A random cut of a box into pieces (the shell filled, the inside free), pieces turned;",
+        f"  made by: {request.command()}",
+        "pieces:",
+    ]
+    for number, cells in enumerate(pieces):
+        turn = rng.choice(ROTATIONS)
+        coloured = {turn.apply(cell): _face_colour(request, cell) for cell in cells}
+        low = [min(cell[axis] for cell in coloured) for axis in range(3)]
+        moved = {(c[0] - low[0], c[1] - low[1], c[2] - low[2]): colour for c, colour in coloured.items()}
+        lines.append(f"  P{number + 1:0{width}d}:")
+        lines.append(f"    cells: {_cell_list(list(moved))}")
+        colours = _by_colour(moved)
+        if colours:
+            lines.append(
+                "    colours: {" + ", ".join(f"{name}: {_cell_list(cells)}" for name, cells in colours.items()) + "}"
+            )
+    shell = [cell for cell in request.cells if request.on_shell(cell)]
+    optional = [cell for cell in request.cells if not request.on_shell(cell)]
+    lines += ["target:", f"  cells: {_cell_list(shell)}"]
+    if optional:
+        lines.append(f"  optional: {_cell_list(optional)}")
+    target_colours = _by_colour({cell: _face_colour(request, cell) for cell in shell})
+    if target_colours:
+        lines.append("  colours:")
+        lines += [f"    {name}: {_cell_list(cells)}" for name, cells in target_colours.items()]
+        lines.append("colour_rule: [" + ", ".join(f"[{name}, {name}]" for name in target_colours) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _by_colour(colour_of: dict[Cell, str | None]) -> dict[str, list[Cell]]:
+    found: dict[str, list[Cell]] = {}
+    for cell, colour in sorted(colour_of.items()):
+        if colour is not None:
+            found.setdefault(colour, []).append(cell)
+    return dict(sorted(found.items()))
+
+
+def _cell_list(cells: list[Cell] | tuple[Cell, ...]) -> str:
+    return "[" + ", ".join(f"[{x}, {y}, {z}]" for x, y, z in sorted(cells)) + "]"
