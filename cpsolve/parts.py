@@ -118,7 +118,7 @@ def model_of(file: PuzzleFile, problem: str | None, build: BuildOptions, max_fil
 def _compile(unit: PartUnit) -> Prepared:
     model = model_of(unit.puzzle, unit.problem, unit.build, unit.max_file_bytes)
     engine = engines.DEFAULT.named(unit.engine)
-    engine.load()
+    engine.load_for(model)
     return engine.prepare(model, unit.breaking)
 
 

@@ -150,7 +150,7 @@ def prepare(puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Prepared
     uncounted = time.perf_counter() - building - build_seconds
     engine = options.engines.choose(options.engine, model)
     loading_started = time.perf_counter()
-    engine.load()
+    engine.load_for(model)
     uncounted += time.perf_counter() - loading_started
     choice = options.engines.choose_breaking(model, deadline) if options.symmetry_breaking else BreakingChoice(None)
     deadline.check("choosing the symmetry breaking")

@@ -424,3 +424,25 @@ def test_the_fewest_placements_search_takes_targets_whose_pieces_fill_many_optio
     assert pentominoes is not None and not fills_optional(pentominoes)
     flat = search_for(pentominoes)
     assert isinstance(flat, BoxSearch) and flat.choose == LOWEST and flat.max_holes == 6
+
+
+def test_a_run_loads_the_compiled_variant_its_search_takes_before_its_clock() -> None:
+    """The box search with holes (one word or two) and the fewest-placements search are loaded
+    by `load_for`, outside `seconds`, and only for puzzles whose search takes them."""
+    data = yaml.safe_load((SPECS / "pentominoes_6x10.yaml").read_text())
+    data["target"] = {"layers": [["+" + "#" * 9 + "+"] * 6]}
+    data.pop("expected")
+    cases = [
+        (model_of(data), ("holes", 2)),  # 66 cells
+        (read_puzzle(corpus_dir("burrtools") / "CubeInCage.xmpuzzle").model()[0], ("fewest", 0)),
+        (built(SPECS / "soma.yaml"), None),
+    ]
+    for puzzle, variant in cases:
+        engine = ExactCoverEngine()
+        engine.load_for(puzzle)
+        assert engine.variants == ({variant} if variant else set())
+        search = search_for(puzzle.cover_problem() or _problem("soma.yaml"))
+        if variant == ("holes", 2):
+            assert isinstance(search, BoxSearch) and search.max_holes == 6 and search.layout.target[1] != 0
+        if variant == ("fewest", 0):
+            assert isinstance(search, CoverSearch) and search.choose == FEWEST

@@ -245,6 +245,11 @@ class Engine(ABC):
         if self.required_module is not None:
             importlib.import_module(self.required_module)
 
+    def load_for(self, puzzle: PuzzleModel) -> None:
+        """`load`, and whatever more a run of this puzzle needs (an engine whose compiled code comes
+        in variants loads the one the puzzle takes), so that `seconds` leaves all loading out."""
+        self.load()
+
     @abstractmethod
     def takes(self, puzzle: PuzzleModel) -> bool:
         """Whether this engine can enumerate the puzzle."""

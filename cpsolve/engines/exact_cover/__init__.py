@@ -17,6 +17,7 @@ even where no solution turns up for a long time.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
 
@@ -37,7 +38,7 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 
-from .box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
+from .box_search import CHOOSE_AMONG, LOWEST, MAX_PIECES, BoxSearch, Layout
 from .cover_search import FEWEST, CoverSearch, fills_optional
 
 SEARCH = "exact-cover search"  # the key of the model's search in `PuzzleModel.derived`
@@ -55,6 +56,7 @@ class ExactCoverEngine(Engine):
 
     def __init__(self) -> None:
         self.loaded = False  # this instance's compiled searches are loaded in this process
+        self.variants: set[tuple[str, int]] = set()  # and these variants (`load_for`)
 
     def load(self) -> None:
         """Import numba and load both compiled searches (the box search for boards of one word and
@@ -62,9 +64,7 @@ class ExactCoverEngine(Engine):
         into numba's cache instead, several seconds)."""
         if self.loaded:
             return
-        cube = [(x, y, z) for z in range(2) for y in range(2) for x in range(2)]
-        slab = [(x, y, z) for z in range(5) for y in range(4) for x in range(4)]  # 80 cells: two words
-        line, block, wide = _one_piece(1), _one_piece(8, cube), _one_piece(80, slab)
+        line, block, wide = _one_piece(1), _one_piece(8, _BLOCK), _one_piece(80, _SLAB)
         for problem in (line, block, wide):
             search = search_for(problem)
             list(CoverEnumeration(search, [Part((), frozenset())], SearchOptions(), NO_DEADLINE))
@@ -72,6 +72,22 @@ class ExactCoverEngine(Engine):
         assert box is not None
         box.estimate((0,), probes=1)
         self.loaded = True
+
+    def load_for(self, puzzle: PuzzleModel) -> None:
+        """`load`, and the variant of a compiled search that only some puzzles take: the box
+        search with holes (for boards of one word or two: loading it in the run took 5 ms of
+        DemoPieceGenerator's 17) and the fewest-placements search."""
+        self.load()
+        variant = _variant(puzzle.cover_problem())  # built already: `takes` asked for it
+        if variant is None or variant in self.variants:
+            return
+        self.variants.add(variant)
+        if variant[0] == "fewest":
+            search: CoverSearch | BoxSearch | None = dataclasses.replace(CoverSearch.of(_one_piece(1)), choose=FEWEST)
+        else:
+            search = BoxSearch.of(_one_piece_and_a_hole(_BLOCK if variant[1] == 1 else _SLAB), CHOOSE_AMONG)
+        assert search is not None
+        list(CoverEnumeration(search, [Part((), frozenset())], SearchOptions(), NO_DEADLINE))
 
     def takes(self, puzzle: PuzzleModel) -> bool:
         return puzzle.cover_problem() is not None
@@ -91,6 +107,30 @@ class ExactCoverEngine(Engine):
         if search is None:
             raise ValueError(f"{puzzle.name}: not an exact cover")
         return ExactCoverPrepared(self, puzzle, breaking, search)
+
+
+_BLOCK = tuple((x, y, z) for z in range(2) for y in range(2) for x in range(2))  # one word
+_SLAB = tuple((x, y, z) for z in range(5) for y in range(4) for x in range(4))  # 80 cells: two words
+
+
+def _variant(problem: CoverProblem | None) -> tuple[str, int] | None:
+    """Which compiled variant beyond those `load` loads the problem's search takes, told cheaply
+    (without the search's tables, whose building a run counts): as `search_for` chooses."""
+    if problem is None or problem.piece_group:
+        return None
+    many_filled = fills_optional(problem)
+    layout = None if many_filled or not problem.positions else Layout.of(problem.positions)
+    if layout is not None and len(problem.piece_bounds) <= MAX_PIECES:
+        return ("holes", 1 if layout.target[1] == 0 else 2) if problem.most_empty else None
+    return ("fewest", 0) if problem.fewest_first or many_filled else None
+
+
+def _one_piece_and_a_hole(positions: Sequence[tuple[int, int, int]]) -> CoverProblem:
+    """One placement of one piece filling all but the last cell, which may stay empty."""
+    cells = len(positions)
+    return dataclasses.replace(
+        _one_piece(cells - 1, positions), cells=cells, fill_order=tuple(range(cells)), optional=frozenset({cells - 1})
+    )
 
 
 def _one_piece(cells: int, positions: Sequence[tuple[int, int, int]] = ()) -> CoverProblem:
