@@ -657,18 +657,23 @@ def generate_tiles_command(
 ) -> None:
     """An edge-matching board: random labels on a solved board, then tiles shuffled and turned."""
     from cpsolve.errors import CpsolveError
-    from cpsolve.files import write_file
     from cpsolve.generate import TileBoardRequest, parse_board, tiles_spec_text
 
     try:
         columns, rows = parse_board(board)
-        text = tiles_spec_text(TileBoardRequest(columns, rows, labels, border, frame_labels, match, seed))
-        if output is None:
-            typer.echo(text, nl=False)
-        else:
-            write_file(output, text.encode("utf-8"), "the spec")
+        _give_spec(tiles_spec_text(TileBoardRequest(columns, rows, labels, border, frame_labels, match, seed)), output)
     except CpsolveError as error:
         raise fail(error) from None
+
+
+def _give_spec(text: str, output: Path | None) -> None:
+    """A generated spec on stdout, or written to `output`."""
+    from cpsolve.files import write_file
+
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        write_file(output, text.encode("utf-8"), "the spec")
 
 
 @generate_app.command("packing")
@@ -688,15 +693,10 @@ def generate_packing_command(
 ) -> None:
     """A packing design: a box cut into random pieces, its shell filled and its inside free."""
     from cpsolve.errors import CpsolveError
-    from cpsolve.files import write_file
     from cpsolve.generate import PackingRequest, packing_spec_text, parse_box
 
     try:
-        text = packing_spec_text(PackingRequest(parse_box(box), pieces, shell, inside, colours, seed))
-        if output is None:
-            typer.echo(text, nl=False)
-        else:
-            write_file(output, text.encode("utf-8"), "the spec")
+        _give_spec(packing_spec_text(PackingRequest(parse_box(box), pieces, shell, inside, colours, seed)), output)
     except CpsolveError as error:
         raise fail(error) from None
 

@@ -251,7 +251,7 @@ def _neighbours(cell: Cell, region: set[Cell], taken: dict[Cell, int]) -> set[Ce
 def _face_colour(request: PackingRequest, cell: Cell) -> str | None:
     """The colour of a shell cell: that of the nearest face (the lowest-numbered of equals), the
     six faces sharing `colours` colours in turn; inside cells have none."""
-    if not request.colours or not request.on_shell(cell) or not request.shell:
+    if not request.colours or not request.on_shell(cell):
         return None
     distances = [
         (min(c, s - 1 - c), axis * 2 + (c > (s - 1) / 2))

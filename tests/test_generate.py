@@ -66,7 +66,7 @@ def test_generated_designs_count_as_burrtools_counts(tmp_path: Path) -> None:
         PackingRequest((4, 4, 4), pieces=10, shell=1, inside=4, seed=1),  # 10 unique, 240 raw
         PackingRequest((4, 4, 4), pieces=8, shell=1, inside=4, colours=2, seed=1),
         PackingRequest((4, 4, 4), pieces=8, shell=1, inside=4, colours=2, seed=2),
-        PackingRequest((5, 5, 2), pieces=6, seed=7),
+        PackingRequest((5, 5, 2), pieces=6, colours=2, seed=7),  # no shell: every cell coloured
     ]
     paths = [tmp_path / f"design{number}.xmpuzzle" for number in range(len(designs))]
     for design, path in zip(designs, paths, strict=True):
