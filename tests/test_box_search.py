@@ -33,6 +33,7 @@ from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSear
 from cpsolve.engines.exact_cover.cover_search import FEWEST, LOWEST_CELL, CoverSearch, fills_optional
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import ReadOptions, read_puzzle
+from cpsolve.generate import PackingRequest, packing_spec_text
 from cpsolve.limits import NO_DEADLINE
 from cpsolve.models import FAMILIES, CoverProblem, PuzzleModel
 from cpsolve.models.base import BuildOptions
@@ -446,3 +447,25 @@ def test_a_run_loads_the_compiled_variant_its_search_takes_before_its_clock() ->
             assert isinstance(search, BoxSearch) and search.max_holes == 6 and search.layout.target[1] != 0
         if variant == ("fewest", 0):
             assert isinstance(search, CoverSearch) and search.choose == FEWEST
+
+
+def test_a_slice_is_bounded_by_the_candidates_looked_at_not_only_by_placements() -> None:
+    """Where a cell's candidates clash by the thousand (big pieces on a big board) a slice of a
+    few placements could look at millions of them, and Ctrl-C waited: the lowest-cell search also
+    returns after EXAMINED_PER_STEP candidates per placement of its budget, and resumes where it
+    stopped; the fewest-placements search after KILLED_PER_STEP kills per placement."""
+    from cpsolve.engines.exact_cover.cover_kernel import EXAMINED_PER_STEP
+
+    design = PackingRequest((3, 3, 2), pieces=3, seed=1)
+    problem = model_of(yaml.safe_load(packing_spec_text(design))).cover_problem()
+    assert problem is not None
+    lowest = dataclasses.replace(CoverSearch.of(problem), choose=LOWEST_CELL)
+    whole = [Part(problem.forced, problem.excluded)]
+    expected = sorted(solutions(lowest, whole))
+    for search in (lowest, dataclasses.replace(lowest, choose=FEWEST)):
+        sliced = list(search.run(problem.forced, problem.excluded, 1, 16))
+        assert sorted(s for found, _ in sliced for s in found) == expected
+        assert all(steps <= 1 for _, steps in sliced)
+    slices = list(lowest.run(problem.forced, problem.excluded, 1, 16))
+    assert any(steps == 0 for _, steps in slices)  # stopped while looking, before a placement
+    assert EXAMINED_PER_STEP * len(slices) >= sum(steps for _, steps in slices)

@@ -35,6 +35,8 @@ from numba import njit
 
 from .cover_kernel import write_found
 
+KILLED_PER_STEP = 16  # placements a slice may kill per placement of its budget (cover_kernel.EXAMINED_PER_STEP)
+
 Array = Any
 OPTIONAL_PHASE = -3  # cells[d] of a level that adds a placement on optional cells only
 
@@ -129,6 +131,7 @@ def search(
     atoms = alive.shape[0]
     written = 0
     steps = 0
+    killed = 0  # placements killed: a slice is bounded by them too (each costs about a placement)
     top = top_of[0]
     while depth >= 0:
         exhausted = False  # this level has nothing (more) to try: back up
@@ -150,7 +153,7 @@ def search(
                 cells[depth] = cell
                 positions[depth] = cell_start[cell]
         if not exhausted:
-            if steps >= step_budget:
+            if steps >= step_budget or killed >= step_budget * KILLED_PER_STEP:
                 top_of[0] = top
                 return depth, written, steps
             cell = cells[depth]
@@ -172,6 +175,7 @@ def search(
                 chosen[depth] = atom
                 marks[depth] = top
                 steps += 1
+                before = top
                 for at in range(atom_start[atom], atom_start[atom + 1]):
                     covered = atom_cells[at]
                     if covered >= pieces_column:
@@ -186,6 +190,7 @@ def search(
                     for other in range(cell_start[pieces_column + piece], cell_start[pieces_column + piece + 1]):
                         if alive[column_atoms[other]]:
                             top = _kill(column_atoms[other], alive, count, atom_start, atom_cells, stack, top)
+                killed += top - before
                 depth += 1
                 cells[depth] = -1
                 continue
