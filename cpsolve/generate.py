@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import count
 
 from cpsolve.errors import CpsolveError
-from cpsolve.geometry import ROTATIONS, STEPS, Cell
+from cpsolve.geometry import ROTATIONS, Cell, step
 from cpsolve.limits import MAX_LABEL
 
 MAX_GENERATED_TILES = 256 * 256  # Eternity II is 16 x 16
@@ -230,22 +230,17 @@ def _grown_inwards(request: PackingRequest, filled: set[Cell], rng: random.Rando
     """`inside` cells of the inside, each beside the shell or one taken before."""
     inner = {cell for cell in request.cells if cell not in filled}
     reached: set[Cell] = set()
-    frontier = {cell for cell in inner if any(_moved(cell, d) in filled for d in range(6))}
+    frontier = {cell for cell in inner if any(step(cell, d) in filled for d in range(6))}
     while len(reached) < request.inside:
         cell = rng.choice(sorted(frontier))
         reached.add(cell)
         frontier.discard(cell)
-        frontier |= {_moved(cell, d) for d in range(6)} & (inner - reached)
+        frontier |= {step(cell, d) for d in range(6)} & (inner - reached)
     return reached
 
 
-def _moved(cell: Cell, direction: int) -> Cell:
-    dx, dy, dz = STEPS[direction]
-    return (cell[0] + dx, cell[1] + dy, cell[2] + dz)
-
-
 def _neighbours(cell: Cell, region: set[Cell], taken: dict[Cell, int]) -> set[Cell]:
-    return {near for near in (_moved(cell, d) for d in range(6)) if near in region and near not in taken}
+    return {near for near in (step(cell, d) for d in range(6)) if near in region and near not in taken}
 
 
 def _face_colour(request: PackingRequest, cell: Cell) -> str | None:
