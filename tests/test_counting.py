@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from bruteforce import burrtools_unique, count
-from conftest import checked_run
+from conftest import CORPUS, SPECS, built, checked_run
 from hypothesis import HealthCheck, given, reject, settings
 from test_box_search import model_of, small_packings
 
@@ -20,7 +21,8 @@ from cpsolve.engines.exact_cover.cover_search import CoverSearch
 from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE
 from cpsolve.run import RunOptions
-from cpsolve.symmetry import choose_breaking
+from cpsolve.symmetry import FirstSet, choose_breaking, first_sets
+from cpsolve.symmetry.breaking import _orbit_firsts, _preserving, _retained, _Stabilisers
 
 SCREW = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 0, 1)]
 SCREW_MIRROR = [(1, 0, 0), (0, 0, 0), (0, 1, 0), (1, 0, 1)]
@@ -156,3 +158,39 @@ def test_classes_found_by_rotation_keys_are_those_found_by_every_image(data: dic
 
 def _described(solution_class: SolutionClass) -> tuple[Any, ...]:
     return (solution_class.representative, solution_class.valid_images, solution_class.stabiliser)
+
+
+def _retained_one_stabiliser_at_a_time(option: FirstSet, second: list[int]) -> float:
+    """The share `choose_breaking` ranks by, as the definition reads: for each kept atom of the
+    first set, the second set's orbits under its stabiliser over the second set's size, or 1
+    where that stabiliser does not map the second set onto itself."""
+    share = 0.0
+    for rep in option.kept:
+        stabiliser = option.subgroup.fixing(rep)
+        if not second or len(_preserving(stabiliser, second)) != len(stabiliser):
+            share += 1.0
+            continue
+        share += len(np.unique(_orbit_firsts(np.asarray(second), stabiliser))) / len(second)
+    return share / len(option.atoms)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "burrtools-grids/HexSticks.xmpuzzle",  # 32 cells as candidate sets, each against every other
+        "burrtools/SolidSixPieceBurrs.xmpuzzle",
+        "t_tetracubes_6x6x2.yaml",  # no piece used once: cells
+        "soma.yaml",
+    ],
+)
+def test_second_sets_are_weighed_against_every_stabiliser_at_once_as_one_at_a_time(path: str) -> None:
+    puzzle = built(SPECS / path if path.endswith(".yaml") else CORPUS / path)
+    candidates = [list(candidate) for candidate in puzzle.breaking_candidates]
+    options = first_sets(puzzle.group, candidates)
+    assert options
+    for option in options[:4]:
+        stabilisers = _Stabilisers.of(option)
+        for second in [[], *(c for index, c in enumerate(candidates) if index != option.index)]:
+            assert _retained(option, stabilisers, second) == pytest.approx(
+                _retained_one_stabiliser_at_a_time(option, second), abs=1e-12
+            )
