@@ -11,7 +11,8 @@ chooses it), best of N, one core, for
   and filling in plain target order (z, then y, then x);
 - the box search (box_search.py) filling the lowest open cell (short side first), and, where the
   target extends in all three directions, the cell with the fewest open neighbours: the first
-  such cell (K=1), or among the first K the one with the fewest fitting placements (as runs do).
+  such cell (K=1), or among the first K the one with the fewest fitting placements (as runs do
+  on cubes); and every open cell and piece used once compared (as runs do on spheres).
 
 --search TEXT keeps only the searches whose label holds TEXT (say "K=8").
 
@@ -37,7 +38,7 @@ from cpsolve.engines import DEFAULT as ENGINES
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.breaking import FINAL_PROBES
 from cpsolve.engines.exact_cover import CoverEnumeration, ExactCoverEngine, parts_for, search_for
-from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
+from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, EVERY_OPEN_CELL, LOWEST, BoxSearch, Layout
 from cpsolve.engines.exact_cover.cover_search import CoverSearch
 from cpsolve.formats import read_puzzle
 from cpsolve.limits import Deadline
@@ -95,6 +96,8 @@ def searches(problem: CoverProblem) -> list[tuple[str, Search]]:
     if layout is not None and layout.three_d:
         found.append(("box, fewest neighbours, K=1", BoxSearch.of(problem, 1)))
         found.append((f"box, fewest neighbours, K={CHOOSE_AMONG}", BoxSearch.of(problem, CHOOSE_AMONG)))
+    if layout is not None:
+        found.append(("box, every cell and piece", BoxSearch.of(problem, EVERY_OPEN_CELL)))
     return [(label, search) for label, search in found if search is not None]
 
 

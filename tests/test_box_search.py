@@ -29,7 +29,7 @@ from cpsolve.engines.exact_cover import (
     parts_for,
     search_for,
 )
-from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSearch, Layout
+from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, EVERY_OPEN_CELL, LOWEST, BoxSearch, Layout
 from cpsolve.engines.exact_cover.cover_search import FEWEST, LOWEST_CELL, CoverSearch, fills_optional
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import ReadOptions, read_puzzle
@@ -90,7 +90,7 @@ def test_the_box_search_meets_the_same_solutions_as_the_lowest_cell_search(data:
     assert problem is not None
     whole = [Part(problem.forced, problem.excluded)]
     expected = sorted(solutions(CoverSearch.of(problem), whole))
-    for choose in (CHOOSE_AMONG, LOWEST):
+    for choose in (CHOOSE_AMONG, LOWEST, EVERY_OPEN_CELL):
         box = BoxSearch.of(problem, choose)
         assert box is not None
         assert sorted(solutions(box, whole)) == expected
@@ -354,7 +354,7 @@ def packings_with_holes(draw: st.DrawFn) -> dict[str, Any]:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(packings_with_holes())
 def test_every_search_meets_the_same_solutions_with_holes(data: dict[str, Any]) -> None:
-    """The fewest-placements search and the box search (both cell choices, holes as a choice of
+    """The fewest-placements search and the box search (every cell choice, holes as a choice of
     their own) against the lowest-cell search, whole and in the parts of the run's breaking; and
     the count against the independent brute force."""
     try:
@@ -365,7 +365,7 @@ def test_every_search_meets_the_same_solutions_with_holes(data: dict[str, Any]) 
     assert problem is not None
     lowest = CoverSearch.of(problem)
     fewest = dataclasses.replace(lowest, choose=FEWEST)
-    boxes = [BoxSearch.of(problem, choose) for choose in (CHOOSE_AMONG, LOWEST)]
+    boxes = [BoxSearch.of(problem, choose) for choose in (CHOOSE_AMONG, LOWEST, EVERY_OPEN_CELL)]
     parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
     whole = [Part(problem.forced, problem.excluded)]
     for split in (whole, parts):
@@ -404,9 +404,30 @@ def test_the_fewest_placements_search_takes_the_sphere_grid_and_agrees_on_the_gr
         expected = sorted(solutions(lowest, parts))
         assert sorted(solutions(fewest, parts)) == expected, name
         assert sorted(solutions(search_for(problem), parts)) == expected, name  # the box search where it takes it
-    assert isinstance(search_for(_problem("kanoodle_pyramid.yaml")), BoxSearch)  # square layers as a 5x5x5 box
+    pyramid = search_for(_problem("kanoodle_pyramid.yaml"))  # square layers as a 5x5x5 box
+    assert isinstance(pyramid, BoxSearch) and pyramid.choose == EVERY_OPEN_CELL
     sphere = read_puzzle(corpus / "BallRoom.xmpuzzle").model()[0].cover_problem()
     assert sphere is not None and CoverSearch.of(sphere).choose == FEWEST
+
+
+def test_on_spheres_comparing_every_cell_and_piece_meets_the_same_solutions_in_a_smaller_tree() -> None:
+    """The Kanoodle pyramid: the box's six directions are half a ball's neighbours, so the run
+    compares every open cell and the pieces used once (2.1 million placements with K = 8, 0.25
+    million so; benchmarks/exact_cover_search.py), and meets the same solutions."""
+    puzzle = built(SPECS / "kanoodle_pyramid.yaml")
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    placements = {}
+    found = {}
+    for choose in (CHOOSE_AMONG, EVERY_OPEN_CELL):
+        box = BoxSearch.of(problem, choose)
+        assert box is not None
+        enumeration = CoverEnumeration(box, parts, SearchOptions(), NO_DEADLINE)
+        found[choose] = sorted(enumeration)
+        placements[choose] = enumeration.steps
+    assert found[EVERY_OPEN_CELL] == found[CHOOSE_AMONG] and len(found[CHOOSE_AMONG]) > 300
+    assert placements[EVERY_OPEN_CELL] * 4 < placements[CHOOSE_AMONG]
 
 
 def test_the_fewest_placements_search_takes_targets_whose_pieces_fill_many_optional_cells() -> None:
@@ -428,25 +449,33 @@ def test_the_fewest_placements_search_takes_targets_whose_pieces_fill_many_optio
 
 
 def test_a_run_loads_the_compiled_variant_its_search_takes_before_its_clock() -> None:
-    """The box search with holes (one word or two) and the fewest-placements search are loaded
-    by `load_for`, outside `seconds`, and only for puzzles whose search takes them."""
+    """The box search with holes (one word or two) or comparing every open cell, and the
+    fewest-placements search, are loaded by `load_for`, outside `seconds`, and only for puzzles
+    whose search takes them: the run's search then compiles nothing new."""
+    from cpsolve.engines.exact_cover import box_kernel, fewest_kernel
+
     data = yaml.safe_load((SPECS / "pentominoes_6x10.yaml").read_text())
     data["target"] = {"layers": [["+" + "#" * 9 + "+"] * 6]}
     data.pop("expected")
     cases = [
-        (model_of(data), ("holes", 2)),  # 66 cells
-        (read_puzzle(corpus_dir("burrtools") / "CubeInCage.xmpuzzle").model()[0], ("fewest", 0)),
+        (model_of(data), ("box", 2, True, False)),  # 66 cells
+        (built(SPECS / "kanoodle_pyramid.yaml"), ("box", 2, False, True)),  # spheres in a 5x5x5 box
+        (read_puzzle(corpus_dir("burrtools") / "CubeInCage.xmpuzzle").model()[0], ("fewest", 0, False, False)),
         (built(SPECS / "soma.yaml"), None),
     ]
     for puzzle, variant in cases:
         engine = ExactCoverEngine()
         engine.load_for(puzzle)
         assert engine.variants == ({variant} if variant else set())
-        search = search_for(puzzle.cover_problem() or _problem("soma.yaml"))
-        if variant == ("holes", 2):
-            assert isinstance(search, BoxSearch) and search.max_holes == 6 and search.layout.target[1] != 0
-        if variant == ("fewest", 0):
-            assert isinstance(search, CoverSearch) and search.choose == FEWEST
+        problem = puzzle.cover_problem()
+        assert problem is not None
+        search = search_for(problem)
+        assert isinstance(search, CoverSearch if variant and variant[0] == "fewest" else BoxSearch)
+        compiled = len(box_kernel.search.signatures) + len(fewest_kernel.search.signatures)
+        first = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))[:1]
+        enumeration = CoverEnumeration(search, first, SearchOptions(max_solutions=1), NO_DEADLINE)
+        assert len(list(enumeration)) <= 1
+        assert len(box_kernel.search.signatures) + len(fewest_kernel.search.signatures) == compiled
 
 
 def test_a_slice_is_bounded_by_the_candidates_looked_at_not_only_by_placements() -> None:
@@ -462,10 +491,13 @@ def test_a_slice_is_bounded_by_the_candidates_looked_at_not_only_by_placements()
     lowest = dataclasses.replace(CoverSearch.of(problem), choose=LOWEST_CELL)
     whole = [Part(problem.forced, problem.excluded)]
     expected = sorted(solutions(lowest, whole))
-    for search in (lowest, dataclasses.replace(lowest, choose=FEWEST)):
-        sliced = list(search.run(problem.forced, problem.excluded, 1, 16))
-        assert sorted(s for found, _ in sliced for s in found) == expected
-        assert all(steps <= 1 for _, steps in sliced)
-    slices = list(lowest.run(problem.forced, problem.excluded, 1, 16))
-    assert any(steps == 0 for _, steps in slices)  # stopped while looking, before a placement
-    assert EXAMINED_PER_STEP * len(slices) >= sum(steps for _, steps in slices)
+    fewest = dataclasses.replace(lowest, choose=FEWEST)
+    for search, budget in ((lowest, 1), (fewest, 2)):
+        slices = list(search.run(problem.forced, problem.excluded, budget, 16))
+        assert sorted(s for found, _ in slices for s in found) == expected
+        steps = [placements for _, placements in slices]
+        assert all(placements <= budget for placements in steps)
+        # bounded by placements alone, every slice but the last would make its whole budget
+        assert any(placements < budget for placements in steps[:-1]), search.choose
+    looking = [placements for _, placements in lowest.run(problem.forced, problem.excluded, 1, 16)]
+    assert EXAMINED_PER_STEP * len(looking) >= sum(looking)

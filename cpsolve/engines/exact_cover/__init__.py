@@ -38,7 +38,7 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 
-from .box_search import CHOOSE_AMONG, LOWEST, MAX_PIECES, BoxSearch, Layout
+from .box_search import CHOOSE_AMONG, EVERY_OPEN_CELL, LOWEST, MAX_PIECES, BoxSearch, Layout
 from .cover_search import FEWEST, CoverSearch, fills_optional
 
 SEARCH = "exact-cover search"  # the key of the model's search in `PuzzleModel.derived`
@@ -56,7 +56,7 @@ class ExactCoverEngine(Engine):
 
     def __init__(self) -> None:
         self.loaded = False  # this instance's compiled searches are loaded in this process
-        self.variants: set[tuple[str, int]] = set()  # and these variants (`load_for`)
+        self.variants: set[tuple[str, int, bool, bool]] = set()  # and these variants (`load_for`)
 
     def load(self) -> None:
         """Import numba and load both compiled searches (the box search for boards of one word and
@@ -75,17 +75,20 @@ class ExactCoverEngine(Engine):
 
     def load_for(self, puzzle: PuzzleModel) -> None:
         """`load`, and the variant of a compiled search that only some puzzles take: the box
-        search with holes (for boards of one word or two: loading it in the run took 5 ms of
-        DemoPieceGenerator's 17) and the fewest-placements search."""
+        search with holes or comparing every open cell (for boards of one word or two: loading it
+        in the run took 5 ms of DemoPieceGenerator's 17) and the fewest-placements search."""
         self.load()
         variant = _variant(puzzle.cover_problem())  # built already: `takes` asked for it
         if variant is None or variant in self.variants:
             return
         self.variants.add(variant)
-        if variant[0] == "fewest":
+        kind, words, holes, every_cell = variant
+        if kind == "fewest":
             search: CoverSearch | BoxSearch | None = dataclasses.replace(CoverSearch.of(_one_piece(1)), choose=FEWEST)
         else:
-            search = BoxSearch.of(_one_piece_and_a_hole(_BLOCK if variant[1] == 1 else _SLAB), CHOOSE_AMONG)
+            positions = _BLOCK if words == 1 else _SLAB
+            problem = _one_piece_and_a_hole(positions) if holes else _one_piece(len(positions), positions)
+            search = BoxSearch.of(problem, EVERY_OPEN_CELL if every_cell else CHOOSE_AMONG)
         assert search is not None
         list(CoverEnumeration(search, [Part((), frozenset())], SearchOptions(), NO_DEADLINE))
 
@@ -96,11 +99,13 @@ class ExactCoverEngine(Engine):
         """Knuth's estimate on the box search. Only the 3-D estimates (fewest open neighbours)
         are steady: on pentominoes 6x10, 4096 paths put the X piece's search (2.5 million
         placements) anywhere from 1.9 to 5.5 million and another piece's (5.1 million) up to
-        177 million, so in 2-D the breaking keeps the fewest kept atoms."""
+        177 million, so in 2-D the breaking keeps the fewest kept atoms. Nor where every open
+        cell is compared (spheres): on the Kanoodle pyramid the probes took 0.29 s to choose a
+        set whose search was 0.03 s shorter than the fewest kept atoms'."""
         search = _search_of(puzzle)
         if not isinstance(search, BoxSearch):
             return None
-        return SearchEstimator(search.estimate, steady=search.choose != LOWEST)
+        return SearchEstimator(search.estimate, steady=search.choose == CHOOSE_AMONG)
 
     def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
         search = _search_of(puzzle)
@@ -113,16 +118,19 @@ _BLOCK = tuple((x, y, z) for z in range(2) for y in range(2) for x in range(2)) 
 _SLAB = tuple((x, y, z) for z in range(5) for y in range(4) for x in range(4))  # 80 cells: two words
 
 
-def _variant(problem: CoverProblem | None) -> tuple[str, int] | None:
+def _variant(problem: CoverProblem | None) -> tuple[str, int, bool, bool] | None:
     """Which compiled variant beyond those `load` loads the problem's search takes, told cheaply
-    (without the search's tables, whose building a run counts): as `search_for` chooses."""
+    (without the search's tables, whose building a run counts), as `search_for` chooses: the box
+    search's (board words, holes, every open cell compared) or the fewest-placements search."""
     if problem is None or problem.piece_group:
         return None
     many_filled = fills_optional(problem)
     layout = None if many_filled or not problem.positions else Layout.of(problem.positions)
     if layout is not None and len(problem.piece_bounds) <= MAX_PIECES:
-        return ("holes", 1 if layout.target[1] == 0 else 2) if problem.most_empty else None
-    return ("fewest", 0) if problem.fewest_first or many_filled else None
+        holes, every_cell = problem.most_empty > 0, problem.fewest_first
+        words = 1 if layout.target[1] == 0 else 2
+        return ("box", words, holes, every_cell) if holes or every_cell else None
+    return ("fewest", 0, False, False) if problem.fewest_first or many_filled else None
 
 
 def _one_piece_and_a_hole(positions: Sequence[tuple[int, int, int]]) -> CoverProblem:
@@ -161,6 +169,8 @@ class CellChoice(StrEnum):
 
 
 def cell_choice(search: CoverSearch | BoxSearch) -> CellChoice:
+    if isinstance(search, BoxSearch) and search.choose == EVERY_OPEN_CELL:
+        return CellChoice.FEWEST_PLACEMENTS
     if isinstance(search, BoxSearch) and search.choose != LOWEST:
         return CellChoice.FEWEST_NEIGHBOURS
     if isinstance(search, CoverSearch) and search.choose == FEWEST:
@@ -175,11 +185,14 @@ def search_for(problem: CoverProblem) -> CoverSearch | BoxSearch:
     fewest open neighbours, else the lowest open cell of a short-side-first order (pentominoes
     6x10: 0.12 s on the box search against 0.22 s on the lowest-cell search, whose tables look at
     every placement of a cell where the box search skips the pieces used and the placements
-    that need a closed neighbour; docs/engines.md). Else the lowest-cell search."""
+    that need a closed neighbour; docs/engines.md); where the family asks for the fewest
+    placements (spheres), comparing every open cell and the pieces used once. Else the
+    lowest-cell search."""
     layout = Layout.of(problem.positions) if problem.positions else None
     if layout is None or fills_optional(problem):
         return CoverSearch.of(problem)
-    box = BoxSearch.of(problem, CHOOSE_AMONG if layout.three_d else LOWEST)
+    choose = EVERY_OPEN_CELL if problem.fewest_first else CHOOSE_AMONG if layout.three_d else LOWEST
+    box = BoxSearch.of(problem, choose)
     return box if box is not None else CoverSearch.of(problem)
 
 

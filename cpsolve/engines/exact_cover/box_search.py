@@ -27,6 +27,7 @@ MAX_PIECES = 64  # the pieces left are one 64-bit word
 MAX_ENTRIES = 4_000_000  # list entries (placement, cell, open neighbours): 32 MB
 CHOOSE_AMONG = 8  # cells with the fewest open neighbours compared by fitting placements (box_kernel.py says why)
 LOWEST = 0  # `choose` for the lowest open cell
+EVERY_OPEN_CELL = 1 << 10  # `choose`: every open cell compared, and the pieces used exactly once (box_kernel.py)
 HOLE = -1  # a choice that leaves an optional cell empty
 ESTIMATE = 10  # where `state` keeps Knuth's estimate
 
@@ -112,7 +113,7 @@ class BoxSearch:
 
     @staticmethod
     def of(problem: CoverProblem, choose: int) -> BoxSearch | None:
-        """The tables for the search (`choose`: LOWEST or CHOOSE_AMONG), or None when the problem
+        """The tables for the search (`choose`: LOWEST, CHOOSE_AMONG or EVERY_OPEN_CELL), or None when the problem
         is not one this search takes or its lists would be too large."""
         pieces = len(problem.piece_bounds)
         if problem.piece_group or pieces > MAX_PIECES or not problem.positions:
@@ -216,7 +217,25 @@ class BoxSearch:
             self.least,
             self.most,
             BIT_OF,
+            *self.piece_lists,
+            (0,) if self.choose == EVERY_OPEN_CELL else (),  # its length: whether every open cell is compared
         )
+
+    @cached_property
+    def piece_lists(self) -> tuple[Any, Any, Any]:
+        """For EVERY_OPEN_CELL, which also branches on a piece: each piece's placements
+        (`atoms[starts[p]:starts[p + 1]]`) and the pieces every solution uses exactly once (a
+        64-bit set), the only ones whose placements may be branched on. Empty for other choices."""
+        if self.choose != EVERY_OPEN_CELL:
+            return np.zeros(self.pieces + 1, np.int64), np.zeros(0, np.int32), np.zeros(1, np.uint64)
+        atoms = np.arange(self.problem.atoms)
+        if self.problem.excluded:
+            atoms = np.setdiff1d(atoms, np.array(sorted(self.problem.excluded), np.int64))
+        pieces = self.problem.atom_piece[atoms]
+        order = np.argsort(pieces, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(np.bincount(pieces, minlength=self.pieces))))
+        once = sum(1 << p for p, bounds in enumerate(self.problem.piece_bounds) if bounds == (1, 1))
+        return starts.astype(np.int64), atoms[order].astype(np.int32), np.array([once], np.uint64)
 
     def start(self, forced: Sequence[int]) -> tuple[Any, Any] | None:
         """The board and the copies left once the forced placements are made; None if they clash."""
