@@ -435,3 +435,28 @@ def test_a_cage_of_loose_cubes_ends_at_the_time_limit(tmp_path: Path) -> None:
     assert time.monotonic() - started < 60  # the limit's promise, with a margin for a busy machine
     assert report.stopped_by is StopReason.TIME_LIMIT and report.disassembly is not None
     assert report.disassembly.apart == 0 and report.disassembly.undecided == report.disassembly.checked
+
+
+def test_generated_designs_with_holes_and_colours_come_apart_as_burrtools_says(tmp_path: Path) -> None:
+    """Designs with cells that may stay empty, pieces reaching into them and colour rules
+    (`cpsolve generate packing`, written as BurrTools files): the assemblies that come apart and
+    their levels are the ones `burrTxt -d` prints."""
+    from cpsolve.generate import PackingRequest, packing_spec_text
+
+    designs = [
+        PackingRequest((4, 4, 4), pieces=10, shell=1, inside=4, seed=1),  # 10 assemblies
+        PackingRequest((4, 4, 4), pieces=8, shell=1, inside=4, colours=2, seed=2),
+        PackingRequest((5, 5, 2), pieces=6, colours=2, seed=7),
+    ]
+    for number, design in enumerate(designs):
+        spec, path = tmp_path / f"design{number}.yaml", tmp_path / f"design{number}.xmpuzzle"
+        spec.write_text(packing_spec_text(design))
+        converted = CliRunner().invoke(app, ["convert", str(spec), str(path)])
+        assert converted.exit_code == 0, converted.output
+        theirs = _burrtools_levels(path)
+        found = Found()
+        run_one(path, RunOptions(show=0, disassemble=True), on_new_class=found)
+        outcomes = [details["disassembly"] for _, _, details in found.found]
+        levels = [outcome["level"] for outcome in outcomes if outcome["outcome"] == str(Outcome.APART)]
+        assert theirs and Counter(levels) == Counter(theirs), design
+        _check_plans(found)
