@@ -45,7 +45,6 @@ class PackingModel(PuzzleModel):
         self._cover: CoverProblem | None = None
         misshapen = misshapen_fixed(puzzle)
         self.placements = placements(puzzle, options.max_atoms, deadline) + misshapen
-        self.atom_of = {(p.piece, p.cells, p.colours): i for i, p in enumerate(self.placements)}
         super().__init__(name=puzzle.name, kind="packing", atom_count=len(self.placements), group=SymmetryGroup(()))
         self.notes.extend(
             f"pre-placed {puzzle.pieces[p.piece].name!r} does not have that piece's shape; its cells count as used"
@@ -55,7 +54,7 @@ class PackingModel(PuzzleModel):
         self.fixed_atoms = self._fixed_atoms()
         self.colour_code = {name: n for n, name in enumerate(sorted(_colour_names(puzzle)), 1)}
         self._placement_keys = PlacementKeys.of(self.placements, puzzle.target, self.colour_code)
-        self.symmetry = PackingSymmetry(puzzle, self.placements, self._placement_keys, self.atom_of, self.notes)
+        self.symmetry = PackingSymmetry(puzzle, self.placements, self._placement_keys, self.notes)
         unplaceable = self._unplaceable()
         if unplaceable:
             # no solution, whatever the symmetries: do not build them (a target of many separate

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from math import prod
 from typing import Any
 
@@ -90,8 +91,19 @@ def fitting_shifts(
             fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
         else:
             fits = grid[np.asarray(codes)[None, :], moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
-        found.extend(tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist())
+        found.extend(_as_cells(moved[fits] + np.array(low)))
     return found
+
+
+def _as_cells(points: Any) -> list[tuple[Cell, ...]]:
+    """Placements (an array: placements x cells x 3) as tuples of cells, built by zip and map
+    rather than a tuple per cell in Python: on a 9x9x9 design of 76,000 placements 0.35 s -> 0.12 s."""
+    count, length = points.shape[0], points.shape[1]
+    if count == 0:
+        return []
+    flat = points.reshape(-1, 3)
+    cells = zip(flat[:, 0].tolist(), flat[:, 1].tolist(), flat[:, 2].tolist(), strict=True)
+    return list(zip(*[iter(cells)] * length, strict=True))
 
 
 def _lattice_shifts(cells: Any, grid: Any, low: Cell, room: Any, lattice: Grid) -> list[tuple[Cell, ...]]:
@@ -106,7 +118,7 @@ def _lattice_shifts(cells: Any, grid: Any, low: Cell, room: Any, lattice: Grid) 
         block = shifts[first : first + max(1, SHIFT_BLOCK // len(cells))]
         moved = cells[None, :, :] + block[:, None, :]
         fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
-        found.extend(tuple(map(tuple, p)) for p in (moved[fits] + np.array(low)).tolist())
+        found.extend(_as_cells(moved[fits] + np.array(low)))
     return found
 
 
@@ -301,7 +313,8 @@ class PlacementKeys:
             by_length.setdefault(len(placement.cells), []).append(row)
         codes_of: dict[tuple[tuple[Colour, ...] | None, int], list[int]] = {}
         for length, rows in by_length.items():
-            coordinates = np.array([placements[row].cells for row in rows], np.int64).reshape(len(rows), length, 3)
+            flat = chain.from_iterable(chain.from_iterable(placements[row].cells for row in rows))
+            coordinates = np.fromiter(flat, np.int64, count=len(rows) * length * 3).reshape(len(rows), length, 3)
             indexes = index_of(coordinates)
             order = np.argsort(indexes, axis=1, kind="stable")
             cells[rows, :length] = np.take_along_axis(indexes, order, axis=1)
