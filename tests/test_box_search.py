@@ -26,6 +26,7 @@ from cpsolve.engines.exact_cover import (
     CellChoice,
     CoverEnumeration,
     ExactCoverEngine,
+    ExactCoverPrepared,
     parts_for,
     search_for,
 )
@@ -428,6 +429,10 @@ def test_on_spheres_comparing_every_cell_and_piece_meets_the_same_solutions_in_a
         placements[choose] = enumeration.steps
     assert found[EVERY_OPEN_CELL] == found[CHOOSE_AMONG] and len(found[CHOOSE_AMONG]) > 300
     assert placements[EVERY_OPEN_CELL] * 4 < placements[CHOOSE_AMONG]
+    prepared = ExactCoverEngine().prepare(puzzle, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    assert isinstance(prepared, ExactCoverPrepared)
+    keys = [(atom,) for atom in sorted(prepared.breaking.first)][:4] if prepared.breaking else []
+    assert keys and prepared._largest_first(keys) is keys  # no estimates where they are dear and unsteady
 
 
 def test_the_fewest_placements_search_takes_targets_whose_pieces_fill_many_optional_cells() -> None:

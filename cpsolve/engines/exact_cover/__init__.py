@@ -246,9 +246,11 @@ class ExactCoverPrepared(Prepared):
 
     def _largest_first(self, keys: list[PartKey]) -> list[PartKey]:
         """The parts by estimated size, largest first, where the estimates are steady (3-D): the
-        workers take them in this order, so that no large part is left to run alone at the end."""
+        workers take them in this order, so that no large part is left to run alone at the end.
+        Not where every open cell is compared (spheres): 64 paths for each of the Kanoodle
+        pyramid's 107 parts took 0.046 s, a fifth of its run, and the parts are small."""
         search = self.search
-        if not isinstance(search, BoxSearch) or search.choose == LOWEST:
+        if not isinstance(search, BoxSearch) or search.choose != CHOOSE_AMONG:
             return keys
         size = {}
         for key in keys:
