@@ -431,7 +431,8 @@ def test_on_spheres_comparing_every_cell_and_piece_meets_the_same_solutions_in_a
     assert placements[EVERY_OPEN_CELL] * 4 < placements[CHOOSE_AMONG]
     prepared = ExactCoverEngine().prepare(puzzle, choose_breaking(puzzle.group, puzzle.breaking_candidates))
     assert isinstance(prepared, ExactCoverPrepared)
-    keys = [(atom,) for atom in sorted(prepared.breaking.first)][:4] if prepared.breaking else []
+    assert prepared.breaking is not None
+    keys: list[tuple[int, ...]] = [(atom,) for atom in sorted(prepared.breaking.first)[:4]]
     assert keys and prepared._largest_first(keys) is keys  # no estimates where they are dear and unsteady
 
 
