@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import yaml
 from conftest import SPECS, checked_run, corpus_dir, peer
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -86,6 +86,24 @@ def test_generic_grid_code_agrees_with_the_cube_fast_paths(cells: set[Cell], mir
     assert set(zip(map(tuple, generic.tolist()), generic_proper, strict=True)) == set(
         zip(map(tuple, fast.tolist()), fast_proper, strict=True)
     )  # the fast path keeps a map once per isometry that gives it, the generic one once
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(GRIDS), st.lists(st.tuples(*[st.integers(-3, 5)] * 3), min_size=1, max_size=8), st.booleans())
+def test_orientations_at_once_are_each_transformations_image_normalised(
+    grid: Grid, points: list[Cell], mirrors: bool
+) -> None:
+    """The orientations worked out for all transformations at once as arrays are, in the same
+    order, the distinct normalised images of the shape under each transformation in turn."""
+    cells: list[Cell] = sorted({p for p, ok in zip(points, grid.cell_mask(np.array(points)), strict=True) if ok})
+    assume(cells)  # none of the points a cell of this grid
+    array = np.array(cells, np.int64).reshape(-1, 3)
+    one_at_a_time: dict[Any, None] = {}
+    for transform in grid.group(mirrors):
+        moved = grid.image(array, transform)
+        if moved is not None:
+            one_at_a_time.setdefault(grid.normalise(moved), None)
+    assert Grid.orientations(grid, cells, mirrors) == list(one_at_a_time)
 
 
 def test_a_flat_ball_piece_lies_in_the_slanted_planes_too() -> None:

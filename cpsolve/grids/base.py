@@ -197,13 +197,45 @@ class Grid:
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - a grid lives as long as the program
     def _orientations(self, cells: tuple[Cell, ...], mirrors: bool) -> tuple[Shape, ...]:
-        array = np.asarray(cells, np.int64).reshape(-1, 3)
-        seen: dict[Shape, None] = {}
-        for transform in self.group(mirrors):
-            moved = self.image(array, transform)
-            if moved is not None:
-                seen.setdefault(self.normalise(moved), None)
-        return tuple(seen)
+        """`image` and `normalise` under every transformation at once, as arrays (the sphere
+        grid's 240, one at a time, took 0.04 s of the Kanoodle pyramid's 0.07 s model)."""
+        points = self.frame(np.asarray(cells, np.int64).reshape(-1, 3))
+        matrices, scales = self._stacked(mirrors)
+        turned = np.einsum("tij,nj->tni", matrices, points)
+        scale = scales[:, None, None]
+        relative = turned - turned[:, :1, :]
+        lands = ~(relative % scale).any(axis=(1, 2))
+        turned = np.where(scale != 1, relative // scale + points[0], turned)
+        count, length = turned.shape[0], turned.shape[1]
+        moved = self.unframe(turned.reshape(-1, 3)).reshape(count, length, 3)
+        if not self.lands_always:
+            lands &= self.cell_mask(moved.reshape(-1, 3)).reshape(count, length).all(axis=1)
+        moved = moved[lands]
+        if not len(moved):
+            return ()
+        moved = moved - self._lattice_shifts(moved.min(axis=1))[:, None, :]
+        base = int(moved.max()) + 1
+        keys = np.sort((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2], axis=1)
+        seen: dict[tuple[int, ...], None] = dict.fromkeys(map(tuple, keys.tolist()))
+        return tuple(tuple((key // (base * base), key // base % base, key % base) for key in shape) for shape in seen)
+
+    @functools.lru_cache(maxsize=16)  # noqa: B019 - one per grid and `mirrors`
+    def _stacked(self, mirrors: bool) -> tuple[Any, Any]:
+        """The group's matrices (transformations x 3 x 3) and scales, for `_orientations`."""
+        group = self.group(mirrors)
+        return (
+            np.array([transform.matrix for transform in group], np.int64).reshape(-1, 3, 3),
+            np.array([transform.scale for transform in group], np.int64),
+        )
+
+    def _lattice_shifts(self, lows: Any) -> Any:
+        """`lattice_shift` of many shapes at once, given each shape's least coordinates."""
+        period = np.asarray(self.period, np.int64)
+        blocks = np.floor_divide(lows, period)
+        if self.parity_axes:
+            odd = blocks[:, list(self.parity_axes)].sum(axis=1) % 2 == 1
+            blocks[odd, self.parity_axes[0]] -= 1
+        return blocks * period
 
     def coloured_orientations(
         self, cells: Sequence[Cell], colours: Sequence[Colour], mirrors: bool = False
