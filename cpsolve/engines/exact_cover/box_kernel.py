@@ -207,12 +207,18 @@ def search(
                     while pieces_to_try != ZERO:
                         group = key * pieces + _lowest(pieces_to_try, bit_of)
                         pieces_to_try &= pieces_to_try - ONE
-                        for j in range(offsets[group], offsets[group + 1]):
-                            atom = entries[j]
-                            fits[depth, row, fit] = atom
-                            fit += ((mask_low[atom] & low) | (mask_high[atom] & high)) == ZERO
-                            if fit + hole >= best:
-                                break
+                        if cells == 1:  # nothing to compare with: every placement of the cell is listed
+                            for j in range(offsets[group], offsets[group + 1]):
+                                atom = entries[j]
+                                fits[depth, row, fit] = atom
+                                fit += ((mask_low[atom] & low) | (mask_high[atom] & high)) == ZERO
+                        else:  # a count stops once it is no better than the best cell's
+                            for j in range(offsets[group], offsets[group + 1]):
+                                atom = entries[j]
+                                fits[depth, row, fit] = atom
+                                fit += ((mask_low[atom] & low) | (mask_high[atom] & high)) == ZERO
+                                if fit + hole >= best:
+                                    break
                         if fit + hole >= best:
                             break
                     if fit + hole < best:
