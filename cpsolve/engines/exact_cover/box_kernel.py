@@ -16,8 +16,9 @@ cell (fewest open neighbours first, each count stopped once it reaches the best 
 the pieces every solution uses exactly once, branching on the piece with fewer placements that
 fit than the best cell has (dancing links' choice of column, recounted instead of kept): on
 spheres, where the box's six directions are half a ball's twelve neighbours, it cut the Kanoodle
-pyramid from 2.1 million placements to 0.25 million and its search from 0.30 to 0.16 s; on the
-Bedlam cube it made 10 % fewer placements at 1.75 times the time, so cubes keep K = 8.
+pyramid from 2.1 million placements to 0.31 million and its search from 0.31 to 0.20 s (the
+run's breaking); on the Bedlam cube it made 10 % fewer placements at 1.75 times the time, so
+cubes keep K = 8.
 
 Placements are listed by (cell, which of its neighbours are open, piece): only placements that
 leave the cell's closed neighbours alone are looked at, and only for pieces that are left, a
