@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,12 @@ from cpsolve.engines.base import Part
 from cpsolve.engines.exact_cover import CoverEnumeration, parts_for
 from cpsolve.engines.exact_cover.cover_search import CoverSearch
 from cpsolve.errors import CpsolveError
-from cpsolve.limits import NO_DEADLINE
+from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.models.packing.symmetries import PackingSymmetry
 from cpsolve.run import RunOptions
 from cpsolve.symmetry import FirstSet, choose_breaking, first_sets
 from cpsolve.symmetry.breaking import _orbit_firsts, _preserving, _retained, _Stabilisers
+from cpsolve.symmetry.target import SymmetryArrays
 
 SCREW = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 0, 1)]
 SCREW_MIRROR = [(1, 0, 0), (0, 0, 0), (0, 1, 0), (1, 0, 1)]
@@ -194,3 +197,40 @@ def test_second_sets_are_weighed_against_every_stabiliser_at_once_as_one_at_a_ti
             assert _retained(option, stabilisers, second) == pytest.approx(
                 _retained_one_stabiliser_at_a_time(option, second), abs=1e-12
             )
+
+
+def _maps_one_placement_at_a_time(
+    symmetry: PackingSymmetry, arrays: SymmetryArrays, mirror: Sequence[int], deadline: Deadline
+) -> list[tuple[int, ...] | None]:
+    """The atom maps as the definition reads: each placement's cells moved, sorted and looked up."""
+    index = {cell: number for number, cell in enumerate(symmetry.puzzle.target)}
+    cells = [[index[cell] for cell in placement.cells] for placement in symmetry.placements]
+    maps: list[tuple[int, ...] | None] = []
+    for row, flags in zip(arrays.images.tolist(), arrays.mirrored.tolist(), strict=True):
+        placed = zip(symmetry.placements, cells, strict=True)
+        images = [symmetry._image_atom(placement, i, row, flags, mirror) for placement, i in placed]
+        maps.append(None if None in images else tuple(image for image in images if image is not None))
+    return maps
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "burrtools/PelikanBurr.xmpuzzle",  # pieces of several lengths, one of 200 cells
+        "burrtools/DraculasDentalDesaster.xmpuzzle",  # colours
+        "burrtools/CubeInCage.xmpuzzle",  # optional cells
+        "yass/figures/15_12_cube.soma",  # parts mirrored on their own
+        "foam_colours.yaml",
+        "kanoodle_pyramid.yaml",  # spheres
+        "hexiamonds_rhombus.yaml",  # prisms
+    ],
+)
+def test_atom_maps_by_piece_length_are_each_placements_image(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The symmetries as atom maps, computed for all placements of one length at once, equal
+    those worked out one placement at a time."""
+    source = SPECS / path if path.endswith(".yaml") else CORPUS / path
+    batched = built(source)
+    monkeypatch.setattr(PackingSymmetry, "_atom_maps", _maps_one_placement_at_a_time)
+    one_at_a_time = built(source)
+    assert [e.atom_map for e in batched.group.elements] == [e.atom_map for e in one_at_a_time.group.elements]
+    assert batched.group.order == one_at_a_time.group.order >= 2 or "15_12" in path

@@ -28,7 +28,7 @@ from cpsolve.symmetry import AtomSymmetry, Solution, SymmetryGroup
 
 from ..base import BuildOptions, Constraints, ConstraintsBuilder, CoverProblem, ModelBuilder, PuzzleModel
 from .drawing import PackingDrawing
-from .placements import PlacementKeys, fill_order, misshapen_fixed, placements
+from .placements import PlacementArrays, fill_order, misshapen_fixed, placements
 from .puzzle import PackingPuzzle, resolve
 from .symmetries import PackingSymmetry
 
@@ -53,8 +53,8 @@ class PackingModel(PuzzleModel):
         self.bounds = implied_bounds(puzzle)
         self.fixed_atoms = self._fixed_atoms()
         self.colour_code = {name: n for n, name in enumerate(sorted(_colour_names(puzzle)), 1)}
-        self._placement_keys = PlacementKeys.of(self.placements, puzzle.target, self.colour_code)
-        self.symmetry = PackingSymmetry(puzzle, self.placements, self._placement_keys, self.notes)
+        self._placement_arrays = PlacementArrays.of(self.placements, puzzle.target, self.colour_code)
+        self.symmetry = PackingSymmetry(puzzle, self.placements, self._placement_arrays, self.notes)
         unplaceable = self._unplaceable()
         if unplaceable:
             # no solution, whatever the symmetries: do not build them (a target of many separate
@@ -156,9 +156,9 @@ class PackingModel(PuzzleModel):
 
     def _cover_problem(self) -> CoverProblem:
         puzzle, pieces = self.puzzle, self.puzzle.pieces
-        keys = self._placement_keys
-        atom_cells = np.where(keys.cells == len(self.puzzle.target), -1, keys.cells).astype(np.int64)
-        atom_piece = keys.pieces.astype(np.int64)
+        placed = self._placement_arrays
+        atom_cells = np.where(placed.cells == len(self.puzzle.target), -1, placed.cells).astype(np.int64)
+        atom_piece = placed.pieces.astype(np.int64)
         fixed_count = Counter(self.placements[a].piece for a in self.fixed_atoms)
         fixed = set(self.fixed_atoms)
         excluded = frozenset(
@@ -223,19 +223,19 @@ class PackingModel(PuzzleModel):
             for _, index in sorted(zip(size.tolist(), first.tolist(), strict=True))
             if target[index] not in self.puzzle.optional and target[index] not in fixed_cells
         ][:MAX_CELL_SETS]
-        keys = self._placement_keys.cells
+        cells = self._placement_arrays.cells
         in_search_order = self._in_search_order()
         return [
-            (target[index], in_search_order[(keys[in_search_order] == index).any(axis=1)].tolist()) for index in chosen
+            (target[index], in_search_order[(cells[in_search_order] == index).any(axis=1)].tolist()) for index in chosen
         ]
 
     def _in_search_order(self) -> Any:
         """The atoms sorted by `search_rank` (first target cell, then atom), as an int64 array."""
-        return np.lexsort((np.arange(self.atom_count), self._placement_keys.cells[:, 0]))
+        return np.lexsort((np.arange(self.atom_count), self._placement_arrays.cells[:, 0]))
 
     def _search_rank(self) -> list[tuple[int, int]]:
         """Placements by their first target cell: branching then fills the target in order."""
-        first_cell = self._placement_keys.cells[:, 0].tolist()  # each row's cells are sorted
+        first_cell = self._placement_arrays.cells[:, 0].tolist()  # each row's cells are sorted
         return [(cell, atom) for atom, cell in enumerate(first_cell)]
 
     def extra_counts(self, classifier: Classifier) -> dict[str, int]:

@@ -1,6 +1,6 @@
 """Where each piece can go: every de-duplicated placement (piece, cells, colours) in the target,
-found with whole arrays of shifts at once; and the placements as sorted integer keys, so that a
-symmetry's image of every placement is looked up in one search.
+found with whole arrays of shifts at once; and the placements as arrays (piece, sorted cell
+indexes, colours), from which the searches' atoms and the symmetries' atom maps are made.
 """
 
 from __future__ import annotations
@@ -285,24 +285,18 @@ def misshapen_fixed(puzzle: PackingPuzzle) -> list[Placement]:
 
 
 @dataclass(frozen=True)
-class PlacementKeys:
-    """Every placement as one key (piece, its sorted target cell indexes, their colours), so that
-    the image of all placements under a symmetry is found with a few array operations instead of
-    a sort and a dictionary look-up per placement (the yass corpus spent most of its time there).
-
-    The key is one integer in mixed radix where that fits in 63 bits (small pieces in small
-    targets: fastest), else the row of numbers compared as bytes (BurrTools' big burr pieces).
-    """
+class PlacementArrays:
+    """Every placement as arrays: its piece, its target cell indexes sorted, their colours. The
+    searches' atoms and the symmetries' atom maps (symmetries.py) are made from these with array
+    operations instead of a sort and a dictionary look-up per placement (the yass corpus spent
+    most of its time there)."""
 
     cells: Any  # placements x longest piece: target cell indexes, sorted, padded with len(target)
     colours: Any | None  # the same shape: colour codes of those cells (0: none); None: uncoloured
     pieces: Any
-    radix: int  # 0: keys are byte rows
-    sorted_keys: Any
-    order: Any
 
     @staticmethod
-    def of(placements: Sequence[Placement], target: Sequence[Cell], colour_code: Mapping[str, int]) -> PlacementKeys:
+    def of(placements: Sequence[Placement], target: Sequence[Cell], colour_code: Mapping[str, int]) -> PlacementArrays:
         width = max((len(p.cells) for p in placements), default=1)
         small = np.int16 if len(target) < 2**15 - 1 else np.int32
         cells = np.full((len(placements), width), len(target), dtype=small)
@@ -324,26 +318,7 @@ class PlacementKeys:
                 )
                 colours[rows, :length] = np.take_along_axis(codes.reshape(len(rows), length), order, axis=1)
         pieces = np.array([p.piece for p in placements], dtype=small)
-        radix = len(target) + 1
-        piece_count = int(pieces.max()) + 1 if len(pieces) else 1
-        fits = colours is None and piece_count * radix**width < 2**62
-        keys = PlacementKeys._keys(pieces, cells, colours, radix if fits else 0)
-        order = np.argsort(keys, kind="stable")
-        return PlacementKeys(cells, colours, pieces, radix if fits else 0, keys[order], order)
-
-    def keys_of(self, pieces: Any, cells: Any, colours: Any | None) -> Any:
-        return self._keys(pieces, cells, colours, self.radix)
-
-    @staticmethod
-    def _keys(pieces: Any, cells: Any, colours: Any | None, radix: int) -> Any:
-        """Keys of placements (the last axis of cells and colours: one placement's)."""
-        if radix:
-            width = cells.shape[-1]
-            weights = radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
-            return pieces.astype(np.int64) * radix**width + cells.astype(np.int64) @ weights
-        parts = [pieces[..., None], cells] if colours is None else [pieces[..., None], cells, colours]
-        rows = np.ascontiguousarray(np.concatenate(parts, axis=-1).astype(cells.dtype))
-        return rows.view(np.dtype((np.void, rows.shape[-1] * rows.itemsize)))[..., 0]
+        return PlacementArrays(cells, colours, pieces)
 
 
 def _cell_index_grid(target: Sequence[Cell]) -> Callable[[Any], Any]:

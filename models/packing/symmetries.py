@@ -2,7 +2,8 @@
 
 A symmetry of the target (a rotation, or with symmetry `all` a reflection that maps the piece set
 onto itself, swapping mirror partners) maps every placement onto a placement; the maps are built
-for whole blocks of symmetries at once from the placements' integer keys. Where cpsolve does not
+for whole blocks of symmetries at once, the placements of each length apart, from keys of their
+sorted cells. Where cpsolve does not
 count a reflection but BurrTools would check it (its "mirror paradox"), those maps are kept too,
 for the `burrtools_unique` count.
 """
@@ -12,6 +13,8 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +39,7 @@ from cpsolve.symmetry import (
     target_symmetry_arrays,
 )
 
-from .placements import PlacementKeys
+from .placements import PlacementArrays
 from .puzzle import PackingPuzzle, Placement
 
 SYMMETRY_BLOCK_ENTRIES = 4_000_000  # array entries per block of symmetries mapped at once
@@ -59,12 +62,12 @@ class PackingSymmetry:
         self,
         puzzle: PackingPuzzle,
         placements: Sequence[Placement],
-        keys: PlacementKeys,
+        arrays: PlacementArrays,
         notes: list[str],
     ) -> None:
         self.puzzle = puzzle
         self.placements = placements
-        self._placement_keys = keys
+        self._placement_arrays = arrays
         self.atom_count = len(placements)
         self.notes = notes
         self.burrtools_mirrors: list[tuple[int, ...]] = []
@@ -177,32 +180,20 @@ class PackingSymmetry:
         placement without an image (a misshapen pre-placed piece). Whole blocks of symmetries at
         once: the image cells sorted (their colours moved along), the piece swapped for its mirror
         partner where the cells' part is reflected, and the resulting rows looked up."""
-        keys = self._placement_keys
+        placed = self._placement_arrays
         if not self.placements:
             return [()] * len(arrays)
-        outside = len(self.puzzle.target)  # the padding index maps to itself
-        images = np.pad(arrays.images, ((0, 0), (0, 1)), constant_values=outside).astype(keys.cells.dtype)
-        mirrored = np.pad(arrays.mirrored, ((0, 0), (0, 1)), constant_values=False)
-        mirror_of = np.asarray(mirror, dtype=keys.pieces.dtype)[keys.pieces]
-        block = max(1, SYMMETRY_BLOCK_ENTRIES // keys.cells.size)
-        maps: list[tuple[int, ...] | None] = []
-        for start in range(0, len(arrays), block):
-            moved = images[start : start + block][:, keys.cells]
-            colours = None
-            if keys.colours is None:
-                moved.sort(axis=2)
-            else:
-                order = np.argsort(moved, axis=2, kind="stable")
-                moved = np.take_along_axis(moved, order, axis=2)
-                colours = np.take_along_axis(np.broadcast_to(keys.colours, moved.shape), order, axis=2)
-            pieces = np.where(mirrored[start : start + block][:, keys.cells[:, 0]], mirror_of, keys.pieces)
-            codes = keys.keys_of(pieces, moved, colours)
-            position = np.minimum(np.searchsorted(keys.sorted_keys, codes), len(keys.sorted_keys) - 1)
-            found = (keys.sorted_keys[position] == codes).all(axis=1)  # a row each symmetry
-            for atom_map, ok in zip(keys.order[position].tolist(), found.tolist(), strict=True):
-                maps.append(tuple(atom_map) if ok else None)
-            deadline.check("mapping placements under the symmetries")
-        return maps
+        outside = len(self.puzzle.target)
+        atoms = np.zeros((len(arrays), len(self.placements)), np.int64)
+        lands = np.ones(len(arrays), bool)
+        lengths = (placed.cells < outside).sum(axis=1)
+        for length in np.unique(lengths).tolist():
+            rows = np.nonzero(lengths == length)[0]
+            group = _LengthGroup.of(placed, rows, length, outside)
+            found = group.images(arrays, mirror, deadline)
+            atoms[:, rows] = found
+            lands &= (found >= 0).all(axis=1)
+        return [tuple(row) if ok else None for row, ok in zip(atoms.tolist(), lands.tolist(), strict=True)]
 
     def _image_atom(
         self, placement: Placement, indexes: list[int], images: list[int], mirrored: list[bool], mirror: Sequence[int]
@@ -237,3 +228,68 @@ class PackingSymmetry:
             if not low <= sum(used[i] for i, p in enumerate(pieces) if p.bounds.group == name) <= high:
                 return False
         return True
+
+
+@dataclass(frozen=True)
+class _LengthGroup:
+    """The placements of one length (cells sorted, padding cut off) and their keys sorted, so
+    that each is moved and looked up at its own width: Pelikan's cage pads every placement to
+    200 cells, and sorting and comparing 200 columns for pieces of 40 took most of its model."""
+
+    rows: Any  # the placements of this length
+    cells: Any
+    colours: Any | None
+    pieces: Any
+    radix: int
+    sorted_keys: Any
+    order: Any
+
+    @staticmethod
+    def of(placed: PlacementArrays, rows: Any, length: int, outside: int) -> _LengthGroup:
+        cells = placed.cells[rows, :length]
+        colours = None if placed.colours is None else placed.colours[rows, :length]
+        pieces = placed.pieces[rows]
+        radix = outside + 1
+        piece_count = int(placed.pieces.max()) + 1
+        fits = colours is None and piece_count * radix**length < 2**62
+        codes = _row_keys(pieces, cells, colours, radix if fits else 0)
+        order = np.argsort(codes, kind="stable")
+        return _LengthGroup(rows, cells, colours, pieces, radix if fits else 0, codes[order], order)
+
+    def images(self, arrays: SymmetryArrays, mirror: Sequence[int], deadline: Deadline) -> Any:
+        """The atom each of the group's placements becomes under each symmetry (-1: none), whole
+        blocks of symmetries at once: the image cells sorted (their colours moved along), the
+        piece swapped for its mirror partner where the cells' part is reflected, the rows looked up."""
+        mirror_of = np.asarray(mirror, dtype=self.pieces.dtype)[self.pieces]
+        block = max(1, SYMMETRY_BLOCK_ENTRIES // max(self.cells.size, 1))
+        found = np.full((len(arrays), len(self.rows)), -1, np.int64)
+        for start in range(0, len(arrays), block):
+            moved = arrays.images[start : start + block][:, self.cells].astype(self.cells.dtype)
+            colours = None
+            if self.colours is None:
+                moved.sort(axis=2)
+            else:
+                order = np.argsort(moved, axis=2, kind="stable")
+                moved = np.take_along_axis(moved, order, axis=2)
+                colours = np.take_along_axis(np.broadcast_to(self.colours, moved.shape), order, axis=2)
+            reflected = arrays.mirrored[start : start + block][:, self.cells[:, 0]]
+            pieces = np.where(reflected, mirror_of, self.pieces)
+            codes = _row_keys(pieces, moved, colours, self.radix)
+            position = np.minimum(np.searchsorted(self.sorted_keys, codes), len(self.sorted_keys) - 1)
+            hit = self.sorted_keys[position] == codes
+            found[start : start + block] = np.where(hit, self.rows[self.order[position]], -1)
+            deadline.check("mapping placements under the symmetries")
+        return found
+
+
+def _row_keys(pieces: Any, cells: Any, colours: Any | None, radix: int) -> Any:
+    """One key per placement (the last axis of cells and colours: one placement's), equal only
+    for equal placements: one integer in mixed radix where `radix` is given (small pieces in
+    small targets: fastest), else the row of numbers compared as bytes (big burr pieces)."""
+    if radix:
+        width = cells.shape[-1]
+        weights = radix ** np.arange(width - 1, -1, -1, dtype=np.int64)
+        return pieces.astype(np.int64) * radix**width + cells.astype(np.int64) @ weights
+    parts = [pieces[..., None], cells] if colours is None else [pieces[..., None], cells, colours]
+    rows = np.ascontiguousarray(np.concatenate(parts, axis=-1).astype(cells.dtype))
+    return rows.view(np.dtype((np.void, rows.shape[-1] * rows.itemsize)))[..., 0]
