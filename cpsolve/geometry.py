@@ -90,11 +90,20 @@ def orientations(cells: Iterable[Cell], group: Sequence[Isometry] = ROTATIONS) -
 
 @functools.lru_cache(maxsize=4096)
 def _orientations(cells: tuple[Cell, ...], group: tuple[Isometry, ...]) -> tuple[Shape, ...]:
-    """Cached: a run over many figures (the yass corpus) asks again and again for the same pieces."""
-    seen: dict[Shape, None] = {}
-    for iso in group:
-        seen.setdefault(normalise(transform(cells, iso)), None)
-    return tuple(seen)
+    """Cached: a run over many figures (the yass corpus) asks again and again for the same pieces.
+    Every image at once as arrays, each image's cells encoded as one number and sorted: a cell at
+    a time in Python took 35 ms of Dracula's 0.11 s model."""
+    if not group:
+        return ()
+    points = np.array(cells, np.int64).reshape(-1, 3)
+    axes = np.array([iso.axes for iso in group], np.int64)
+    signs = np.array([iso.signs for iso in group], np.int64)
+    moved = points[:, axes].transpose(1, 0, 2) * signs[:, None, :]  # images x cells x 3
+    moved -= moved.min(axis=1, keepdims=True)
+    base = int(moved.max()) + 1
+    keys = np.sort((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2], axis=1)
+    seen: dict[tuple[int, ...], None] = dict.fromkeys(map(tuple, keys.tolist()))
+    return tuple(tuple((key // (base * base), key // base % base, key % base) for key in shape) for shape in seen)
 
 
 Colour = str | None  # a cell's colour; None: uncoloured
