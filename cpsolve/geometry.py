@@ -124,17 +124,26 @@ def _coloured_orientations(
 ) -> tuple[ColouredShape, ...]:
     """Cached: a BurrTools file's large pieces are turned for their placements, their canonical
     forms and their mirror partners, twice (Dracula: 0.25 s of its 0.30 s building, before)."""
+    if not group:
+        return ()
     points = np.array(cells, np.int64).reshape(-1, 3)
     names = sorted({colour or "" for colour in colours})  # "" (none) first, as _cell_then_colour sorts
     ranks = np.array([names.index(colour or "") for colour in colours], np.int64)
-    seen: dict[ColouredShape, None] = {}
-    for iso in group:
-        moved = points[:, list(iso.axes)] * np.array(iso.signs, np.int64)
-        moved -= moved.min(axis=0)
-        order = np.lexsort((ranks, moved[:, 2], moved[:, 1], moved[:, 0])).tolist()
-        placed = [(x, y, z) for x, y, z in moved[order].tolist()]
-        seen.setdefault(tuple(zip(placed, [colours[i] for i in order], strict=True)), None)
-    return tuple(seen)
+    axes = np.array([iso.axes for iso in group], np.int64)
+    signs = np.array([iso.signs for iso in group], np.int64)
+    moved = points[:, axes].transpose(1, 0, 2) * signs[:, None, :]  # images x cells x 3
+    moved -= moved.min(axis=1, keepdims=True)
+    base, kinds = int(moved.max()) + 1, len(names)
+    keys = np.sort(((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2]) * kinds + ranks, axis=1)
+    seen: dict[tuple[int, ...], None] = dict.fromkeys(map(tuple, keys.tolist()))
+    named: list[Colour] = [name or None for name in names]
+    return tuple(
+        tuple(
+            ((key // kinds // base // base, key // kinds // base % base, key // kinds % base), named[key % kinds])
+            for key in shape
+        )
+        for shape in seen
+    )
 
 
 def _cell_then_colour(item: tuple[Cell, Colour]) -> tuple[Cell, str]:

@@ -118,6 +118,29 @@ def test_cube_orientations_at_once_are_each_isometrys_image_normalised(cells: se
     assert geometry.orientations(shape, group) == list(one_at_a_time)
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    st.dictionaries(
+        st.tuples(*[st.integers(-3, 4)] * 3), st.sampled_from([None, "red", "blue"]), min_size=1, max_size=10
+    ),
+    st.booleans(),
+)
+def test_coloured_cube_orientations_at_once_are_each_isometrys_image(
+    painted: dict[Cell, str | None], mirrors: bool
+) -> None:
+    """Coloured shapes too: in the same order, each isometry's image moved to the origin with
+    its colours carried along, sorted by cell."""
+    group = geometry.ISOMETRIES if mirrors else geometry.ROTATIONS
+    cells, colours = list(painted), list(painted.values())
+    one_at_a_time: dict[Any, None] = {}
+    for iso in group:
+        moved = geometry.transform(cells, iso)
+        low = [min(cell[axis] for cell in moved) for axis in range(3)]
+        shifted = [(x - low[0], y - low[1], z - low[2]) for x, y, z in moved]
+        one_at_a_time.setdefault(tuple(sorted(zip(shifted, colours, strict=True), key=lambda item: item[0])), None)
+    assert geometry.coloured_orientations(cells, colours, group) == list(one_at_a_time)
+
+
 def test_a_flat_ball_piece_lies_in_the_slanted_planes_too() -> None:
     """Three balls in a row and a bend of 120 degrees: the octahedral turns alone do not take the
     bend into every plane it can lie in; BurrTools' 120 turns do."""
