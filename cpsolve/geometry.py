@@ -99,9 +99,17 @@ def _orientations(cells: tuple[Cell, ...], group: tuple[Isometry, ...]) -> tuple
     axes = np.array([iso.axes for iso in group], np.int64)
     signs = np.array([iso.signs for iso in group], np.int64)
     moved = points[:, axes].transpose(1, 0, 2) * signs[:, None, :]  # images x cells x 3
-    moved -= moved.min(axis=1, keepdims=True)
-    base = int(moved.max()) + 1
-    keys = np.sort((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2], axis=1)
+    return distinct_shapes(moved - moved.min(axis=1, keepdims=True))
+
+
+def distinct_shapes(images: Any) -> tuple[Shape, ...]:
+    """The distinct shapes among images of one shape (an array: images x cells x 3, no
+    coordinate negative), each sorted, in the order first met: each image's cells encoded as one
+    number and sorted, so that images are compared as rows of numbers, not tuples of cells."""
+    if not len(images):
+        return ()
+    base = int(images.max()) + 1
+    keys = np.sort((images[..., 0] * base + images[..., 1]) * base + images[..., 2], axis=1)
     seen: dict[tuple[int, ...], None] = dict.fromkeys(map(tuple, keys.tolist()))
     return tuple(tuple((key // (base * base), key // base % base, key % base) for key in shape) for shape in seen)
 

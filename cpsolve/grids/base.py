@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from cpsolve.geometry import Cell, Colour, ColouredShape, Shape
+from cpsolve.geometry import Cell, Colour, ColouredShape, Shape, distinct_shapes
 
 Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
 
@@ -213,11 +213,7 @@ class Grid:
         moved = moved[lands]
         if not len(moved):
             return ()
-        moved = moved - self._lattice_shifts(moved.min(axis=1))[:, None, :]
-        base = int(moved.max()) + 1
-        keys = np.sort((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2], axis=1)
-        seen: dict[tuple[int, ...], None] = dict.fromkeys(map(tuple, keys.tolist()))
-        return tuple(tuple((key // (base * base), key // base % base, key % base) for key in shape) for shape in seen)
+        return distinct_shapes(moved - self._lattice_shifts(moved.min(axis=1))[:, None, :])
 
     @functools.lru_cache(maxsize=16)  # noqa: B019 - one per grid and `mirrors`
     def _stacked(self, mirrors: bool) -> tuple[Any, Any]:
