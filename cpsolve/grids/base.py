@@ -155,11 +155,7 @@ class Grid:
     def lattice_shift(self, cells: Any) -> Any:
         """The lattice translation that moves a shape to its normal place: its least block at 0
         (and, where blocks alternate, at the first block of the right parity)."""
-        period = np.asarray(self.period, np.int64)
-        blocks = np.floor_divide(np.asarray(cells, np.int64).min(axis=0), period)
-        if self.parity_axes and int(blocks[list(self.parity_axes)].sum()) % 2:
-            blocks[self.parity_axes[0]] -= 1
-        return blocks * period
+        return self._lattice_shifts(np.asarray(cells, np.int64).reshape(-1, 3).min(axis=0)[None, :])[0]
 
     def in_lattice(self, shifts: Any) -> Any:
         """Whether each row of an (n, 3) array is a translation the grid allows."""
@@ -225,7 +221,7 @@ class Grid:
         )
 
     def _lattice_shifts(self, lows: Any) -> Any:
-        """`lattice_shift` of many shapes at once, given each shape's least coordinates."""
+        """`lattice_shift` of many shapes at once, given each shape's least coordinates (rows)."""
         period = np.asarray(self.period, np.int64)
         blocks = np.floor_divide(lows, period)
         if self.parity_axes:
