@@ -3,9 +3,8 @@
 A symmetry of the target (a rotation, or with symmetry `all` a reflection that maps the piece set
 onto itself, swapping mirror partners) maps every placement onto a placement; the maps are built
 for whole blocks of symmetries at once, the placements of each length apart, from keys of their
-sorted cells. Where cpsolve does not
-count a reflection but BurrTools would check it (its "mirror paradox"), those maps are kept too,
-for the `burrtools_unique` count.
+sorted cells. Where cpsolve does not count a reflection but BurrTools would check it (its "mirror
+paradox"), those maps are kept too, for the `burrtools_unique` count.
 """
 
 from __future__ import annotations
