@@ -16,7 +16,10 @@ from typer.testing import CliRunner
 
 from cpsolve.cli import app
 from cpsolve.engines import SearchOptions
+from cpsolve.engines.base import breaking_parts
+from cpsolve.engines.breaking import choose
 from cpsolve.engines.cpsat import CpSatEngine
+from cpsolve.engines.tiles_dfs import TilesEngine
 from cpsolve.formats import read_puzzle
 from cpsolve.generate import TileBoardRequest, planted_tiles, tiles_spec_text
 from cpsolve.geometry import Cell
@@ -332,3 +335,63 @@ def test_building_a_large_board_looks_at_the_deadline_often(tmp_path: Path) -> N
     looked = deadline.looks  # type: ignore[attr-defined]
     model.constraints(deadline)
     assert deadline.looks > looked  # type: ignore[attr-defined]
+
+
+# -- the border label --------------------------------------------------------------------------
+
+
+def planted_board(rng: object, columns: int, rows: int, inner_labels: list[int]) -> list[list[int]]:
+    """A solved board cut into its tiles, each turned at random and the tiles shuffled: the border
+    label 0 on every outline edge, each inner edge a label drawn from `inner_labels`."""
+    draw = rng.choice  # type: ignore[attr-defined]
+    across = {(x, y): draw(inner_labels) for x in range(columns - 1) for y in range(rows)}
+    down = {(x, y): draw(inner_labels) for x in range(columns) for y in range(rows - 1)}
+    tiles = []
+    for y in range(rows):
+        for x in range(columns):
+            top = down.get((x, y - 1), 0)
+            right = across.get((x, y), 0)
+            bottom = down.get((x, y), 0)
+            left = across.get((x - 1, y), 0)
+            turn = rng.randrange(4)  # type: ignore[attr-defined]
+            tiles.append([top, right, bottom, left][turn:] + [top, right, bottom, left][:turn])
+    rng.shuffle(tiles)  # type: ignore[attr-defined]
+    return tiles
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from([(2, 2), (3, 2), (2, 3), (3, 3), (4, 2)]), st.booleans(), st.randoms(use_true_random=False))
+def test_border_label_inside_or_only_on_the_outline_matches_the_backtracker(
+    tmp_path: Path, board: tuple[int, int], inside: bool, rng: object
+) -> None:
+    """Where tiles show the border label exactly as often as the outline has edges, no tile may
+    turn one inwards (the model leaves those atoms out); where they show it more often, some lie
+    inside. Both engines, with and without breaking, count what the backtracker counts."""
+    columns, rows = board
+    tiles = planted_board(rng, columns, rows, [0, 1, 2] if inside else [1, 2])
+    path = tiles_spec(tmp_path, tiles, board, "equal", 0)
+    model = built(path)
+    borders = sum(tile.count(0) for tile in tiles)
+    assert model.border_inside == (borders > 2 * (columns + rows))  # type: ignore[attr-defined]
+    raw, rotations, unique = count(tiles, columns, rows, FITS["equal"], 0)
+    assert raw >= 1
+    for breaking, engine in ((breaking, engine) for breaking in (True, False) for engine in ENGINES):
+        report = checked_run(path, RunOptions(show=0, symmetry_breaking=breaking, engine=engine))
+        assert report.counts.as_dict() == {"raw": raw, "rotations": rotations, "unique": unique}
+
+
+def test_a_border_label_only_on_the_outline_leaves_corner_tiles_to_the_corners() -> None:
+    """A planted Eternity-style board: no atom turns a border edge inwards, so each corner tile has
+    one atom per corner and the symmetry breaking keeps one of them (one part, a corner first)."""
+    path = SPECS / "eternity" / "eternity_8x8.yaml"
+    model = built(path)
+    placements = model.placements  # type: ignore[attr-defined]
+    neighbours = model.neighbours  # type: ignore[attr-defined]
+    assert not model.border_inside  # type: ignore[attr-defined]
+    assert all(
+        atom.shown[side] != 0 for atom in placements for side in range(4) if neighbours[atom.position][side] >= 0
+    )
+    choice = choose(model, [TilesEngine()])
+    assert choice.kept == 1 and choice.label.startswith("tile ")
+    (corner,) = [placements[a].position for a in breaking_parts(choice.breaking)[0].forced]
+    assert corner in (0, 7, 56, 63)
