@@ -1,12 +1,13 @@
 """The tiles engine's fill orders side by side: placements, seconds and placements per second.
 
 Usage: python benchmarks/tiles_search.py [--boards 10x10,12x12] [--seeds 1,2,3,4,5] [--orders rows,frame]
-           [--cap SECONDS] [--labels 17] [--frame-labels 5] [--count] [--no-grow] [SPEC...]
+           [--cap SECONDS] [--labels 17] [--frame-labels 5] [--count] [--no-grow] [--no-race] [SPEC...]
 
 For each planted board (made as `cpsolve generate tiles --border 0`, with the given labels and
 seed) and each spec given, and each fill order: the search for a first solution (symmetry
 breaking as in a run), stopped at the cap; specs with `expected` counts (every spec with --count)
-are enumerated in full.
+are enumerated in full. A search for one solution races the order's mirror images as a run does
+(`--no-race`: the order alone).
 Times the search alone (model built, compiled search loaded). One line per board and order.
 """
 
@@ -30,13 +31,15 @@ from cpsolve.symmetry import choose_breaking
 
 
 def measure(
-    puzzle: PuzzleModel, order: str, first: bool, cap: float, grow: bool = True
+    puzzle: PuzzleModel, order: str, first: bool, cap: float, grow: bool = True, race: bool = True
 ) -> tuple[int, int, float, bool]:
     """(placements, solutions, seconds, finished) of one search."""
     board = puzzle.edge_matching()
     assert board is not None
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     search = TilesSearch(board, order, grow)
+    if not race:
+        search.raced_orders = search.raced_orders[:1]
     enumeration = TilesEnumeration(
         search, breaking_parts(breaking), SearchOptions(first_only=first), Deadline.after(cap)
     )
@@ -65,6 +68,7 @@ def main() -> None:
     parser.add_argument("--cap", type=float, default=60.0)
     parser.add_argument("--count", action="store_true", help="enumerate every spec in full")
     parser.add_argument("--no-grow", action="store_true", help="the fill order as it stands after a part's own tile")
+    parser.add_argument("--no-race", action="store_true", help="a search for one solution in the order alone")
     args = parser.parse_args()
     TilesEngine().load()
     orders = args.orders.split(",")
@@ -80,7 +84,9 @@ def main() -> None:
             puzzle, _ = read.model()
             first = read.find_one and not args.count
             for order in orders:
-                steps, solutions, seconds, finished = measure(puzzle, order, first, args.cap, not args.no_grow)
+                steps, solutions, seconds, finished = measure(
+                    puzzle, order, first, args.cap, not args.no_grow, not args.no_race
+                )
                 rate = steps / seconds / 1e6 if seconds else 0.0
                 rates[order].append(rate)
                 shown = f"{seconds:8.2f}" if finished else f"{'>' + format(args.cap, 'g'):>8}"

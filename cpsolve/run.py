@@ -169,6 +169,10 @@ def open_search(prepared: Prepared, puzzle: Puzzle, options: RunOptions, deadlin
     default = options.workers or compiled.default_workers(workers.cores())
     wanted = (options.workers or workers.cores()) if as_units else default
     split = as_units or wanted > 1 or prepared.engine.splits_by_default(prepared.puzzle)
+    if limited and not as_units and wanted > 1:
+        racing = compiled.racing(search, deadline, workers.workers_for(None, wanted))
+        if racing is not None:
+            return racing
     if compiled.breaking is None or limited or not split:
         return compiled.enumerate(search, deadline)
     runners = workers.workers_for(options.cluster, wanted)

@@ -30,7 +30,7 @@ import struct
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from multiprocessing.process import BaseProcess
 from typing import Any, Final
@@ -67,7 +67,7 @@ class Workers(ABC):
     remote: bool = True
 
     @abstractmethod
-    def stream(self, task: Task, units: Sequence[Any]) -> Iterator[Event]:
+    def stream(self, task: Task, units: Sequence[Any]) -> Generator[Event, None, None]:
         """Run `task` on each unit; (unit index, item) per item as it comes, then (index, DONE).
         Closing the iterator stops the work, running units included."""
 
@@ -78,7 +78,7 @@ class Workers(ABC):
 class InProcess(Workers):
     remote = False
 
-    def stream(self, task: Task, units: Sequence[Any]) -> Iterator[Event]:
+    def stream(self, task: Task, units: Sequence[Any]) -> Generator[Event, None, None]:
         for index, unit in enumerate(units):
             for item in task(unit):
                 yield index, item
@@ -91,7 +91,7 @@ class Forked(Workers):
     def __init__(self, processes: int) -> None:
         self.workers = processes
 
-    def stream(self, task: Task, units: Sequence[Any]) -> Iterator[Event]:
+    def stream(self, task: Task, units: Sequence[Any]) -> Generator[Event, None, None]:
         context = multiprocessing.get_context("fork")
         todo: multiprocessing.Queue[int | None] = context.Queue()
         results: multiprocessing.Queue[tuple[str, int, Any]] = context.Queue()
@@ -192,7 +192,7 @@ class OnDask(Workers):
         self.client = client
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
 
-    def stream(self, task: Task, units: Sequence[Any]) -> Iterator[Event]:
+    def stream(self, task: Task, units: Sequence[Any]) -> Generator[Event, None, None]:
         from distributed import as_completed
 
         futures = {self.client.submit(_all_items, task, unit, pure=False): index for index, unit in enumerate(units)}

@@ -3,30 +3,36 @@
 from __future__ import annotations
 
 import csv
+import os
+import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import SPECS, built, checked_run, corpus_dir
+from conftest import SPECS, built, checked_run, children_of, corpus_dir, run_one
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tiles_bruteforce import count
+from tiles_bruteforce import count, solved_boards
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
-from cpsolve.engines import SearchOptions
+from cpsolve.engines import SearchOptions, StopReason
 from cpsolve.engines.base import breaking_parts
 from cpsolve.engines.breaking import choose
 from cpsolve.engines.cpsat import CpSatEngine
-from cpsolve.engines.tiles_dfs import TilesEngine
+from cpsolve.engines.tiles_dfs import TilesEngine, TilesSearch
+from cpsolve.engines.tiles_dfs.order import mirrored_orders, row_scan
 from cpsolve.formats import read_puzzle
 from cpsolve.generate import TileBoardRequest, planted_tiles, tiles_spec_text
 from cpsolve.geometry import Cell
 from cpsolve.limits import Deadline
+from cpsolve.models import PuzzleModel
 from cpsolve.models.packing import shape_cells
 from cpsolve.run import RunOptions
 from cpsolve.spec import ShapeSpec, Source
+from cpsolve.symmetry import Solution
+from cpsolve.workers import Forked
 
 runner = CliRunner()
 ENGINES = ("cpsat", "tiles-dfs")
@@ -337,7 +343,7 @@ def test_building_a_large_board_looks_at_the_deadline_often(tmp_path: Path) -> N
     assert deadline.looks > looked  # type: ignore[attr-defined]
 
 
-# -- the border label --------------------------------------------------------------------------
+# -- the border label, and the race for one solution ---------------------------------------------
 
 
 def planted_board(rng: object, columns: int, rows: int, inner_labels: list[int]) -> list[list[int]]:
@@ -395,3 +401,91 @@ def test_a_border_label_only_on_the_outline_leaves_corner_tiles_to_the_corners()
     assert choice.kept == 1 and choice.label.startswith("tile ")
     (corner,) = [placements[a].position for a in breaking_parts(choice.breaking)[0].forced]
     assert corner in (0, 7, 56, 63)
+
+
+@pytest.mark.parametrize(("board", "images"), [((4, 4), 8), ((5, 3), 4), ((3, 5), 4), ((1, 4), 2)])
+def test_raced_orders_are_the_scan_from_every_corner(board: tuple[int, int], images: int) -> None:
+    columns, rows = board
+    orders = mirrored_orders(row_scan(columns, rows), columns, rows)
+    assert len(orders) == images == len({tuple(order) for order in orders})
+    for order in orders:
+        assert sorted(order) == list(range(columns * rows))
+        shorter = min(columns, rows)  # each image still runs along the shorter side first
+        line = order[:shorter]
+        assert len({p % columns for p in line}) == 1 or len({p // columns for p in line}) == 1
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(boards, st.integers(1, 3), st.randoms(use_true_random=False))
+def test_the_race_for_one_solution_finds_one_where_there_is_one(
+    tmp_path: Path, board: tuple[int, int], labels: int, rng: object
+) -> None:
+    """The race ends with a solution the backtracker knows of, or, on a board without one, as soon
+    as the first order has searched the whole part (the placements of that order alone)."""
+    columns, rows = board
+    tiles = [[rng.choice(range(labels + 1)) for _ in range(4)] for _ in range(columns * rows)]  # type: ignore[attr-defined]
+    path = tiles_spec(tmp_path, tiles, board, "equal")
+    if refused(path):
+        return
+    model = built(path)
+    solved = solved_boards(tiles, columns, rows, FITS["equal"])
+    board_model = model.edge_matching()
+    assert board_model is not None
+    for part in breaking_parts(choose(model, [TilesEngine()]).breaking):
+        search = TilesSearch(board_model)
+        raced = []
+        for solutions, steps in search.race(part, 1_000_000):  # a run stops at the first solution
+            raced.append(steps)
+            if solutions:
+                assert len(solutions) == 1 and shown_labels(model, solutions[0], columns * rows) in solved
+                break
+        else:
+            alone = list(search.run(part, 1_000_000, 1024))
+            assert not any(solutions for solutions, _ in alone)
+            assert sum(raced) == sum(steps for _, steps in alone)
+
+
+def shown_labels(model: PuzzleModel, solution: Solution, places: int) -> tuple[tuple[Hashable, ...], ...]:
+    """The labels each place shows in a solution, in reading order (the backtracker's record)."""
+    by_place = {model.placements[a].position: model.placements[a].shown for a in solution}  # type: ignore[attr-defined]
+    return tuple(by_place[place] for place in range(places))
+
+
+def test_the_race_ends_with_the_same_solution_every_time() -> None:
+    options = RunOptions(show=1, engine="tiles-dfs", search=SearchOptions(first_only=True))
+    first = run_one(SPECS / "eternity" / "eternity_8x8.yaml", options)
+    again = run_one(SPECS / "eternity" / "eternity_8x8.yaml", options)
+    assert first.shown == again.shown and first.counts.raw == 4
+
+
+@pytest.mark.parametrize("name", ["eternity/eternity_8x8.yaml", "tiles_frame_6x6.yaml"])
+def test_the_race_on_two_processes_ends_with_the_solution_of_one(name: str) -> None:
+    """In slices of 1,000 placements these boards are won in a later round by an order of either
+    process (the 8x8 by the fourth order, in its 34th round; the 6x6 by the seventh): the orders
+    dealt out to two processes end with the very solution the race in one process ends with,
+    whichever process reports first."""
+    model = built(SPECS / name)
+    board = model.edge_matching()
+    assert board is not None
+    (part,) = breaking_parts(choose(model, [TilesEngine()]).breaking)
+    search = TilesSearch(board)
+    alone = next(solutions for solutions, _ in search.race(part, 1000) if solutions)
+    shared = next(solutions for solutions, _ in search.race_on(Forked(2), part, 1000) if solutions)
+    assert shared == alone
+    report = run_one(
+        SPECS / name, RunOptions(show=0, engine="tiles-dfs", workers=2, search=SearchOptions(first_only=True))
+    )
+    assert (report.workers, report.stopped_by, report.identity_problems) == (2, StopReason.FIRST_SOLUTION, [])
+
+
+def test_the_race_on_two_processes_honours_the_time_limit_and_ends_its_processes() -> None:
+    """A planted 16x16 is far beyond a second's search: the run stops by the time limit, well
+    within the margin, and leaves no process behind."""
+    started = time.perf_counter()
+    report = run_one(
+        SPECS / "eternity" / "eternity_16x16.yaml",
+        RunOptions(show=0, engine="tiles-dfs", workers=2, search=SearchOptions(first_only=True, time_limit=1.0)),
+    )
+    assert time.perf_counter() - started < 30  # the limit's promise, with a margin for a busy machine
+    assert (report.stopped_by, report.solutions_enumerated, report.workers) == (StopReason.TIME_LIMIT, 0, 2)
+    assert children_of(os.getpid()) == set()

@@ -25,6 +25,7 @@ from typing import ClassVar
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
+from cpsolve.workers import Workers
 
 
 class StopReason(StrEnum):
@@ -217,6 +218,12 @@ class Prepared(ABC):
         if self.breaking is None:
             return []
         return [(r,) for r in dict.fromkeys(r for r, _ in self.breaking.weight)]
+
+    def racing(self, search: SearchOptions, deadline: Deadline, runners: Workers) -> Enumeration | None:
+        """A limited search (`--first`) that keeps the runners' processes busy, or None where the
+        engine has none: a limited run is not split into parts, whose solutions would come in an
+        order that depends on the processes' speed."""
+        return None
 
     def default_workers(self, cores: int) -> int:
         """Processes for `--workers 0`: the engine's choice for the puzzle."""

@@ -14,7 +14,10 @@ classifier. The fill order is chosen by measurement (`ORDERS`, docs/engines.md).
 
 from __future__ import annotations
 
+import functools
 import heapq
+import itertools
+import sys
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,8 +37,9 @@ from cpsolve.engines.base import (
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import EdgeMatching, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
+from cpsolve.workers import DONE, Workers
 
-from .order import DEFAULT_ORDER, fill_order
+from .order import DEFAULT_ORDER, fill_order, mirrored_orders
 
 MAX_LABELS = 255  # the tables hold (labels + 1)^2 entries per pair of keyed sides
 MAX_TABLE_ENTRIES = 16_000_000  # an orientation sits in one bucket per pair of labels its keyed sides fit
@@ -115,6 +119,7 @@ class TilesSearch:
         self.order_name = order_name
         self.grow = grow
         self.base_order = fill_order(order_name, board.columns, board.rows)
+        self.raced_orders = mirrored_orders(self.base_order, board.columns, board.rows)
         wall = board.labels
         self.fits = np.zeros((wall + 1, wall + 1), np.bool_)
         self.fits[:wall, :wall] = board.fits
@@ -136,11 +141,13 @@ class TilesSearch:
 
     # -- plans --------------------------------------------------------------------------------
 
-    def plan(self, first_places: Sequence[int]) -> Plan:
-        """The fill order with `first_places` (a part's pre-placed tiles) first, and per depth the
-        fixed sides: a neighbour placed earlier, or the board's edge where a border label is set.
-        Sides facing a neighbour key the table before the wall, being the more selective."""
-        order = self.ordered_after(first_places) if self.grow else self._plain_after(first_places)
+    def plan(self, first_places: Sequence[int], base: Sequence[int] | None = None) -> Plan:
+        """The fill order (`base`, default the engine's) with `first_places` (a part's pre-placed
+        tiles) first, and per depth the fixed sides: a neighbour placed earlier, or the board's edge
+        where a border label is set. Sides facing a neighbour key the table before the wall, being
+        the more selective."""
+        base = self.base_order if base is None else base
+        order = self.ordered_after(first_places, base) if self.grow else self._plain_after(first_places, base)
         depth_of = {place: depth for depth, place in enumerate(order)}
         depths = len(order)
         combo = np.zeros(depths, np.int64)
@@ -165,11 +172,11 @@ class TilesSearch:
             combo[depth] = self._combo(tuple(side for side, _ in keys))
         return Plan(np.array(order, np.int64), combo, key_side, key_place, check_side, check_place)
 
-    def _plain_after(self, first_places: Sequence[int]) -> list[int]:
+    def _plain_after(self, first_places: Sequence[int], base: Sequence[int]) -> list[int]:
         first = [*dict.fromkeys(first_places)]
-        return first + [p for p in self.base_order if p not in set(first)]
+        return first + [p for p in base if p not in set(first)]
 
-    def ordered_after(self, first_places: Sequence[int]) -> list[int]:
+    def ordered_after(self, first_places: Sequence[int], base: Sequence[int]) -> list[int]:
         """`first_places`, then again and again the empty place with the most fixed sides (filled
         neighbours, and the wall where a border label is set), the fill order breaking ties.
 
@@ -177,7 +184,7 @@ class TilesSearch:
         the middle of a board without border (where the symmetry breaking puts it), the board
         grows around it instead of starting from a far corner with no side fixed.
         """
-        rank = {place: n for n, place in enumerate(self.base_order)}
+        rank = {place: n for n, place in enumerate(base)}
         walls = 0 if self.board.border_free else 1
         fixed = [walls * int((self.neighbours[p] < 0).sum()) for p in range(self.board.places)]
         order = [*dict.fromkeys(first_places)]
@@ -241,13 +248,79 @@ class TilesSearch:
 
     # -- running -------------------------------------------------------------------------------
 
-    def run(self, part: Part, step_budget: int, capacity: int) -> Generator[tuple[list[Solution], int], None, None]:
+    def race(self, part: Part, step_budget: int) -> Iterator[tuple[list[Solution], int]]:
+        """A search for one solution of the part: the part searched in each of `raced_orders` by
+        turns, a slice each, until one of them finds a solution (its slice ends there) or ends
+        (having searched the whole part: it has none). Slices are counted in placements, not
+        time, so a board always ends with the same solution."""
+        racing = [self._slices(part, step_budget, 1, order) for order in self.raced_orders]
+        while True:
+            for search in racing:
+                solutions, steps, done = next(search)
+                yield solutions, steps
+                if done:
+                    return
+
+    def race_on(self, runners: Workers, part: Part, step_budget: int) -> Iterator[tuple[list[Solution], int]]:
+        """`race` with the orders dealt out to the runners' processes (order k to process k mod n),
+        each racing its own by the same turns: of what they report round by round, the solution of
+        the earliest round, and in it of the first order, is `race`'s, so the run ends with the
+        solution it would end with in one process, only sooner."""
+        count = min(runners.workers, len(self.raced_orders))
+        groups = [list(range(first, len(self.raced_orders), count)) for first in range(count)]
+        stream = runners.stream(functools.partial(self._race_rounds, part, step_budget), groups)
+        reported = [-1] * count  # the last round each process reported
+        found: list[tuple[int, int, list[Solution]]] = []  # (round, order, its solution)
+        try:
+            for index, item in stream:
+                if item == DONE:
+                    reported[index] = sys.maxsize  # it found one (reported before) or the part has none
+                    continue
+                rounds, order, solutions, steps, exhausted = item
+                yield [], steps
+                if exhausted:
+                    return  # one order searched the whole part: none has a solution to find
+                reported[index] = rounds
+                if solutions:
+                    found.append((rounds, order, solutions))
+                if found and min(reported) >= min(found)[0]:
+                    yield min(found)[2], 0
+                    return
+        finally:
+            stream.close()  # the other processes stop
+
+    def _race_rounds(
+        self, part: Part, step_budget: int, group: list[int]
+    ) -> Iterator[tuple[int, int, list[Solution], int, bool]]:
+        """One process's share of `race_on`: its orders by turns, a slice each per round, and
+        per round (round, the order that found a solution or -1, that solution, placements,
+        whether an order ended with nothing found)."""
+        searches = [(order, self._slices(part, step_budget, 1, self.raced_orders[order])) for order in group]
+        for rounds in itertools.count():
+            placements = 0
+            for order, search in searches:
+                solutions, steps, done = next(search)
+                placements += steps
+                if solutions or done:
+                    yield rounds, order, solutions, placements, not solutions
+                    return
+            yield rounds, -1, [], placements, False
+
+    def run(
+        self, part: Part, step_budget: int, capacity: int, base: Sequence[int] | None = None
+    ) -> Iterator[tuple[list[Solution], int]]:
         """Each compiled slice's solutions (sorted atoms) and placements, until the part is done."""
+        return ((solutions, steps) for solutions, steps, _ in self._slices(part, step_budget, capacity, base))
+
+    def _slices(
+        self, part: Part, step_budget: int, capacity: int, base: Sequence[int] | None
+    ) -> Generator[tuple[list[Solution], int, bool], None, None]:
+        """`run`'s slices, each with whether the part's search ended with it."""
         from .kernel import fill
 
         board = self.board
         forced = [self.place_and_orientation[a] for a in part.forced]
-        plan = self.plan([place for place, _ in forced])
+        plan = self.plan([place for place, _ in forced], base)
         banned = np.zeros(board.atom_of.shape, np.bool_)
         banned[board.atom_of < 0] = True
         for atom in part.left_out:
@@ -291,7 +364,7 @@ class TilesSearch:
                 found,
             )
             atoms = board.atom_of[plan.order[None, :], found[:written]]
-            yield [tuple(sorted(row)) for row in atoms.tolist()], steps
+            yield [tuple(sorted(row)) for row in atoms.tolist()], steps, depth < 0
 
     def first_choices(self, part: Part) -> list[int]:
         """The atoms that may lie at the first place the part's search fills after its own tiles:
@@ -310,6 +383,12 @@ class TilesPrepared(Prepared):
         self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
     ) -> Enumeration:
         return TilesEnumeration(self.search, breaking_parts(self.breaking, part), search, deadline)
+
+    def racing(self, search: SearchOptions, deadline: Deadline, runners: Workers) -> Enumeration | None:
+        """A search for one solution with the raced orders dealt out to the runners."""
+        if not search.first_only:
+            return None
+        return TilesEnumeration(self.search, breaking_parts(self.breaking), search, deadline, runners)
 
     def part_keys(self, wanted: int) -> list[PartKey]:
         """The kept atoms of the first breaking set (or the whole search); while they are fewer
@@ -330,15 +409,31 @@ class TilesPrepared(Prepared):
 
     @property
     def details(self) -> dict[str, str]:
-        return {"fill_order": self.search.order_name}
+        raced = len(self.search.raced_orders)
+        return {"fill_order": self.search.order_name, "first_solution_race": f"{raced} mirror images of the fill order"}
 
 
 class TilesEnumeration(PartsInSlices):
+    """The parts one after the other; a search for one solution races the orders (`race`), on
+    `runners`' processes where given (`race_on`)."""
+
     def __init__(
-        self, tiles: TilesSearch, parts: list[Part], search: SearchOptions, deadline: Deadline = NO_DEADLINE
+        self,
+        tiles: TilesSearch,
+        parts: list[Part],
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+        runners: Workers | None = None,
     ) -> None:
         super().__init__(parts, search, deadline)
         self.tiles = tiles
+        self.runners = runners
+        if runners is not None:
+            self.workers = min(runners.workers, len(tiles.raced_orders))
 
     def slices(self, part: Part) -> Iterator[tuple[list[Solution], int]]:
+        if self.search.first_only and self.runners is not None:
+            return self.tiles.race_on(self.runners, part, STEP_BUDGET)
+        if self.search.first_only:
+            return self.tiles.race(part, STEP_BUDGET)
         return self.tiles.run(part, STEP_BUDGET, FOUND_CAPACITY)

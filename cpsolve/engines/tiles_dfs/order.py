@@ -87,3 +87,24 @@ DEFAULT_ORDER = "rows"
 
 def fill_order(name: str, width: int, height: int) -> Order:
     return ORDERS[name](width, height)
+
+
+def mirrored_orders(order: Order, width: int, height: int) -> list[Order]:
+    """`order` and its distinct images under the board's mirrors and turns that keep its long side
+    long (eight on a square board, four on another): the same scan started from each corner, along
+    either side where both are as short. Their search trees differ by orders of magnitude on one
+    board (a planted 10x10: 3 to 157 million placements to the solution, seed 3), and which is
+    smallest depends on the board, so a search for one solution races them."""
+    maps = [(False, False, False), (True, False, False), (False, True, False), (True, True, False)]
+    if width == height:
+        maps += [(flip_x, flip_y, True) for flip_x, flip_y, _ in maps]
+    images: dict[tuple[int, ...], None] = {}
+    for flip_x, flip_y, transpose in maps:
+        image = []
+        for place in order:
+            x, y = place % width, place // width
+            if transpose:
+                x, y = y, x
+            image.append((height - 1 - y if flip_y else y) * width + (width - 1 - x if flip_x else x))
+        images.setdefault(tuple(image), None)
+    return [list(image) for image in images]
