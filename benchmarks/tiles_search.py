@@ -37,7 +37,7 @@ def measure(
     board = puzzle.edge_matching()
     assert board is not None
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
-    search = TilesSearch(board, order, grow)
+    search = TilesSearch(board, order, grow, race_order=order)
     if not race:
         search.raced_orders = search.raced_orders[:1]
     enumeration = TilesEnumeration(

@@ -22,7 +22,7 @@ from cpsolve.engines.base import breaking_parts
 from cpsolve.engines.breaking import choose
 from cpsolve.engines.cpsat import CpSatEngine
 from cpsolve.engines.tiles_dfs import TilesEngine, TilesSearch
-from cpsolve.engines.tiles_dfs.order import mirrored_orders, row_scan
+from cpsolve.engines.tiles_dfs.order import RACE_ORDER, fill_order, mirrored_orders, row_scan
 from cpsolve.formats import read_puzzle
 from cpsolve.generate import TileBoardRequest, planted_tiles, tiles_spec_text
 from cpsolve.geometry import Cell
@@ -404,15 +404,19 @@ def test_a_border_label_only_on_the_outline_leaves_corner_tiles_to_the_corners()
 
 
 @pytest.mark.parametrize(("board", "images"), [((4, 4), 8), ((5, 3), 4), ((3, 5), 4), ((1, 4), 2)])
-def test_raced_orders_are_the_scan_from_every_corner(board: tuple[int, int], images: int) -> None:
+def test_raced_orders_are_the_order_from_every_corner(board: tuple[int, int], images: int) -> None:
     columns, rows = board
     orders = mirrored_orders(row_scan(columns, rows), columns, rows)
     assert len(orders) == images == len({tuple(order) for order in orders})
+    corners = {0, columns - 1, (rows - 1) * columns, columns * rows - 1}
+    assert {order[0] for order in orders} == corners
     for order in orders:
         assert sorted(order) == list(range(columns * rows))
         shorter = min(columns, rows)  # each image still runs along the shorter side first
         line = order[:shorter]
         assert len({p % columns for p in line}) == 1 or len({p // columns for p in line}) == 1
+    squares = mirrored_orders(fill_order(RACE_ORDER, columns, rows), columns, rows)
+    assert len(squares) == images and {order[0] for order in squares} == corners
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -440,7 +444,7 @@ def test_the_race_for_one_solution_finds_one_where_there_is_one(
                 assert len(solutions) == 1 and shown_labels(model, solutions[0], columns * rows) in solved
                 break
         else:
-            alone = list(search.run(part, 1_000_000, 1024))
+            alone = list(search.run(part, 1_000_000, 1024, search.raced_orders[0]))
             assert not any(solutions for solutions, _ in alone)
             assert sum(raced) == sum(steps for _, steps in alone)
 
@@ -461,9 +465,9 @@ def test_the_race_ends_with_the_same_solution_every_time() -> None:
 @pytest.mark.parametrize("name", ["eternity/eternity_8x8.yaml", "tiles_frame_6x6.yaml"])
 def test_the_race_on_two_processes_ends_with_the_solution_of_one(name: str) -> None:
     """In slices of 1,000 placements these boards are won in a later round by an order of either
-    process (the 8x8 by the fourth order, in its 34th round; the 6x6 by the seventh): the orders
-    dealt out to two processes end with the very solution the race in one process ends with,
-    whichever process reports first."""
+    process (the 8x8 by the fourth order, the second process's, in round 6; the 6x6 by the first
+    in round 11): the orders dealt out to two processes end with the very solution the race in
+    one process ends with, whichever process reports first."""
     model = built(SPECS / name)
     board = model.edge_matching()
     assert board is not None

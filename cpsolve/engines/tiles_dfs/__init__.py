@@ -39,7 +39,7 @@ from cpsolve.models import EdgeMatching, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 from cpsolve.workers import DONE, Workers
 
-from .order import DEFAULT_ORDER, fill_order, mirrored_orders
+from .order import DEFAULT_ORDER, RACE_ORDER, fill_order, mirrored_orders
 
 MAX_LABELS = 255  # the tables hold (labels + 1)^2 entries per pair of keyed sides
 MAX_TABLE_ENTRIES = 16_000_000  # an orientation sits in one bucket per pair of labels its keyed sides fit
@@ -112,14 +112,19 @@ class TilesSearch:
     """The board compiled: the candidate tables for each pair of keyed sides, built when first
     needed, and the plan of each part."""
 
-    def __init__(self, board: EdgeMatching, order_name: str = DEFAULT_ORDER, grow: bool = True) -> None:
-        """`grow=False` (the fill order as it stands after a part's own tiles) only to measure
+    def __init__(
+        self, board: EdgeMatching, order_name: str = DEFAULT_ORDER, grow: bool = True, race_order: str = RACE_ORDER
+    ) -> None:
+        """`order_name` for enumerating, `race_order` for a search for one solution (its images are
+        raced); `grow=False` (the fill order as it stands after a part's own tiles) only to measure
         what growing the board around them is worth (benchmarks/tiles_search.py)."""
         self.board = board
         self.order_name = order_name
+        self.race_order = race_order
         self.grow = grow
         self.base_order = fill_order(order_name, board.columns, board.rows)
-        self.raced_orders = mirrored_orders(self.base_order, board.columns, board.rows)
+        columns, rows = board.columns, board.rows
+        self.raced_orders = mirrored_orders(fill_order(race_order, columns, rows), columns, rows)
         wall = board.labels
         self.fits = np.zeros((wall + 1, wall + 1), np.bool_)
         self.fits[:wall, :wall] = board.fits
@@ -409,8 +414,9 @@ class TilesPrepared(Prepared):
 
     @property
     def details(self) -> dict[str, str]:
-        raced = len(self.search.raced_orders)
-        return {"fill_order": self.search.order_name, "first_solution_race": f"{raced} mirror images of the fill order"}
+        search = self.search
+        raced = f"{len(search.raced_orders)} mirror images of {search.race_order}"
+        return {"fill_order": search.order_name, "first_solution_race": raced}
 
 
 class TilesEnumeration(PartsInSlices):

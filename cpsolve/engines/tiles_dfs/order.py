@@ -53,7 +53,10 @@ def spiral(width: int, height: int) -> Order:
 
 
 def squares(width: int, height: int) -> Order:
-    """Growing squares from the top-left corner: column s down to row s - 1, then row s."""
+    """Growing squares from the top-left corner: column s down to row s - 1, then row s. Each
+    frame tile it places (one label fixed, of few frame labels) is met by the inner tiles beside it
+    within a row or column, where the row scan places a whole row of them first: raced, it finds
+    the planted 10x10 boards in 0.01-1.05 s where the row scan takes 0.01-2.38 s (docs/engines.md)."""
     cells: list[tuple[int, int]] = []
     for s in range(max(width, height)):
         if s < width:
@@ -83,6 +86,7 @@ ORDERS: dict[str, Callable[[int, int], Order]] = {
     "diagonals": diagonals,
 }
 DEFAULT_ORDER = "rows"
+RACE_ORDER = "squares"  # the order whose mirror images a search for one solution races
 
 
 def fill_order(name: str, width: int, height: int) -> Order:
@@ -91,10 +95,11 @@ def fill_order(name: str, width: int, height: int) -> Order:
 
 def mirrored_orders(order: Order, width: int, height: int) -> list[Order]:
     """`order` and its distinct images under the board's mirrors and turns that keep its long side
-    long (eight on a square board, four on another): the same scan started from each corner, along
-    either side where both are as short. Their search trees differ by orders of magnitude on one
-    board (a planted 10x10: 3 to 157 million placements to the solution, seed 3), and which is
-    smallest depends on the board, so a search for one solution races them."""
+    long (eight on a square board, four on another): the same order started from each corner,
+    along either side where both are as short. Their search trees differ by orders of magnitude on
+    one board (a planted 10x10, seed 3: 0.2 to 14 million placements to the solution in growing
+    squares, 2.8 to 172 million in rows), and which is smallest depends on the board, so a search
+    for one solution races them."""
     maps = [(False, False, False), (True, False, False), (False, True, False), (True, True, False)]
     if width == height:
         maps += [(flip_x, flip_y, True) for flip_x, flip_y, _ in maps]
