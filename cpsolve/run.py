@@ -152,7 +152,12 @@ def prepare(puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Prepared
     loading_started = time.perf_counter()
     engine.load_for(model)
     uncounted += time.perf_counter() - loading_started
-    choice = options.engines.choose_breaking(model, deadline) if options.symmetry_breaking else BreakingChoice(None)
+    first_only = options.search.first_only
+    choice = (
+        options.engines.choose_breaking(model, deadline, first_only)
+        if options.symmetry_breaking
+        else BreakingChoice(None)
+    )
     deadline.check("choosing the symmetry breaking")
     compiled = engine.prepare(model, choice.breaking, deadline)
     compiled.estimated_placements = choice.estimated_placements

@@ -85,9 +85,12 @@ class Engines:
             raise CpsolveError(f'the {engine.name} engine is not installed: pip install "cpsolve[{engine.extra}]"')
         return engine
 
-    def choose_breaking(self, puzzle: PuzzleModel, deadline: Deadline = NO_DEADLINE) -> breaking.BreakingChoice:
-        """The symmetry breaking for a run, by estimated search size where an engine can estimate."""
-        return breaking.choose(puzzle, self.ordered, deadline)
+    def choose_breaking(
+        self, puzzle: PuzzleModel, deadline: Deadline = NO_DEADLINE, first_only: bool = False
+    ) -> breaking.BreakingChoice:
+        """The symmetry breaking for a run (`first_only`: a search for one solution), by estimated
+        search size where an engine can estimate."""
+        return breaking.choose(puzzle, self.ordered, deadline, first_only)
 
     def load_installed(self) -> None:
         """Load every installed engine (before forking workers, so that none loads it again)."""

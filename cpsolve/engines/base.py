@@ -62,10 +62,15 @@ class SearchOptions:
 class SearchEstimator:
     """`estimate(roots, probes)`: the placements a search makes that first places one of `roots`
     (each kept atom of a breaking set), from that many random paths. `steady`: its estimates
-    were measured steady enough to choose between breaking sets by (docs/engines.md)."""
+    were measured steady enough to choose between breaking sets by (docs/engines.md).
+    `for_first`: they choose for a search for one solution too (not where that search goes
+    another way than the one estimated, as the tiles search's race). `worth_choosing`: the
+    estimated placements below which choosing costs more than it can save (None: the default)."""
 
     estimate: Callable[[Sequence[int], int], float]
     steady: bool
+    for_first: bool = True
+    worth_choosing: float | None = None
 
 
 class Enumeration(ABC):

@@ -70,16 +70,22 @@ def estimator_for(puzzle: PuzzleModel, engines: Sequence[Engine]) -> SearchEstim
     return None
 
 
-def choose(puzzle: PuzzleModel, engines: Sequence[Engine], deadline: Deadline = NO_DEADLINE) -> BreakingChoice:
-    """The breaking for a run: by estimated search size where an engine can estimate it."""
+def choose(
+    puzzle: PuzzleModel, engines: Sequence[Engine], deadline: Deadline = NO_DEADLINE, first_only: bool = False
+) -> BreakingChoice:
+    """The breaking for a run (`first_only`: a search for one solution): by estimated search size
+    where an engine can estimate it."""
     options = first_sets(puzzle.group, puzzle.breaking_candidates)
     if not options:
         return BreakingChoice(None)
     estimator = estimator_for(puzzle, engines)
+    if estimator is not None and first_only and not estimator.for_first:
+        estimator = None
     first, estimate, chosen_by = options[0], None, ChosenBy.FEWEST_KEPT
     if estimator is not None:
         estimate = estimator.estimate(first.kept, SIZE_PROBES)
-        if estimator.steady and estimate >= SMALL_SEARCH and len(options) > 1:
+        small = SMALL_SEARCH if estimator.worth_choosing is None else estimator.worth_choosing
+        if estimator.steady and estimate >= small and len(options) > 1:
             first, estimate = _smallest(estimator.estimate, options, deadline)
             chosen_by = ChosenBy.ESTIMATE
     if chosen_by is ChosenBy.FEWEST_KEPT:  # among sets as few, the one whose second set cuts most
