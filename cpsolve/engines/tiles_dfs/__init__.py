@@ -47,9 +47,9 @@ MAX_TABLE_ENTRIES = 16_000_000  # an orientation sits in one bucket per pair of 
 STEP_BUDGET = 1_000_000  # placements per compiled call: 20-40 ms, so the clock and Ctrl-C are seen within 0.1 s
 FOUND_CAPACITY = 1024
 SEARCH = "tiles search"  # the key of the model's search in `PuzzleModel.derived`
-# placements below which the breaking set is not chosen by estimate: choosing took 0.12-0.26 s on
-# 5x5 and 6x6 boards, about what the search makes 5-10 million placements in
-WORTH_CHOOSING = 20_000_000
+# placements below which the breaking set is not chosen by estimate: choosing took 0.02 s on 5x5
+# and 6x6 boards, about what the search makes a million placements in
+WORTH_CHOOSING = 2_000_000
 # boards of fewer places are searched whole in milliseconds, and the first estimate alone cost the
 # c't 3x3 boards a millisecond (0.0059 -> 0.0071 s)
 FEWEST_PLACES_TO_ESTIMATE = 20
