@@ -21,7 +21,7 @@ from cpsolve.engines import SearchOptions, StopReason
 from cpsolve.engines.base import breaking_parts
 from cpsolve.engines.breaking import ChosenBy, choose
 from cpsolve.engines.cpsat import CpSatEngine
-from cpsolve.engines.tiles_dfs import TilesEngine, TilesSearch
+from cpsolve.engines.tiles_dfs import TilesEngine, TilesEnumeration, TilesSearch
 from cpsolve.engines.tiles_dfs.order import RACE_ORDER, fill_order, mirrored_orders, row_scan
 from cpsolve.formats import read_puzzle
 from cpsolve.generate import TileBoardRequest, planted_tiles, tiles_spec_text
@@ -484,15 +484,21 @@ def test_the_race_on_two_processes_ends_with_the_solution_of_one(name: str) -> N
 
 
 def test_the_race_on_two_processes_honours_the_time_limit_and_ends_its_processes() -> None:
-    """A planted 16x16 is far beyond a second's search: the run stops by the time limit, well
-    within the margin, and leaves no process behind."""
+    """A planted 16x16 is far beyond a second's search: the race on two processes stops by the
+    time limit, well within the margin, and leaves no process behind. The deadline starts with
+    the search (a run's would also hold the model's building, which a busy machine can make last
+    it out before any process starts)."""
+    model = built(SPECS / "eternity" / "eternity_16x16.yaml")
+    board = model.edge_matching()
+    assert board is not None
+    parts = breaking_parts(choose(model, [TilesEngine()], first_only=True).breaking)
+    search = TilesSearch(board)
     started = time.perf_counter()
-    report = run_one(
-        SPECS / "eternity" / "eternity_16x16.yaml",
-        RunOptions(show=0, engine="tiles-dfs", workers=2, search=SearchOptions(first_only=True, time_limit=1.0)),
-    )
+    enumeration = TilesEnumeration(search, parts, SearchOptions(first_only=True), Deadline.after(1.0), Forked(2))
+    assert list(enumeration) == []
     assert time.perf_counter() - started < 30  # the limit's promise, with a margin for a busy machine
-    assert (report.stopped_by, report.solutions_enumerated, report.workers) == (StopReason.TIME_LIMIT, 0, 2)
+    assert (enumeration.stopped_by, enumeration.workers) == (StopReason.TIME_LIMIT, 2)
+    assert enumeration.steps > 0
     assert children_of(os.getpid()) == set()
 
 
