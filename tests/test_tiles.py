@@ -493,13 +493,14 @@ def test_the_race_on_two_processes_honours_the_time_limit_and_ends_its_processes
     assert board is not None
     parts = breaking_parts(choose(model, [TilesEngine()], first_only=True).breaking)
     search = TilesSearch(board)
+    earlier = children_of(os.getpid())  # what earlier tests left (multiprocessing's resource tracker)
     started = time.perf_counter()
     enumeration = TilesEnumeration(search, parts, SearchOptions(first_only=True), Deadline.after(1.0), Forked(2))
     assert list(enumeration) == []
     assert time.perf_counter() - started < 30  # the limit's promise, with a margin for a busy machine
     assert (enumeration.stopped_by, enumeration.workers) == (StopReason.TIME_LIMIT, 2)
     assert enumeration.steps > 0
-    assert children_of(os.getpid()) == set()
+    assert children_of(os.getpid()) <= earlier
 
 
 @pytest.mark.parametrize("name", ["tiles_frame_4x4.yaml", "tiles_rectangle_4x3.yaml", "tiles_strip_8x3.yaml"])
