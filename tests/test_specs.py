@@ -10,7 +10,9 @@ from conftest import SPECS, checked_run, corpus_dir, run_one, spec_files
 
 from cpsolve.counting import Counts
 from cpsolve.engines import SearchOptions
-from cpsolve.formats import read_puzzle
+from cpsolve.formats import puzzle_from_data, read_puzzle
+from cpsolve.models.packing import Placement
+from cpsolve.models.packing.placements import piece_orientations
 from cpsolve.run import RunOptions
 
 
@@ -71,3 +73,76 @@ def test_without_a_piece_used_once_a_cells_placements_break_symmetry() -> None:
         assert broken.breaking is not None and str(broken.breaking["set"]).startswith("cell (")
         assert broken.solutions_enumerated < broken.counts.raw
         assert broken.counts == checked_run(path, RunOptions(show=0, symmetry_breaking=False)).counts
+
+
+def _placements_one_at_a_time(model: Any) -> list[Any]:
+    """Every placement as the definition reads: each way each piece lies, moved by every
+    translation the grid allows that takes its first cell onto a target cell, kept where every
+    cell is in the target and every cell's colour fits the target cell's."""
+    puzzle = model.puzzle
+    target = set(puzzle.target)
+    found = []
+    for number, piece in enumerate(puzzle.pieces):
+        lying = piece_orientations(piece, puzzle.grid)
+        for shape, colours in lying:
+            for anchor in sorted(target):
+                shift = tuple(a - s for a, s in zip(anchor, shape[0], strict=True))
+                if not puzzle.grid.in_lattice([shift])[0]:
+                    continue
+                cells = tuple(tuple(c + d for c, d in zip(cell, shift, strict=True)) for cell in shape)
+                if not set(cells) <= target:
+                    continue
+                kinds = colours or (None,) * len(cells)
+                if all(puzzle.colours_fit(k, puzzle.target_colours.get(c)) for c, k in zip(cells, kinds, strict=True)):
+                    found.append(Placement(number, cells, colours))  # type: ignore[arg-type]
+    return found
+
+
+COLOURED_PRISMS = {
+    "name": "coloured prisms",
+    "grid": "prism",
+    "pieces": {
+        "A": {"cells": [[0, 0, 0], [1, 0, 0], [2, 0, 0]], "colours": {"red": [[0, 0, 0]]}},
+        "B": {"cells": [[0, 0, 0], [1, 0, 0], [2, 0, 0]], "colours": {"blue": [[1, 0, 0]]}},
+        "C": {"cells": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]},
+        "D": {"cells": [[0, 0, 0], [1, 0, 0]]},
+    },
+    "target": {
+        "cells": [[x, y, 0] for y in range(2) for x in range(6)],
+        "colours": {"red": [[0, 0, 0], [5, 1, 0]], "blue": [[2, 1, 0], [3, 0, 0]]},
+    },
+    "colour_rule": [["red", "red"], ["blue", "blue"]],
+}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "burrtools/PelikanBurr.xmpuzzle",  # pieces of several lengths
+        "burrtools/CubeInCage.xmpuzzle",  # optional cells
+        "yass/figures/003_dog.soma",
+        "foam_colours.yaml",
+        "kanoodle_pyramid.yaml",  # spheres: a lattice of translations
+        "hexiamonds_rhombus.yaml",  # prisms
+        "coloured prisms",  # colours on another grid: checked placement by placement
+        "coloured cubes",  # colours on cubes: checked with the cells, all shifts at once
+    ],
+)
+def test_placements_made_as_arrays_are_the_definitions(source: str) -> None:
+    """The placements, found as arrays and made into cells only when asked for, are exactly those
+    of every orientation at every allowed translation that fits the target and its colours,
+    each once, piece by piece; a placement asked for again is the same object."""
+    if source.startswith("coloured"):
+        grid = "prism" if source == "coloured prisms" else "cube"
+        model: Any = puzzle_from_data(dict(COLOURED_PRISMS, name=source, grid=grid)).model()[0]
+    else:
+        folder, _, name = source.rpartition("/")
+        model = read_puzzle(corpus_dir(folder) / name if folder else SPECS / source).model()[0]
+    made = list(model.placements)
+    expected = _placements_one_at_a_time(model)
+    assert len(made) == len(set(made)) == model.atom_count > 0
+    assert set(made) == set(expected)
+    assert [p.piece for p in made] == sorted(p.piece for p in made)
+    assert model.placements[len(made) - 1] is made[-1] and model.placements[-1] is made[-1]
+    with pytest.raises(IndexError):
+        model.placements[len(made)]

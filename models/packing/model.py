@@ -28,7 +28,7 @@ from cpsolve.symmetry import AtomSymmetry, Solution, SymmetryGroup
 
 from ..base import BuildOptions, Constraints, ConstraintsBuilder, CoverProblem, ModelBuilder, PuzzleModel
 from .drawing import PackingDrawing
-from .placements import PlacementArrays, fill_order, misshapen_fixed, placements
+from .placements import PlacementList, fill_order, misshapen_fixed, placement_arrays
 from .puzzle import PackingPuzzle, resolve
 from .symmetries import PackingSymmetry
 
@@ -44,7 +44,9 @@ class PackingModel(PuzzleModel):
         self.options = options
         self._cover: CoverProblem | None = None
         misshapen = misshapen_fixed(puzzle)
-        self.placements = placements(puzzle, options.max_atoms, deadline) + misshapen
+        self.colour_code = {name: n for n, name in enumerate(sorted(_colour_names(puzzle)), 1)}
+        self._placement_arrays = placement_arrays(puzzle, self.colour_code, options.max_atoms, deadline, misshapen)
+        self.placements = PlacementList(self._placement_arrays, puzzle, self.colour_code)
         super().__init__(name=puzzle.name, kind="packing", atom_count=len(self.placements), group=SymmetryGroup(()))
         self.notes.extend(
             f"pre-placed {puzzle.pieces[p.piece].name!r} does not have that piece's shape; its cells count as used"
@@ -52,8 +54,6 @@ class PackingModel(PuzzleModel):
         )
         self.bounds = implied_bounds(puzzle)
         self.fixed_atoms = self._fixed_atoms()
-        self.colour_code = {name: n for n, name in enumerate(sorted(_colour_names(puzzle)), 1)}
-        self._placement_arrays = PlacementArrays.of(self.placements, puzzle.target, self.colour_code)
         self.symmetry = PackingSymmetry(puzzle, self.placements, self._placement_arrays, self.notes)
         unplaceable = self._unplaceable()
         if unplaceable:
@@ -81,12 +81,14 @@ class PackingModel(PuzzleModel):
         if not self.puzzle.fixed:
             return []
         piece_index = {p.name: i for i, p in enumerate(self.puzzle.pieces)}
-        by_cells: dict[tuple[int, tuple[Cell, ...]], list[int]] = {}
-        for atom, placement in enumerate(self.placements):
-            by_cells.setdefault((placement.piece, placement.cells), []).append(atom)
+        index = {cell: i for i, cell in enumerate(self.puzzle.target)}
+        placed = self._placement_arrays
         atoms = []
         for name, cells in self.puzzle.fixed:
-            found = by_cells.get((piece_index[name], cells), [])
+            row = np.full(placed.cells.shape[1], len(index), placed.cells.dtype)
+            row[: len(cells)] = sorted(index[cell] for cell in cells)
+            same = (placed.pieces == piece_index[name]) & (placed.cells == row).all(axis=1)
+            found = np.flatnonzero(same).tolist()
             if len(found) != 1:
                 why = "the colours do not fit the target there" if not found else "its colours fit in several ways"
                 raise CpsolveError(f"{self.name}: pre-placed piece {name!r}: {why}")
@@ -95,7 +97,7 @@ class PackingModel(PuzzleModel):
 
     def _unplaceable(self) -> str | None:
         """The first piece that must be used but has no placement at all, if any."""
-        placed = {p.piece for p in self.placements}
+        placed = set(self._placement_arrays.pieces.tolist())
         return next(
             (p.name for i, p in enumerate(self.puzzle.pieces) if p.bounds.low > 0 and i not in placed),
             None,
@@ -110,25 +112,32 @@ class PackingModel(PuzzleModel):
     def _build_constraints(self, deadline: Deadline) -> Constraints:
         puzzle = self.puzzle
         builder = ConstraintsBuilder(self.atom_count, self.options.max_terms, deadline)
+        placed = self._placement_arrays
+        inside = placed.cells < len(puzzle.target)
         # each atom in the exactly-one of each of its cells, of its piece, and of its group
-        builder.expect(sum(len(p.cells) + 2 for p in self.placements))
+        builder.expect(int(inside.sum()) + 2 * self.atom_count)
         by_piece: list[list[int]] = [[] for _ in puzzle.pieces]
-        by_cell: dict[Cell, list[int]] = {c: [] for c in puzzle.target}
-        for atom, placement in enumerate(self.placements):
-            by_piece[placement.piece].append(atom)
-            for cell in placement.cells:
-                by_cell[cell].append(atom)
-        for cell, cell_atoms in by_cell.items():
+        for atom, piece in enumerate(placed.pieces.tolist()):
+            by_piece[piece].append(atom)
+        atoms, columns = np.nonzero(inside)
+        cell_of = placed.cells[atoms, columns]
+        by_cell = np.split(
+            atoms[np.argsort(cell_of, kind="stable")],
+            np.cumsum(np.bincount(cell_of, minlength=len(puzzle.target)))[:-1],
+        )
+        for cell, cell_atoms in zip(puzzle.target, by_cell, strict=True):
             if cell in puzzle.optional:
-                builder.at_most_one(cell_atoms)
+                builder.at_most_one(cell_atoms.tolist())
             else:
-                builder.exactly_one(cell_atoms)
+                builder.exactly_one(cell_atoms.tolist())
         if puzzle.max_holes is not None and puzzle.optional:
-            covering = [(atom, sum(c in puzzle.optional for c in p.cells)) for atom, p in enumerate(self.placements)]
+            optional = np.array([cell in puzzle.optional for cell in puzzle.target] + [False])
+            covering = enumerate(optional[placed.cells].sum(axis=1).tolist())
             weighted = [(atom, weight) for atom, weight in covering if weight]
             least = len(puzzle.optional) - puzzle.max_holes
-            atoms, weights = (a for a, _ in weighted), (w for _, w in weighted)
-            builder.weighted_sum_between(atoms, weights, least, len(puzzle.optional))
+            builder.weighted_sum_between(
+                (a for a, _ in weighted), (w for _, w in weighted), least, len(puzzle.optional)
+            )
         for (low, high), piece_atoms in zip(self.bounds, by_piece, strict=True):
             if low == high == 1:
                 builder.exactly_one(piece_atoms)
@@ -159,13 +168,13 @@ class PackingModel(PuzzleModel):
         placed = self._placement_arrays
         atom_cells = np.where(placed.cells == len(self.puzzle.target), -1, placed.cells).astype(np.int64)
         atom_piece = placed.pieces.astype(np.int64)
-        fixed_count = Counter(self.placements[a].piece for a in self.fixed_atoms)
-        fixed = set(self.fixed_atoms)
-        excluded = frozenset(
-            a
-            for a, p in enumerate(self.placements)
-            if a not in fixed and fixed_count[p.piece] >= pieces[p.piece].bounds.high
-        )
+        fixed_count = Counter(int(atom_piece[a]) for a in self.fixed_atoms)
+        used_up = [number for number, piece in enumerate(pieces) if fixed_count[number] >= piece.bounds.high]
+        is_used_up = np.zeros(len(pieces), bool)
+        is_used_up[used_up] = True
+        others = is_used_up[atom_piece]
+        others[list(self.fixed_atoms)] = False
+        excluded = frozenset(np.flatnonzero(others).tolist())
         most = [high for _, high in self.bounds]
         group_names = sorted(puzzle.groups)
         group_of = {name: number for number, name in enumerate(group_names)}
@@ -195,12 +204,13 @@ class PackingModel(PuzzleModel):
 
     def _single_pieces(self, fixed_atoms: list[int]) -> list[tuple[int, list[int]]]:
         """Each piece used exactly once and not pre-placed, with its placements in search order."""
-        fixed_pieces = {self.placements[a].piece for a in fixed_atoms}
-        of_piece: dict[int, list[int]] = {}
-        for atom in self._in_search_order().tolist():
-            of_piece.setdefault(self.placements[atom].piece, []).append(atom)
+        fixed_pieces = {int(self._placement_arrays.pieces[a]) for a in fixed_atoms}
+        in_order = self._in_search_order()
+        by_piece = in_order[np.argsort(self._placement_arrays.pieces[in_order], kind="stable")]
+        count = np.bincount(self._placement_arrays.pieces, minlength=len(self.bounds))
+        of_piece = np.split(by_piece, np.cumsum(count)[:-1])  # each piece's atoms, still in search order
         return [
-            (index, of_piece.get(index, []))
+            (index, of_piece[index].tolist())
             for index, (low, high) in enumerate(self.bounds)
             if low == high == 1 and index not in fixed_pieces
         ]

@@ -1,16 +1,18 @@
 """Where each piece can go: every de-duplicated placement (piece, cells, colours) in the target,
-found with whole arrays of shifts at once; and the placements as arrays (piece, sorted cell
-indexes, colours), from which the searches' atoms and the symmetries' atom maps are made.
+found with whole arrays of shifts at once and kept as arrays (piece, sorted cell indexes, colour
+codes), from which the searches' atoms and the symmetries' atom maps are made. A placement as
+cells (`Placement`) is made only when asked for (`PlacementList`): a 9x9x9 design of 76,000
+placements spent 0.21 s of its 0.48 s model making them into tuples and 0.22 s more making the
+tuples back into arrays.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from math import prod
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -65,8 +67,9 @@ def _cached_shifts(x: int, y: int, z: int) -> Any:
 
 def fitting_shifts(
     shape: Shape, grid: Any, low: Cell, lattice_of: Grid = CUBE, codes: Sequence[int] | None = None
-) -> list[tuple[Cell, ...]]:
-    """Every shift of a normalised shape that lies inside the target, z slowest and x fastest;
+) -> Any:
+    """Every shift of a normalised shape that lies inside the target (an array: placements x
+    cells x 3, the shape's cells in its order), z slowest and x fastest;
     on a grid other than cubes only the shifts its translation lattice allows. With `codes` (the
     colour code of each cell of the shape) `grid` has one occupancy grid per code
     (`_colour_grids`) and each cell is looked up in its colour's.
@@ -76,12 +79,12 @@ def fitting_shifts(
     cells = np.array(shape, dtype=np.int64)
     room = np.array(grid.shape[-3:]) - cells.max(axis=0)
     if (room <= 0).any():
-        return []
+        return np.zeros((0, len(cells), 3), np.int64)
     if lattice_of is not CUBE:
         return _lattice_shifts(cells, grid, low, room, lattice_of)
     x, y, z = (int(size) for size in room)
     layers_at_once = max(1, SHIFT_BLOCK // (x * y))
-    found: list[tuple[Cell, ...]] = []
+    found: list[Any] = []
     for first in range(0, z, layers_at_once):
         shifts = _shifts(x, y, min(layers_at_once, z - first))
         if first:
@@ -91,35 +94,24 @@ def fitting_shifts(
             fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
         else:
             fits = grid[np.asarray(codes)[None, :], moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
-        found.extend(_as_cells(moved[fits] + np.array(low)))
-    return found
+        found.append(moved[fits] + np.array(low))
+    return np.concatenate(found)
 
 
-def _as_cells(points: Any) -> list[tuple[Cell, ...]]:
-    """Placements (an array: placements x cells x 3) as tuples of cells, built by zip and map
-    rather than a tuple per cell in Python: on a 9x9x9 design of 76,000 placements 0.35 s -> 0.12 s."""
-    count, length = points.shape[0], points.shape[1]
-    if count == 0:
-        return []
-    flat = points.reshape(-1, 3)
-    cells = zip(flat[:, 0].tolist(), flat[:, 1].tolist(), flat[:, 2].tolist(), strict=True)
-    return list(zip(*[iter(cells)] * length, strict=True))
-
-
-def _lattice_shifts(cells: Any, grid: Any, low: Cell, room: Any, lattice: Grid) -> list[tuple[Cell, ...]]:
+def _lattice_shifts(cells: Any, grid: Any, low: Cell, room: Any, lattice: Grid) -> Any:
     """`fitting_shifts` on a grid whose translations are a lattice (`low` is a lattice point):
     only the lattice's shifts are tried, z slowest and x fastest (on the rhombic grid one voxel
     shift in 125 is one)."""
     shifts = _lattice_shift_array((int(room[0]), int(room[1]), int(room[2])), lattice)
     anchor = cells[0] + shifts
     shifts = shifts[grid[anchor[:, 0], anchor[:, 1], anchor[:, 2]]]  # the first cell on the target
-    found: list[tuple[Cell, ...]] = []
+    found = [np.zeros((0, len(cells), 3), np.int64)]
     for first in range(0, len(shifts), max(1, SHIFT_BLOCK // len(cells))):
         block = shifts[first : first + max(1, SHIFT_BLOCK // len(cells))]
         moved = cells[None, :, :] + block[:, None, :]
         fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
-        found.extend(_as_cells(moved[fits] + np.array(low)))
-    return found
+        found.append(moved[fits] + np.array(low))
+    return np.concatenate(found)
 
 
 @functools.lru_cache(maxsize=64)
@@ -131,9 +123,7 @@ def _lattice_shift_array(room: Cell, lattice: Grid) -> Any:
     return shifts[lattice.in_lattice(shifts)]
 
 
-def _all_fitting_shifts(
-    shapes: Sequence[Shape], grid: Any, low: Cell, lattice_of: Grid = CUBE
-) -> list[list[tuple[Cell, ...]]]:
+def _all_fitting_shifts(shapes: Sequence[Shape], grid: Any, low: Cell, lattice_of: Grid = CUBE) -> list[Any]:
     """`fitting_shifts` for each of a piece's orientations; all at once where the arrays stay
     small (the yass corpus builds thousands of these: one array operation instead of one per
     orientation), each on its own otherwise."""
@@ -149,12 +139,7 @@ def _all_fitting_shifts(
     shifts = _shifts(*grid.shape)
     moved = cells[:, None, :, :] + shifts[None, :, None, :]
     fits = padded[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=2)
-    lying, where = np.nonzero(fits)  # by orientation, then in shift order (z slowest, x fastest)
-    placed = (moved[lying, where] + np.array(low)).tolist()
-    found: list[list[tuple[Cell, ...]]] = [[] for _ in shapes]
-    for orientation, cells_of in zip(lying.tolist(), placed, strict=True):
-        found[orientation].append(tuple(map(tuple, cells_of)))
-    return found
+    return [moved[orientation, fits[orientation]] + np.array(low) for orientation in range(len(shapes))]
 
 
 def candidate_count(pieces: Sequence[Piece], box_size: Cell, grid: Grid = CUBE) -> int:
@@ -178,7 +163,15 @@ def _grid_orientation_sizes(cells: Shape, grid: Grid) -> list[Cell]:
     return [(int(size[0]), int(size[1]), int(size[2])) for size in sizes]
 
 
-def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DEADLINE) -> list[Placement]:
+def placement_arrays(
+    puzzle: PackingPuzzle,
+    colour_code: Mapping[str, int],
+    max_atoms: int,
+    deadline: Deadline = NO_DEADLINE,
+    extra: Sequence[Placement] = (),
+) -> PlacementArrays:
+    """Every placement of every piece, in piece order, then orientation order, then shift order
+    (z slowest, x fastest), as arrays (`colour_code` numbers the colours from 1); then `extra`."""
     target = set(puzzle.target)
     box_size = bounding_box(target)
     if prod(box_size) > MAX_BOX_VOLUME:
@@ -194,46 +187,55 @@ def placements(puzzle: PackingPuzzle, max_atoms: int, deadline: Deadline = NO_DE
         )
     grid, low = occupancy(target, puzzle.grid)
     by_colour = _colour_grids(puzzle, grid, low) if puzzle.coloured and puzzle.grid is CUBE else None
-    found: list[Placement] = []
+    index_of = _cell_index_grid(puzzle.target)
+    blocks: list[_Block] = []
+    found = 0
     for index, piece in enumerate(puzzle.pieces):
-        found.extend(_piece_placements(puzzle, index, piece, grid, low, by_colour))
-        if len(found) > max_atoms:
+        for points, colours in _piece_placements(puzzle, piece, grid, low, by_colour):
+            codes = None if colours is None else np.array([colour_code.get(c or "", 0) for c in colours], np.int64)
+            blocks.append(_Block.of(index, index_of(points), codes))
+            found += len(points)
+        if found > max_atoms:
             raise ModelTooBigError(
                 f"{puzzle.name}: more than {max_atoms:,} placements (limit --max-placements {max_atoms:,});"
                 " use a smaller target or raise the limit"
             )
         deadline.check("finding placements")
-    return found
+    blocks.extend(_given_blocks(extra, index_of, colour_code))
+    return PlacementArrays.joined(blocks, len(puzzle.target), coloured=bool(colour_code))
 
 
 def _piece_placements(
-    puzzle: PackingPuzzle,
-    index: int,
-    piece: Piece,
-    grid: Any,
-    low: Cell,
-    by_colour: tuple[Any, dict[Colour, int]] | None,
-) -> list[Placement]:
-    """Every placement of one piece: its orientations at every shift inside the target, a
-    coloured piece's only where each cell's colour fits the target cell's."""
+    puzzle: PackingPuzzle, piece: Piece, grid: Any, low: Cell, by_colour: tuple[Any, dict[Colour, int]] | None
+) -> Iterator[tuple[Any, tuple[Colour, ...] | None]]:
+    """Every placement of one piece, orientation by orientation (an array of its cells' points:
+    placements x cells x 3, and the colours of those cells); a coloured piece's only where each
+    cell's colour fits the target cell's."""
     lying = piece_orientations(piece, puzzle.grid)
-    if not piece.coloured:
-        shifts = _all_fitting_shifts([shape for shape, _ in lying], grid, low, puzzle.grid)
-        return [Placement(index, cells) for shifted in shifts for cells in shifted]
-    if by_colour is not None:
+    if piece.coloured and by_colour is not None:
         allowed, code = by_colour
-        return [
-            Placement(index, cells, colours)
-            for shape, colours in lying
-            for cells in fitting_shifts(shape, allowed, low, codes=[code[colour] for colour in colours or ()])
-        ]
+        for shape, colours in lying:
+            yield fitting_shifts(shape, allowed, low, codes=[code[colour] for colour in colours or ()]), colours
+        return
     shifts = _all_fitting_shifts([shape for shape, _ in lying], grid, low, puzzle.grid)
-    made = [
-        Placement(index, cells, colours)
-        for (_, colours), shifted in zip(lying, shifts, strict=True)
-        for cells in shifted
-    ]
-    return [placement for placement in made if _colours_fit(puzzle, placement)]
+    for (_, colours), points in zip(lying, shifts, strict=True):
+        if colours is not None:
+            points = points[_colours_fit(puzzle, points, colours)]
+        yield points, colours
+
+
+def _colours_fit(puzzle: PackingPuzzle, points: Any, colours: tuple[Colour, ...]) -> Any:
+    """Which placements of one coloured orientation (points: placements x cells x 3) have every
+    cell's colour fit its target cell's: the colour check for grids other than cubes."""
+    fits = np.ones(len(points), bool)
+    for column, colour in enumerate(colours):
+        if colour is None:
+            continue
+        cells = map(tuple, points[:, column].tolist())
+        fits &= np.fromiter(
+            (puzzle.colours_fit(colour, puzzle.target_colours.get(cell)) for cell in cells), bool, count=len(points)
+        )
+    return fits
 
 
 def _colour_grids(puzzle: PackingPuzzle, grid: Any, low: Cell) -> tuple[Any, dict[Colour, int]]:
@@ -259,14 +261,6 @@ def piece_orientations(piece: Piece, grid: Grid = CUBE) -> list[tuple[Shape, tup
         (tuple(cell for cell, _ in shape), tuple(colour for _, colour in shape))
         for shape in grid.coloured_orientations(piece.cells, piece.colours)
     ]
-
-
-def _colours_fit(puzzle: PackingPuzzle, placement: Placement) -> bool:
-    colours = placement.colours or (None,) * len(placement.cells)
-    return all(
-        puzzle.colours_fit(colour, puzzle.target_colours.get(cell))
-        for cell, colour in zip(placement.cells, colours, strict=True)
-    )
 
 
 def misshapen_fixed(puzzle: PackingPuzzle) -> list[Placement]:
@@ -296,29 +290,94 @@ class PlacementArrays:
     pieces: Any
 
     @staticmethod
-    def of(placements: Sequence[Placement], target: Sequence[Cell], colour_code: Mapping[str, int]) -> PlacementArrays:
-        width = max((len(p.cells) for p in placements), default=1)
-        small = np.int16 if len(target) < 2**15 - 1 else np.int32
-        cells = np.full((len(placements), width), len(target), dtype=small)
-        colours = np.zeros((len(placements), width), dtype=small) if colour_code else None
-        index_of = _cell_index_grid(target)
-        by_length: dict[int, list[int]] = {}
-        for row, placement in enumerate(placements):
-            by_length.setdefault(len(placement.cells), []).append(row)
-        codes_of: dict[tuple[tuple[Colour, ...] | None, int], list[int]] = {}
-        for length, rows in by_length.items():
-            flat = chain.from_iterable(chain.from_iterable(placements[row].cells for row in rows))
-            coordinates = np.fromiter(flat, np.int64, count=len(rows) * length * 3).reshape(len(rows), length, 3)
-            indexes = index_of(coordinates)
-            order = np.argsort(indexes, axis=1, kind="stable")
-            cells[rows, :length] = np.take_along_axis(indexes, order, axis=1)
-            if colours is not None:
-                codes = np.array(
-                    [_codes(placements[row].colours, length, colour_code, codes_of) for row in rows], np.int64
-                )
-                colours[rows, :length] = np.take_along_axis(codes.reshape(len(rows), length), order, axis=1)
-        pieces = np.array([p.piece for p in placements], dtype=small)
+    def joined(blocks: Sequence[_Block], outside: int, coloured: bool) -> PlacementArrays:
+        """The blocks' placements one after the other (`outside`: the target's size, the padding)."""
+        width = max((block.cells.shape[1] for block in blocks), default=1)
+        small = np.int16 if outside < 2**15 - 1 else np.int32
+        count = sum(len(block.cells) for block in blocks)
+        cells = np.full((count, width), outside, dtype=small)
+        colours = np.zeros((count, width), dtype=small) if coloured else None
+        pieces = np.zeros(count, dtype=small)
+        start = 0
+        for block in blocks:
+            end, length = start + len(block.cells), block.cells.shape[1]
+            cells[start:end, :length] = block.cells
+            if colours is not None and block.colours is not None:
+                colours[start:end, :length] = block.colours
+            pieces[start:end] = block.piece
+            start = end
         return PlacementArrays(cells, colours, pieces)
+
+
+@dataclass(frozen=True)
+class _Block:
+    """Placements of one piece lying one way: each one's target cell indexes sorted, their colour
+    codes moved along (None: an uncoloured piece)."""
+
+    piece: int
+    cells: Any
+    colours: Any | None
+
+    @staticmethod
+    def of(piece: int, indexes: Any, codes: Any | None) -> _Block:
+        """`indexes`: placements x cells, in the orientation's cell order; `codes` one per cell."""
+        order = np.argsort(indexes, axis=1, kind="stable")
+        colours = None if codes is None else np.take_along_axis(np.broadcast_to(codes, indexes.shape), order, axis=1)
+        return _Block(piece, np.take_along_axis(indexes, order, axis=1), colours)
+
+
+def _given_blocks(
+    placements: Sequence[Placement], index_of: Callable[[Any], Any], colour_code: Mapping[str, int]
+) -> list[_Block]:
+    """Placements given as cells (a yass figure's misshapen pre-placed pieces) as blocks to join."""
+    return [
+        _Block.of(
+            p.piece,
+            index_of(np.array([p.cells], np.int64).reshape(1, -1, 3)),
+            None if p.colours is None else np.array([colour_code.get(c or "", 0) for c in p.colours], np.int64),
+        )
+        for p in placements
+    ]
+
+
+class PlacementList(Sequence[Placement]):
+    """The placements as cells, each made when it is first asked for: drawings, pre-placed pieces
+    and CP-SAT's constraints ask for some; the searches and the symmetries read the arrays."""
+
+    def __init__(self, arrays: PlacementArrays, puzzle: PackingPuzzle, colour_code: Mapping[str, int]) -> None:
+        self.arrays = arrays
+        self.target = puzzle.target
+        self.coloured = [piece.coloured for piece in puzzle.pieces]
+        self.colour_names: dict[int, Colour] = {number: name for name, number in colour_code.items()}
+        self.made: dict[int, Placement] = {}
+
+    def __len__(self) -> int:
+        return int(self.arrays.pieces.shape[0])
+
+    @overload
+    def __getitem__(self, atom: int) -> Placement: ...
+
+    @overload
+    def __getitem__(self, atoms: slice) -> list[Placement]: ...
+
+    def __getitem__(self, atom: int | slice) -> Placement | list[Placement]:
+        if isinstance(atom, slice):
+            return [self[a] for a in range(len(self))[atom]]
+        atom = range(len(self))[atom]  # IndexError past the end, as a list
+        if atom not in self.made:
+            self.made[atom] = self._make(atom)
+        return self.made[atom]
+
+    def _make(self, atom: int) -> Placement:
+        """The placement's cells sorted by coordinates (as its orientation lists them), colours along."""
+        outside = len(self.target)
+        cells = [self.target[i] for i in self.arrays.cells[atom].tolist() if i < outside]
+        piece = int(self.arrays.pieces[atom])
+        if not self.coloured[piece] or self.arrays.colours is None:
+            return Placement(piece, tuple(sorted(cells)))
+        codes = self.arrays.colours[atom].tolist()[: len(cells)]
+        pairs = sorted(zip(cells, (self.colour_names.get(code) for code in codes), strict=True))
+        return Placement(piece, tuple(cell for cell, _ in pairs), tuple(colour for _, colour in pairs))
 
 
 def _cell_index_grid(target: Sequence[Cell]) -> Callable[[Any], Any]:
@@ -334,20 +393,6 @@ def _cell_index_grid(target: Sequence[Cell]) -> Callable[[Any], Any]:
         return grid[moved[..., 0], moved[..., 1], moved[..., 2]]
 
     return index_of
-
-
-def _codes(
-    colours: tuple[Colour, ...] | None,
-    length: int,
-    colour_code: Mapping[str, int],
-    known: dict[tuple[tuple[Colour, ...] | None, int], list[int]],
-) -> list[int]:
-    """The colour codes of a placement's cells (0: none); the orientations' colours repeat, so
-    each is worked out once."""
-    key = (colours, length)
-    if key not in known:
-        known[key] = [colour_code.get(colour or "", 0) for colour in colours or (None,) * length]
-    return known[key]
 
 
 def fill_order(target: Sequence[Cell], grid: Grid = CUBE) -> tuple[int, ...]:

@@ -219,7 +219,7 @@ class PackingSymmetry:
 
     def is_valid(self, solution: Solution) -> bool:
         """Does this image use an allowed piece set? Needed when parts are mirrored on their own."""
-        used = Counter(self.placements[a].piece for a in solution)
+        used = Counter(self._placement_arrays.pieces[list(solution)].tolist())
         pieces = self.puzzle.pieces
         if any(not p.bounds.low <= used[i] <= p.bounds.high for i, p in enumerate(pieces)):
             return False

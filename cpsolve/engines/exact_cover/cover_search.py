@@ -80,12 +80,10 @@ class CoverSearch:
         padded = problem.atom_cells
         ranks = np.where(padded >= 0, rank[np.maximum(padded, 0)], -1)
         masks = np.zeros((problem.atoms, words), np.uint64)
-        for column in range(ranks.shape[1]):
-            present = ranks[:, column] >= 0
+        for column in range(ranks.shape[1]):  # an atom's cells are apart: no (atom, word) twice in a column
+            present = np.flatnonzero(ranks[:, column] >= 0)
             bits = ranks[present, column]
-            np.bitwise_or.at(
-                masks, (np.nonzero(present)[0], bits // 64), np.left_shift(np.uint64(1), (bits % 64).astype(np.uint64))
-            )
+            masks[present, bits // 64] |= np.left_shift(np.uint64(1), (bits % 64).astype(np.uint64))
         atom_min_rank = np.where(ranks >= 0, ranks, problem.cells).min(axis=1)
         least = np.array([low for low, _ in problem.piece_bounds], np.int64)
         most = np.array([high for _, high in problem.piece_bounds], np.int64)
@@ -227,24 +225,24 @@ class CoverSearch:
         its piece's column, cells + piece), each column's atoms, as flat arrays with their starts;
         which cells are optional; which pieces are used exactly once."""
         problem = self.problem
-        rank = np.empty(problem.cells, np.int64)
+        rank = np.empty(problem.cells + 1, np.int64)
         rank[list(problem.fill_order)] = np.arange(problem.cells)
-        atoms, places = np.nonzero(problem.atom_cells >= 0)
-        atoms = np.concatenate([atoms, np.arange(problem.atoms)])
-        columns = np.concatenate(
-            [rank[problem.atom_cells[atoms[: len(places)], places]], problem.cells + problem.atom_piece]
-        )
-        by_atom = np.argsort(atoms, kind="stable")
-        atom_start = np.concatenate(([0], np.cumsum(np.bincount(atoms, minlength=problem.atoms))))
-        by_column = np.lexsort((atoms, columns))
+        rank[-1] = -1  # the padding (-1) stays padding
+        rows = np.concatenate([rank[problem.atom_cells], (problem.cells + problem.atom_piece)[:, None]], axis=1)
+        present = rows >= 0
+        atoms = np.nonzero(present)[0]  # row by row: by atom, each atom's cells then its piece
+        columns = rows[present]
+        atom_start = np.concatenate(([0], np.cumsum(present.sum(axis=1))))
         column_count = problem.cells + len(self.least)
+        small = np.int16 if column_count < 2**15 else np.int64  # numpy sorts 16-bit keys by radix: far faster
+        by_column = np.argsort(columns.astype(small), kind="stable")  # by column, then by atom
         cell_start = np.concatenate(([0], np.cumsum(np.bincount(columns, minlength=column_count))))
         optional = np.zeros(problem.cells, np.bool_)
         optional[rank[sorted(problem.optional)]] = True
         once = (self.least == 1) & (self.most == 1)
         return (
             atom_start.astype(np.int64),
-            columns[by_atom].astype(np.int64),
+            columns.astype(np.int64),
             cell_start.astype(np.int64),
             atoms[by_column].astype(np.int64),
             optional,
