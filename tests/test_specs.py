@@ -94,7 +94,7 @@ def _placements_one_at_a_time(model: Any) -> list[Any]:
                     continue
                 kinds = colours or (None,) * len(cells)
                 if all(puzzle.colours_fit(k, puzzle.target_colours.get(c)) for c, k in zip(cells, kinds, strict=True)):
-                    found.append(Placement(number, cells, colours))  # type: ignore[arg-type]
+                    found.append(Placement(number, cells, colours))
     return found
 
 

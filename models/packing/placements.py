@@ -9,7 +9,7 @@ tuples back into arrays.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from math import prod
 from typing import Any, overload
@@ -123,15 +123,14 @@ def _lattice_shift_array(room: Cell, lattice: Grid) -> Any:
     return shifts[lattice.in_lattice(shifts)]
 
 
-def _all_fitting_shifts(shapes: Sequence[Shape], grid: Any, low: Cell, lattice_of: Grid = CUBE) -> list[Any]:
-    """`fitting_shifts` for each of a piece's orientations; all at once where the arrays stay
-    small (the yass corpus builds thousands of these: one array operation instead of one per
-    orientation), each on its own otherwise."""
-    if not shapes:
-        return []
+def _all_fitting_shifts(shapes: Sequence[Shape], grid: Any, low: Cell, lattice_of: Grid = CUBE) -> tuple[Any, Any]:
+    """`fitting_shifts` for each of a piece's orientations (all of one size), one after the other,
+    and the orientation of each placement; all at once where the arrays stay small (the yass
+    corpus builds thousands of these: one array operation instead of one per orientation), each
+    on its own otherwise."""
     total = len(shapes) * grid.size * len(shapes[0])
-    if total > SHIFT_BLOCK or len({len(shape) for shape in shapes}) != 1 or lattice_of is not CUBE:
-        return [fitting_shifts(shape, grid, low, lattice_of) for shape in shapes]
+    if total > SHIFT_BLOCK or lattice_of is not CUBE:
+        return _one_after_another([fitting_shifts(shape, grid, low, lattice_of) for shape in shapes])
     cells = np.array(shapes, dtype=np.int64)  # orientations x cells x 3
     reach = cells.max(axis=(0, 1))
     padded = np.zeros(tuple(np.array(grid.shape) + reach), dtype=bool)
@@ -139,7 +138,14 @@ def _all_fitting_shifts(shapes: Sequence[Shape], grid: Any, low: Cell, lattice_o
     shifts = _shifts(*grid.shape)
     moved = cells[:, None, :, :] + shifts[None, :, None, :]
     fits = padded[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=2)
-    return [moved[orientation, fits[orientation]] + np.array(low) for orientation in range(len(shapes))]
+    lying, where = np.nonzero(fits)  # by orientation, then in shift order (z slowest, x fastest)
+    return moved[lying, where] + np.array(low), lying
+
+
+def _one_after_another(found: Sequence[Any]) -> tuple[Any, Any]:
+    """Each orientation's placements (placements x cells x 3) one after the other, and the
+    orientation of each."""
+    return np.concatenate(found), np.repeat(np.arange(len(found)), [len(points) for points in found])
 
 
 def candidate_count(pieces: Sequence[Piece], box_size: Cell, grid: Grid = CUBE) -> int:
@@ -191,10 +197,12 @@ def placement_arrays(
     blocks: list[_Block] = []
     found = 0
     for index, piece in enumerate(puzzle.pieces):
-        for points, colours in _piece_placements(puzzle, piece, grid, low, by_colour):
-            codes = None if colours is None else np.array([colour_code.get(c or "", 0) for c in colours], np.int64)
-            blocks.append(_Block.of(index, index_of(points), codes))
-            found += len(points)
+        points, lying, colours = _piece_placements(puzzle, piece, grid, low, by_colour)
+        codes = None
+        if colours is not None:
+            codes = np.array([[colour_code.get(c or "", 0) for c in way] for way in colours], np.int64)[lying]
+        blocks.append(_Block.of(index, index_of(points), codes))
+        found += len(points)
         if found > max_atoms:
             raise ModelTooBigError(
                 f"{puzzle.name}: more than {max_atoms:,} placements (limit --max-placements {max_atoms:,});"
@@ -207,21 +215,30 @@ def placement_arrays(
 
 def _piece_placements(
     puzzle: PackingPuzzle, piece: Piece, grid: Any, low: Cell, by_colour: tuple[Any, dict[Colour, int]] | None
-) -> Iterator[tuple[Any, tuple[Colour, ...] | None]]:
-    """Every placement of one piece, orientation by orientation (an array of its cells' points:
-    placements x cells x 3, and the colours of those cells); a coloured piece's only where each
-    cell's colour fits the target cell's."""
+) -> tuple[Any, Any, list[tuple[Colour, ...]] | None]:
+    """Every placement of one piece (an array of its cells' points: placements x cells x 3, in
+    the orientations' order), the orientation of each, and for a coloured piece each orientation's
+    cell colours; a coloured piece's placements only where each cell's colour fits the target
+    cell's."""
     lying = piece_orientations(piece, puzzle.grid)
-    if piece.coloured and by_colour is not None:
+    if not piece.coloured:
+        points, orientation = _all_fitting_shifts([shape for shape, _ in lying], grid, low, puzzle.grid)
+        return points, orientation, None
+    colours = [way or () for _, way in lying]
+    if by_colour is not None:
         allowed, code = by_colour
-        for shape, colours in lying:
-            yield fitting_shifts(shape, allowed, low, codes=[code[colour] for colour in colours or ()]), colours
-        return
-    shifts = _all_fitting_shifts([shape for shape, _ in lying], grid, low, puzzle.grid)
-    for (_, colours), points in zip(lying, shifts, strict=True):
-        if colours is not None:
-            points = points[_colours_fit(puzzle, points, colours)]
-        yield points, colours
+        found = [
+            fitting_shifts(shape, allowed, low, codes=[code[c] for c in way])
+            for (shape, _), way in zip(lying, colours, strict=True)
+        ]
+        points, orientation = _one_after_another(found)
+        return points, orientation, colours
+    points, orientation = _all_fitting_shifts([shape for shape, _ in lying], grid, low, puzzle.grid)
+    keep = np.ones(len(points), bool)
+    for number, way in enumerate(colours):
+        rows = np.flatnonzero(orientation == number)
+        keep[rows] = _colours_fit(puzzle, points[rows], way)
+    return points[keep], orientation[keep], colours
 
 
 def _colours_fit(puzzle: PackingPuzzle, points: Any, colours: tuple[Colour, ...]) -> Any:
@@ -311,8 +328,8 @@ class PlacementArrays:
 
 @dataclass(frozen=True)
 class _Block:
-    """Placements of one piece lying one way: each one's target cell indexes sorted, their colour
-    codes moved along (None: an uncoloured piece)."""
+    """Placements of one piece: each one's target cell indexes sorted, their colour codes moved
+    along (None: an uncoloured piece)."""
 
     piece: int
     cells: Any
@@ -320,7 +337,8 @@ class _Block:
 
     @staticmethod
     def of(piece: int, indexes: Any, codes: Any | None) -> _Block:
-        """`indexes`: placements x cells, in the orientation's cell order; `codes` one per cell."""
+        """`indexes`: placements x cells, each in its orientation's cell order; `codes` the same
+        shape, or one row for all."""
         order = np.argsort(indexes, axis=1, kind="stable")
         colours = None if codes is None else np.take_along_axis(np.broadcast_to(codes, indexes.shape), order, axis=1)
         return _Block(piece, np.take_along_axis(indexes, order, axis=1), colours)
