@@ -221,27 +221,35 @@ class CoverSearch:
 
     @cached_property
     def _lists(self) -> tuple[Any, ...]:
-        """The columns of fewest_kernel.search: each atom's columns (its cells by fill rank, then
-        its piece's column, cells + piece), each column's atoms, as flat arrays with their starts;
-        which cells are optional; which pieces are used exactly once."""
+        """The columns of fewest_kernel.search: each atom's columns (its cells by fill rank and its
+        piece's column, cells + piece, then its optional cells), each column's atoms, as flat
+        arrays with their starts, and where each atom's columns that are counted end (the kernel
+        counts no optional cell's placements: on 9x9x9 designs whose inside may stay empty 92 %
+        of the placements' cells are optional); which cells are optional; which pieces are used
+        exactly once."""
         problem = self.problem
         rank = np.empty(problem.cells + 1, np.int64)
         rank[list(problem.fill_order)] = np.arange(problem.cells)
         rank[-1] = -1  # the padding (-1) stays padding
+        optional = np.zeros(problem.cells, np.bool_)
+        optional[rank[sorted(problem.optional)]] = True
+        column_count = problem.cells + len(self.least)
+        uncounted = np.concatenate([optional, np.zeros(len(self.least) + 1, np.bool_)])  # the last: padding
         rows = np.concatenate([rank[problem.atom_cells], (problem.cells + problem.atom_piece)[:, None]], axis=1)
+        last = np.where(rows >= 0, uncounted[rows].astype(np.int8), 2)  # counted, optional, padding
+        rows = np.take_along_axis(rows, np.argsort(last, axis=1, kind="stable"), axis=1)
         present = rows >= 0
-        atoms = np.nonzero(present)[0]  # row by row: by atom, each atom's cells then its piece
+        atoms = np.nonzero(present)[0]  # row by row: by atom, each atom's counted columns, then its optional cells
         columns = rows[present]
         atom_start = np.concatenate(([0], np.cumsum(present.sum(axis=1))))
-        column_count = problem.cells + len(self.least)
+        counted_end = atom_start[:-1] + (last == 0).sum(axis=1)
         small = np.int16 if column_count < 2**15 else np.int64  # numpy sorts 16-bit keys by radix: far faster
         by_column = np.argsort(columns.astype(small), kind="stable")  # by column, then by atom
         cell_start = np.concatenate(([0], np.cumsum(np.bincount(columns, minlength=column_count))))
-        optional = np.zeros(problem.cells, np.bool_)
-        optional[rank[sorted(problem.optional)]] = True
         once = (self.least == 1) & (self.most == 1)
         return (
             atom_start.astype(np.int64),
+            counted_end.astype(np.int64),
             columns.astype(np.int64),
             cell_start.astype(np.int64),
             atoms[by_column].astype(np.int64),
@@ -255,7 +263,7 @@ class CoverSearch:
         if started is None:
             return None
         board, left, _ = started
-        atom_start, atom_columns, cell_start, _, _, _ = self._lists
+        atom_start, _, atom_columns, cell_start, _, _, _ = self._lists
         cells = self.problem.cells
         decided = ((board[np.arange(cells) // 64] >> (np.arange(cells) % 64).astype(np.uint64)) & np.uint64(1)) == 1
         alive = ~(self.masks & board).any(axis=1) & (left[self.problem.atom_piece] > 0)
@@ -288,9 +296,10 @@ class CoverSearch:
         fixed = list(forced)
         depth = 0
         while depth >= 0:
-            atom_start, atom_columns, column_start, column_atoms, optional, once = self._lists
+            atom_start, counted_end, atom_columns, column_start, column_atoms, optional, once = self._lists
             depth, written, steps = search(
                 atom_start,
+                counted_end,
                 atom_columns,
                 column_start,
                 column_atoms,
@@ -323,7 +332,7 @@ class CoverSearch:
         if state is None:
             return []
         alive, count, decided, _ = state
-        _, _, column_start, column_atoms, optional, _ = self._lists
+        _, _, _, column_start, column_atoms, optional, _ = self._lists
         open_cells = np.nonzero(~decided & ~optional)[0]  # optional cells are never chosen
         if not len(open_cells):
             return None
