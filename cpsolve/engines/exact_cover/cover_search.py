@@ -236,13 +236,21 @@ class CoverSearch:
         column_count = problem.cells + len(self.least)
         uncounted = np.concatenate([optional, np.zeros(len(self.least) + 1, np.bool_)])  # the last: padding
         rows = np.concatenate([rank[problem.atom_cells], (problem.cells + problem.atom_piece)[:, None]], axis=1)
-        last = np.where(rows >= 0, uncounted[rows].astype(np.int8), 2)  # counted, optional, padding
-        rows = np.take_along_axis(rows, np.argsort(last, axis=1, kind="stable"), axis=1)
         present = rows >= 0
-        atoms = np.nonzero(present)[0]  # row by row: by atom, each atom's counted columns, then its optional cells
-        columns = rows[present]
+        optional_here = present & uncounted[rows]
+        counted_here = present & ~optional_here
         atom_start = np.concatenate(([0], np.cumsum(present.sum(axis=1))))
-        counted_end = atom_start[:-1] + (last == 0).sum(axis=1)
+        counted_end = atom_start[:-1] + counted_here.sum(axis=1)
+        # each atom's counted columns, then its optional cells, each in the row's order: placed, not sorted
+        counted_count = counted_here.sum(axis=1, dtype=np.int32)[:, None]
+        within = np.where(
+            counted_here,
+            np.cumsum(counted_here, axis=1, dtype=np.int32),
+            counted_count + np.cumsum(optional_here, axis=1, dtype=np.int32),
+        )
+        atoms = np.repeat(np.arange(problem.atoms), np.diff(atom_start))
+        columns = np.empty(int(atom_start[-1]), np.int64)
+        columns[atom_start[atoms] + within[present] - 1] = rows[present]
         small = np.int16 if column_count < 2**15 else np.int64  # numpy sorts 16-bit keys by radix: far faster
         by_column = np.argsort(columns.astype(small), kind="stable")  # by column, then by atom
         cell_start = np.concatenate(([0], np.cumsum(np.bincount(columns, minlength=column_count))))
