@@ -9,7 +9,7 @@ tuples back into arrays.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from math import prod
 from typing import Any, overload
@@ -33,22 +33,39 @@ from cpsolve.limits import (
 
 from .puzzle import PackingPuzzle, Piece, Placement
 
-SHIFT_BLOCK = 262_144  # shifts of one orientation tested at once (each shift x cells x 3 integers)
+SHIFT_BLOCK = 262_144  # box places looked up at once for one orientation (shifts x cells)
 CACHED_SHIFTS = 4_096  # shift arrays up to this size are kept for the next piece of the same size
 
 
-def occupancy(target: Iterable[Cell], lattice_of: Grid = CUBE) -> tuple[Any, Cell]:
-    """The target as a boolean grid over its bounding box, and the box's low corner. On another
-    grid the corner is a lattice point two periods below the target's block (two, so that blocks
-    that alternate keep their parity), so that every allowed translation of a normalised shape
-    (cells at or above 0) is a shift of at least 0."""
-    cells = np.array(list(target), dtype=np.int64)
-    low = cells.min(axis=0)
-    if lattice_of is not CUBE:
-        low = lattice_of.lattice_shift(cells) - 2 * np.array(lattice_of.period)
-    grid = np.zeros(tuple(cells.max(axis=0) - low + 1), dtype=bool)
-    grid[tuple((cells - low).T)] = True
-    return grid, (int(low[0]), int(low[1]), int(low[2]))
+@dataclass(frozen=True)
+class _Box:
+    """The target in a box: each place's target cell index (-1: not the target), flat in C order,
+    so that a shape at every shift is one look-up of flat places (shift + offset of each cell) and
+    gives the placements' target cells at once. On another grid than cubes the box starts at a
+    lattice point two periods below the target's block (two, so that blocks that alternate keep
+    their parity), so that every allowed translation of a normalised shape (cells at or above 0)
+    is a shift of at least 0."""
+
+    index: Any  # int32, one per place
+    size: tuple[int, int, int]
+    strides: Any  # int64 (3,): a cell's place is cell @ strides
+
+    @staticmethod
+    def of(target: Sequence[Cell], lattice_of: Grid = CUBE) -> _Box:
+        cells = np.array(target, dtype=np.int64).reshape(-1, 3)
+        low = cells.min(axis=0)
+        if lattice_of is not CUBE:
+            low = lattice_of.lattice_shift(cells) - 2 * np.array(lattice_of.period)
+        x, y, z = (int(side) for side in cells.max(axis=0) - low + 1)
+        strides = np.array([y * z, z, 1], np.int64)
+        index = np.full(x * y * z, -1, np.int32)
+        index[(cells - low) @ strides] = np.arange(len(cells), dtype=np.int32)
+        return _Box(index, (x, y, z), strides)
+
+    def room(self, cells: Any) -> tuple[int, int, int]:
+        """How many shifts along each axis keep a normalised shape in the box (0: none)."""
+        x, y, z = (max(0, int(side)) for side in np.array(self.size) - cells.max(axis=0))
+        return x, y, z
 
 
 def _shifts(x: int, y: int, z: int) -> Any:
@@ -65,53 +82,42 @@ def _cached_shifts(x: int, y: int, z: int) -> Any:
     return np.indices((z, y, x)).reshape(3, -1)[::-1].T.copy()
 
 
-def fitting_shifts(
-    shape: Shape, grid: Any, low: Cell, lattice_of: Grid = CUBE, codes: Sequence[int] | None = None
+def fitting_placements(
+    shape: Shape, box: _Box, lattice_of: Grid = CUBE, allowed: Any | None = None, codes: Sequence[int] = ()
 ) -> Any:
-    """Every shift of a normalised shape that lies inside the target (an array: placements x
-    cells x 3, the shape's cells in its order), z slowest and x fastest;
-    on a grid other than cubes only the shifts its translation lattice allows. With `codes` (the
-    colour code of each cell of the shape) `grid` has one occupancy grid per code
-    (`_colour_grids`) and each cell is looked up in its colour's.
-
-    All shifts are tested at once on the occupancy grid; a shifted sorted shape stays sorted.
-    """
+    """The target cell indexes (placements x cells, the shape's cells in its order) of every shift
+    of a normalised shape that lies inside the target, z slowest and x fastest; on a grid other
+    than cubes only the shifts its translation lattice allows. With `allowed` (colour code x
+    place, `_allowed`) each cell only where its colour code (`codes`, one per cell) may lie."""
     cells = np.array(shape, dtype=np.int64)
-    room = np.array(grid.shape[-3:]) - cells.max(axis=0)
-    if (room <= 0).any():
-        return np.zeros((0, len(cells), 3), np.int64)
+    room = box.room(cells)
+    found = [np.zeros((0, len(cells)), np.int32)]
+    if min(room) == 0:
+        return found[0]
+    offsets = cells @ box.strides
+    for starts in _starts(room, box, lattice_of, offsets[0], max(1, SHIFT_BLOCK // len(cells))):
+        places = starts[:, None] + offsets[None, :]
+        indexes = box.index[places]
+        inside = indexes >= 0 if allowed is None else allowed[np.asarray(codes)[None, :], places]
+        fits = inside.all(axis=1)
+        found.append(indexes[fits])
+    return np.concatenate(found)
+
+
+def _starts(room: tuple[int, int, int], box: _Box, lattice_of: Grid, first_offset: int, most: int) -> Iterator[Any]:
+    """The places of the shifts to try, z slowest and x fastest, in blocks of about `most` (whole
+    layers of shifts on cubes, so that no more than that are made at once); on another grid the
+    lattice's shifts that put the shape's first cell on the target (one in 125 on rhombic)."""
     if lattice_of is not CUBE:
-        return _lattice_shifts(cells, grid, low, room, lattice_of)
-    x, y, z = (int(size) for size in room)
-    layers_at_once = max(1, SHIFT_BLOCK // (x * y))
-    found: list[Any] = []
+        starts = _lattice_shift_array(room, lattice_of) @ box.strides
+        starts = starts[box.index[starts + first_offset] >= 0]
+        for first in range(0, len(starts), most):
+            yield starts[first : first + most]
+        return
+    x, y, z = room
+    layers_at_once = max(1, most // (x * y))
     for first in range(0, z, layers_at_once):
-        shifts = _shifts(x, y, min(layers_at_once, z - first))
-        if first:
-            shifts = shifts + np.array([0, 0, first])
-        moved = cells[None, :, :] + shifts[:, None, :]
-        if codes is None:
-            fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
-        else:
-            fits = grid[np.asarray(codes)[None, :], moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
-        found.append(moved[fits] + np.array(low))
-    return np.concatenate(found)
-
-
-def _lattice_shifts(cells: Any, grid: Any, low: Cell, room: Any, lattice: Grid) -> Any:
-    """`fitting_shifts` on a grid whose translations are a lattice (`low` is a lattice point):
-    only the lattice's shifts are tried, z slowest and x fastest (on the rhombic grid one voxel
-    shift in 125 is one)."""
-    shifts = _lattice_shift_array((int(room[0]), int(room[1]), int(room[2])), lattice)
-    anchor = cells[0] + shifts
-    shifts = shifts[grid[anchor[:, 0], anchor[:, 1], anchor[:, 2]]]  # the first cell on the target
-    found = [np.zeros((0, len(cells), 3), np.int64)]
-    for first in range(0, len(shifts), max(1, SHIFT_BLOCK // len(cells))):
-        block = shifts[first : first + max(1, SHIFT_BLOCK // len(cells))]
-        moved = cells[None, :, :] + block[:, None, :]
-        fits = grid[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=1)
-        found.append(moved[fits] + np.array(low))
-    return np.concatenate(found)
+        yield _shifts(x, y, min(layers_at_once, z - first)) @ box.strides + first * int(box.strides[2])
 
 
 @functools.lru_cache(maxsize=64)
@@ -123,29 +129,29 @@ def _lattice_shift_array(room: Cell, lattice: Grid) -> Any:
     return shifts[lattice.in_lattice(shifts)]
 
 
-def _all_fitting_shifts(shapes: Sequence[Shape], grid: Any, low: Cell, lattice_of: Grid = CUBE) -> tuple[Any, Any]:
-    """`fitting_shifts` for each of a piece's orientations (all of one size), one after the other,
-    and the orientation of each placement; all at once where the arrays stay small (the yass
-    corpus builds thousands of these: one array operation instead of one per orientation), each
-    on its own otherwise."""
-    total = len(shapes) * grid.size * len(shapes[0])
+def _all_fitting_placements(shapes: Sequence[Shape], box: _Box, lattice_of: Grid = CUBE) -> tuple[Any, Any]:
+    """`fitting_placements` for each of a piece's orientations (all of one size), one after the
+    other, and the orientation of each placement; all at once where the arrays stay small (the
+    yass corpus builds thousands of these: one array operation instead of one per orientation),
+    on a box widened by the shapes' reach so that every place of the target's box is a shift."""
+    total = len(shapes) * box.index.size * len(shapes[0])
     if total > SHIFT_BLOCK or lattice_of is not CUBE:
-        return _one_after_another([fitting_shifts(shape, grid, low, lattice_of) for shape in shapes])
+        return _one_after_another([fitting_placements(shape, box, lattice_of) for shape in shapes])
     cells = np.array(shapes, dtype=np.int64)  # orientations x cells x 3
-    reach = cells.max(axis=(0, 1))
-    padded = np.zeros(tuple(np.array(grid.shape) + reach), dtype=bool)
-    padded[: grid.shape[0], : grid.shape[1], : grid.shape[2]] = grid
-    shifts = _shifts(*grid.shape)
-    moved = cells[:, None, :, :] + shifts[None, :, None, :]
-    fits = padded[moved[..., 0], moved[..., 1], moved[..., 2]].all(axis=2)
-    lying, where = np.nonzero(fits)  # by orientation, then in shift order (z slowest, x fastest)
-    return moved[lying, where] + np.array(low), lying
+    wide = tuple(int(side) for side in np.array(box.size) + cells.max(axis=(0, 1)))
+    index = np.full(wide, -1, np.int32)
+    index[: box.size[0], : box.size[1], : box.size[2]] = box.index.reshape(box.size)
+    strides = np.array([wide[1] * wide[2], wide[2], 1], np.int64)
+    starts = _shifts(*box.size) @ strides
+    indexes = index.reshape(-1)[starts[None, :, None] + (cells @ strides)[:, None, :]]
+    lying, where = np.nonzero((indexes >= 0).all(axis=2))  # by orientation, then in shift order
+    return indexes[lying, where], lying
 
 
 def _one_after_another(found: Sequence[Any]) -> tuple[Any, Any]:
-    """Each orientation's placements (placements x cells x 3) one after the other, and the
+    """Each orientation's placements (placements x cells) one after the other, and the
     orientation of each."""
-    return np.concatenate(found), np.repeat(np.arange(len(found)), [len(points) for points in found])
+    return np.concatenate(found), np.repeat(np.arange(len(found)), [len(placed) for placed in found])
 
 
 def candidate_count(pieces: Sequence[Piece], box_size: Cell, grid: Grid = CUBE) -> int:
@@ -191,82 +197,79 @@ def placement_arrays(
             f"{puzzle.name}: {candidates:,} candidate placements to test (limit {20 * max_atoms:,});"
             " use a smaller target or raise --max-placements"
         )
-    grid, low = occupancy(target, puzzle.grid)
-    by_colour = _colour_grids(puzzle, grid, low) if puzzle.coloured and puzzle.grid is CUBE else None
-    index_of = _cell_index_grid(puzzle.target)
+    box = _Box.of(puzzle.target, puzzle.grid)
+    by_colour = _allowed(puzzle, box) if puzzle.coloured and puzzle.grid is CUBE else None
     blocks: list[_Block] = []
     found = 0
     for index, piece in enumerate(puzzle.pieces):
-        points, lying, colours = _piece_placements(puzzle, piece, grid, low, by_colour)
+        indexes, lying, colours = _piece_placements(puzzle, piece, box, by_colour)
         codes = None
         if colours is not None:
             codes = np.array([[colour_code.get(c or "", 0) for c in way] for way in colours], np.int64)[lying]
-        blocks.append(_Block.of(index, index_of(points), codes))
-        found += len(points)
+        blocks.append(_Block.of(index, indexes, codes))
+        found += len(indexes)
         if found > max_atoms:
             raise ModelTooBigError(
                 f"{puzzle.name}: more than {max_atoms:,} placements (limit --max-placements {max_atoms:,});"
                 " use a smaller target or raise the limit"
             )
         deadline.check("finding placements")
-    blocks.extend(_given_blocks(extra, index_of, colour_code))
+    blocks.extend(_given_blocks(extra, puzzle.target, colour_code))
     return PlacementArrays.joined(blocks, len(puzzle.target), coloured=bool(colour_code))
 
 
 def _piece_placements(
-    puzzle: PackingPuzzle, piece: Piece, grid: Any, low: Cell, by_colour: tuple[Any, dict[Colour, int]] | None
+    puzzle: PackingPuzzle, piece: Piece, box: _Box, by_colour: tuple[Any, dict[Colour, int]] | None
 ) -> tuple[Any, Any, list[tuple[Colour, ...]] | None]:
-    """Every placement of one piece (an array of its cells' points: placements x cells x 3, in
-    the orientations' order), the orientation of each, and for a coloured piece each orientation's
+    """Every placement of one piece (its target cell indexes: placements x cells, in the
+    orientations' order), the orientation of each, and for a coloured piece each orientation's
     cell colours; a coloured piece's placements only where each cell's colour fits the target
     cell's."""
     lying = piece_orientations(piece, puzzle.grid)
     if not piece.coloured:
-        points, orientation = _all_fitting_shifts([shape for shape, _ in lying], grid, low, puzzle.grid)
-        return points, orientation, None
+        indexes, orientation = _all_fitting_placements([shape for shape, _ in lying], box, puzzle.grid)
+        return indexes, orientation, None
     colours = [way or () for _, way in lying]
     if by_colour is not None:
         allowed, code = by_colour
         found = [
-            fitting_shifts(shape, allowed, low, codes=[code[c] for c in way])
+            fitting_placements(shape, box, allowed=allowed, codes=[code[c] for c in way])
             for (shape, _), way in zip(lying, colours, strict=True)
         ]
-        points, orientation = _one_after_another(found)
-        return points, orientation, colours
-    points, orientation = _all_fitting_shifts([shape for shape, _ in lying], grid, low, puzzle.grid)
-    keep = np.ones(len(points), bool)
+        indexes, orientation = _one_after_another(found)
+        return indexes, orientation, colours
+    indexes, orientation = _all_fitting_placements([shape for shape, _ in lying], box, puzzle.grid)
+    keep = np.ones(len(indexes), bool)
     for number, way in enumerate(colours):
         rows = np.flatnonzero(orientation == number)
-        keep[rows] = _colours_fit(puzzle, points[rows], way)
-    return points[keep], orientation[keep], colours
+        keep[rows] = _colours_fit(puzzle, indexes[rows], way)
+    return indexes[keep], orientation[keep], colours
 
 
-def _colours_fit(puzzle: PackingPuzzle, points: Any, colours: tuple[Colour, ...]) -> Any:
-    """Which placements of one coloured orientation (points: placements x cells x 3) have every
-    cell's colour fit its target cell's: the colour check for grids other than cubes."""
-    fits = np.ones(len(points), bool)
+def _colours_fit(puzzle: PackingPuzzle, indexes: Any, colours: tuple[Colour, ...]) -> Any:
+    """Which placements of one coloured orientation (target cell indexes: placements x cells) have
+    every cell's colour fit its target cell's: the colour check for grids other than cubes."""
+    fits = np.ones(len(indexes), bool)
     for column, colour in enumerate(colours):
-        if colour is None:
-            continue
-        cells = map(tuple, points[:, column].tolist())
-        fits &= np.fromiter(
-            (puzzle.colours_fit(colour, puzzle.target_colours.get(cell)) for cell in cells), bool, count=len(points)
-        )
+        if colour is not None:
+            fitting = [puzzle.colours_fit(colour, puzzle.target_colours.get(cell)) for cell in puzzle.target]
+            fits &= np.array(fitting, bool)[indexes[:, column]]
     return fits
 
 
-def _colour_grids(puzzle: PackingPuzzle, grid: Any, low: Cell) -> tuple[Any, dict[Colour, int]]:
-    """Where a piece's cell of each colour may lie (colour code 0: uncoloured, anywhere in the
-    target), so that colours are checked with the cells, all shifts at once: a 9x9x9 design with
-    five colours spent 1 s of its 2 s model in a colour check per placement."""
+def _allowed(puzzle: PackingPuzzle, box: _Box) -> tuple[Any, dict[Colour, int]]:
+    """Where a piece's cell of each colour may lie (colour code x place; code 0: uncoloured,
+    anywhere in the target), so that colours are checked with the cells, all shifts at once: a
+    9x9x9 design with five colours spent 1 s of its 2 s model in a colour check per placement."""
     colours = sorted({colour for piece in puzzle.pieces for colour in piece.colours or () if colour is not None})
     code: dict[Colour, int] = {None: 0} | {colour: number + 1 for number, colour in enumerate(colours)}
-    allowed = np.repeat(grid[None], len(code), axis=0)
+    allowed = np.repeat((box.index >= 0)[None], len(code), axis=0)
+    place_of = np.flatnonzero(box.index >= 0)[np.argsort(box.index[box.index >= 0])]  # each target cell's place
+    index = {cell: number for number, cell in enumerate(puzzle.target)}
     for cell, target_colour in puzzle.target_colours.items():
-        place = (cell[0] - low[0], cell[1] - low[1], cell[2] - low[2])
         for colour, number in code.items():
             if number and not puzzle.colours_fit(colour, target_colour):
-                allowed[(number, *place)] = False
+                allowed[number, place_of[index[cell]]] = False
     return allowed, code
 
 
@@ -345,13 +348,14 @@ class _Block:
 
 
 def _given_blocks(
-    placements: Sequence[Placement], index_of: Callable[[Any], Any], colour_code: Mapping[str, int]
+    placements: Sequence[Placement], target: Sequence[Cell], colour_code: Mapping[str, int]
 ) -> list[_Block]:
     """Placements given as cells (a yass figure's misshapen pre-placed pieces) as blocks to join."""
+    index = {cell: number for number, cell in enumerate(target)} if placements else {}
     return [
         _Block.of(
             p.piece,
-            index_of(np.array([p.cells], np.int64).reshape(1, -1, 3)),
+            np.array([[index[cell] for cell in p.cells]], np.int64),
             None if p.colours is None else np.array([colour_code.get(c or "", 0) for c in p.colours], np.int64),
         )
         for p in placements
@@ -396,21 +400,6 @@ class PlacementList(Sequence[Placement]):
         codes = self.arrays.colours[atom].tolist()[: len(cells)]
         pairs = sorted(zip(cells, (self.colour_names.get(code) for code in codes), strict=True))
         return Placement(piece, tuple(cell for cell, _ in pairs), tuple(colour for _, colour in pairs))
-
-
-def _cell_index_grid(target: Sequence[Cell]) -> Callable[[Any], Any]:
-    """Each target cell's index looked up by its coordinates, for arrays of cells (... x 3)."""
-    points = np.array(target, np.int64).reshape(-1, 3)
-    low = points.min(axis=0) if len(points) else np.zeros(3, np.int64)
-    size = (points.max(axis=0) - low + 1) if len(points) else np.ones(3, np.int64)
-    grid = np.full(tuple(int(s) for s in size), -1, np.int64)
-    grid[tuple((points - low).T)] = np.arange(len(points))
-
-    def index_of(cells: Any) -> Any:
-        moved = cells - low
-        return grid[moved[..., 0], moved[..., 1], moved[..., 2]]
-
-    return index_of
 
 
 def fill_order(target: Sequence[Cell], grid: Grid = CUBE) -> tuple[int, ...]:
