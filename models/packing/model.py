@@ -64,7 +64,6 @@ class PackingModel(PuzzleModel):
             self.group = SymmetryGroup((identity,), unique_counts_raw=puzzle.symmetry == "none")
         else:
             self.group = self.symmetry.group(self.fixed_atoms, deadline)
-        self.search_rank = self._search_rank()
         singles = self._single_pieces(self.fixed_atoms)
         if singles:
             self.breaking_candidates = [atoms for _, atoms in singles]
@@ -153,7 +152,7 @@ class PackingModel(PuzzleModel):
             builder.sum_between(members, low, min(high, len(members)))
         for atom in self.fixed_atoms:
             builder.clause((atom,))
-        return builder.build(sorted(range(self.atom_count), key=self.search_rank.__getitem__))
+        return builder.build(self._in_search_order().tolist())
 
     def cover_problem(self) -> CoverProblem:
         """The packing as exact cover: target cells (the optional ones may stay empty), placements,
@@ -240,13 +239,9 @@ class PackingModel(PuzzleModel):
         ]
 
     def _in_search_order(self) -> Any:
-        """The atoms sorted by `search_rank` (first target cell, then atom), as an int64 array."""
+        """The atoms by their first target cell (branching then fills the target in order), then by
+        atom, as an int64 array."""
         return np.lexsort((np.arange(self.atom_count), self._placement_arrays.cells[:, 0]))
-
-    def _search_rank(self) -> list[tuple[int, int]]:
-        """Placements by their first target cell: branching then fills the target in order."""
-        first_cell = self._placement_arrays.cells[:, 0].tolist()  # each row's cells are sorted
-        return [(cell, atom) for atom, cell in enumerate(first_cell)]
 
     def extra_counts(self, classifier: Classifier) -> dict[str, int]:
         return self.symmetry.burrtools_unique(classifier)
