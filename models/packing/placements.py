@@ -385,10 +385,12 @@ class PlacementList(Sequence[Placement]):
     def __getitem__(self, atom: int | slice) -> Placement | list[Placement]:
         if isinstance(atom, slice):
             return [self[a] for a in range(len(self))[atom]]
-        atom = range(len(self))[atom]  # IndexError past the end, as a list
-        if atom not in self.made:
-            self.made[atom] = self._make(atom)
-        return self.made[atom]
+        made = self.made.get(atom)  # drawings ask for a solution's placements again and again
+        if made is None:
+            atom = range(len(self))[atom]  # IndexError past the end, as a list
+            made = self.made.get(atom) or self._make(atom)
+            self.made[atom] = made
+        return made
 
     def _make(self, atom: int) -> Placement:
         """The placement's cells sorted by coordinates (as its orientation lists them), colours along."""
