@@ -3,7 +3,8 @@
 The split follows the symmetry breaking: every solution holds exactly one atom of the first
 breaking set, and only the kept atom of each orbit is allowed, so "this kept atom is the one" cuts
 the search into disjoint parts whose solutions together are the whole search's; an engine may cut
-each part further (`Prepared.part_keys`) so that there are enough to keep every process busy.
+each part further (`Prepared.part_keys`) so that there are enough to keep every process busy, and
+the exact-cover engine cuts a search without breaking (no symmetry) by its first choices alone.
 Each process runs one engine with one thread (CP-SAT loses solutions with more: docs/engines.md).
 
 A part is a `PartUnit`: plain data that carries the puzzle itself (the file's name and content,
@@ -54,7 +55,7 @@ class PartUnit:
     puzzle: PuzzleFile
     problem: str | None
     engine: str
-    breaking: Breaking
+    breaking: Breaking | None  # None: a search without symmetry breaking, cut by the engine's first choices
     search: SearchOptions
     key: PartKey
     build: BuildOptions = dataclasses.field(default_factory=BuildOptions)  # so a worker builds as the client did
@@ -64,13 +65,16 @@ class PartUnit:
     def id(self) -> str:
         """The same for the same puzzle content, problem, breaking and part, whoever computes it
         (computed once per unit: a run of thousands of parts asks for it several times each)."""
-        where = f"{self.problem or ''}-{self.breaking.digest}-{'.'.join(map(str, self.key))}"
+        breaking = self.breaking.digest if self.breaking is not None else "unbroken"
+        where = f"{self.problem or ''}-{breaking}-{'.'.join(map(str, self.key))}"
         return f"{self.puzzle.digest[:16]}-{where}"
 
     @property
     def compiled_for(self) -> tuple[Any, ...]:
         """What the compiled puzzle depends on: units alike in this are solved on one compiled form."""
-        return (self.puzzle.digest, self.problem, self.engine, self.breaking.first, self.breaking.forbidden_pairs)
+        breaking = self.breaking
+        broken = None if breaking is None else (breaking.first, breaking.forbidden_pairs)
+        return (self.puzzle.digest, self.problem, self.engine, broken)
 
 
 def part_items(compiled: Prepared, unit: PartUnit, *, deadline: Deadline, coalesce: bool) -> Iterator[Any]:
@@ -286,6 +290,5 @@ def units_of(
 ) -> list[PartUnit]:
     """The parts of a run as units; each carries the run's file size limit, which also bounds what
     a compressed file may expand to when a worker reads it again."""
-    assert compiled.breaking is not None
     breaking, engine = compiled.breaking, compiled.engine.name
     return [PartUnit(file, problem, engine, breaking, search, key, build, max_file_bytes) for key in keys]

@@ -178,7 +178,7 @@ def open_search(prepared: Prepared, puzzle: Puzzle, options: RunOptions, deadlin
         racing = compiled.racing(search, deadline, workers.workers_for(None, wanted))
         if racing is not None:
             return racing
-    if compiled.breaking is None or limited or not split:
+    if not compiled.splits() or limited or not split:
         return compiled.enumerate(search, deadline)
     runners = workers.workers_for(options.cluster, wanted)
     keys = compiled.part_keys(PARTS_PER_WORKER * runners.workers if runners.workers > 1 or as_units else 1)
@@ -268,7 +268,10 @@ def run(
     if hint is not None:
         report.notes.append(hint)
     if (options.cluster or options.checkpoint) and not isinstance(enumeration, parts.PartsEnumeration):
-        report.notes.append("--cluster and --checkpoint not used: no symmetry breaking to split by, or a limited run")
+        report.notes.append(
+            "--cluster and --checkpoint not used: no symmetry breaking to split by (on an engine that splits by"
+            " nothing else), or a limited run"
+        )
     return report
 
 

@@ -204,17 +204,36 @@ def test_an_unreachable_scheduler_is_a_one_line_error() -> None:
     assert os.environ.get("DASK_SCHEDULER_ADDRESS") is None
 
 
+TRIPOD = [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [0, 1, 0], [0, 2, 0], [0, 0, 1]]  # no symmetry keeps it
+
+
 def test_a_puzzle_without_a_split_says_that_it_ran_here(tmp_path: Path) -> None:
     """A target no symmetry keeps (a tripod with arms of 3, 2 and 1 cubes) has no symmetry
-    breaking to split by."""
-    tripod = [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [0, 1, 0], [0, 2, 0], [0, 0, 1]]
+    breaking to split by, and CP-SAT splits by nothing else."""
     spec = tmp_path / "tripod.yaml"
-    spec.write_text(json.dumps({"pieces": {"c": {"cells": [[0, 0, 0]], "count": 7}}, "target": {"cells": tripod}}))
+    spec.write_text(json.dumps({"pieces": {"c": {"cells": [[0, 0, 0]], "count": 7}}, "target": {"cells": TRIPOD}}))
     checkpoint = tmp_path / "box.checkpoint"
-    code, output = cli("run", spec, "--checkpoint", checkpoint, "--json")
+    code, output = cli("run", spec, "--checkpoint", checkpoint, "--json", "--engine", "cpsat")
     assert code == 0
     assert "--cluster and --checkpoint not used" in " ".join(json.loads(output)["notes"])
     assert not checkpoint.exists()
+
+
+def test_exact_cover_splits_a_search_without_symmetry_breaking_by_its_first_choices(tmp_path: Path) -> None:
+    """With no symmetry to break, the exact-cover search is cut by the placements that fit the
+    cell it fills first (every solution holds one): `--workers 2` shares it between two processes
+    and `--checkpoint` records its parts, with the counts of one process."""
+    spec = tmp_path / "tripod.yaml"
+    pieces = {"d": {"cells": [[0, 0, 0], [1, 0, 0]], "count": 3}, "m": {"cells": [[0, 0, 0]]}}
+    spec.write_text(json.dumps({"pieces": pieces, "target": {"cells": TRIPOD}}))
+    alone = checked_run(spec, RunOptions(show=0, workers=1))
+    shared = checked_run(spec, RunOptions(show=0, workers=2))
+    assert alone.breaking is None and alone.workers == 1 and alone.counts.raw > 1
+    assert shared.workers == 2 and shared.counts == alone.counts
+    checkpoint = tmp_path / "tripod.checkpoint"
+    code, output = cli("run", spec, "--checkpoint", checkpoint, "--json")
+    assert code == 0 and "not used" not in " ".join(json.loads(output)["notes"])
+    assert json.loads(output)["counts"] == alone.counts.as_dict() and checkpoint.exists()
 
 
 # -- addresses that are not a scheduler -------------------------------------------------------------

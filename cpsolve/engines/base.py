@@ -219,10 +219,16 @@ class Prepared(ABC):
 
     def part_keys(self, wanted: int) -> list[PartKey]:
         """Disjoint parts that together make the whole search: one per kept atom of the first
-        breaking set, in search order (an engine may split finer when they are fewer than `wanted`)."""
+        breaking set, in search order (an engine may split finer when they are fewer than `wanted`,
+        or split a search without breaking: `splits`)."""
         if self.breaking is None:
             return []
         return [(r,) for r in dict.fromkeys(r for r, _ in self.breaking.weight)]
+
+    def splits(self) -> bool:
+        """Whether `part_keys` cuts this search into parts: by the breaking's kept atoms, so not
+        without a breaking unless the engine cuts by its own first choices."""
+        return self.breaking is not None
 
     def racing(self, search: SearchOptions, deadline: Deadline, runners: Workers) -> Enumeration | None:
         """A limited search (`--first`) that keeps the runners' processes busy, or None where the

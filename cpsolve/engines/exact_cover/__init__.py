@@ -219,11 +219,11 @@ class ExactCoverPrepared(Prepared):
         return CoverEnumeration(self.search, parts_for(self.search.problem, self.breaking, part), search, deadline)
 
     def part_keys(self, wanted: int) -> list[PartKey]:
-        """The kept atoms of the first breaking set; while they are fewer than `wanted`, each part
-        is split further by the placements that fit the cell the search fills next (every solution
-        of the part holds exactly one of them), level by level, so that parts stay small enough to
-        share the cores (or a cluster's workers)."""
-        keys = super().part_keys(wanted)
+        """The kept atoms of the first breaking set (without a breaking: the whole search); while
+        they are fewer than `wanted`, each part is split further by the placements that fit the
+        cell the search fills next (every solution of the part holds exactly one of them), level by
+        level, so that parts stay small enough to share the cores (or a cluster's workers)."""
+        keys = super().part_keys(wanted) or [()]
         if len(keys) >= wanted:
             return keys
         while len(keys) < wanted:
@@ -257,6 +257,11 @@ class ExactCoverPrepared(Prepared):
             (part,) = parts_for(search.problem, self.breaking, key)
             size[key] = search.estimate_part(part.forced, part.left_out, PART_PROBES)
         return sorted(keys, key=lambda key: -size[key])
+
+    def splits(self) -> bool:
+        """Always: a search without symmetry breaking (a design no symmetry keeps) is cut by its
+        first choices, so that `--workers` shares it too."""
+        return True
 
     def default_workers(self, cores: int) -> int:
         """Every core for searches estimated big enough to gain from them (docs/engines.md), else one."""

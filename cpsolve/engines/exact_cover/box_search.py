@@ -284,7 +284,7 @@ class BoxSearch:
         if started is None:
             return []
         board, left = started
-        if ((self.layout.target & ~board) == 0).all() or not board.any():
+        if ((self.layout.target & ~board) == 0).all():
             return None
         work = self._state(board, left)
         found = np.zeros((1, self.problem.cells + 1), np.int64)
