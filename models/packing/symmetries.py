@@ -188,9 +188,8 @@ class PackingSymmetry:
         others = SymmetryArrays(arrays.images[1:], arrays.mirrored[1:], arrays.proper[1:])
         lands = np.ones(len(arrays), bool)
         lengths = (placed.cells < outside).sum(axis=1)
-        for length in (
-            np.flatnonzero(np.bincount(lengths)).tolist() if len(others) else []
-        ):  # np.unique imports numpy.ma: 6 ms
+        of_lengths = np.flatnonzero(np.bincount(lengths)).tolist()  # np.unique would import numpy.ma: 6 ms
+        for length in of_lengths if len(others) else []:
             rows = np.nonzero(lengths == length)[0]
             group = _LengthGroup.of(placed, rows, length, outside)
             found = group.images(others, mirror, deadline)
