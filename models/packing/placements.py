@@ -166,8 +166,11 @@ def candidate_count(pieces: Sequence[Piece], box_size: Cell, grid: Grid = CUBE) 
 
 @functools.lru_cache(maxsize=1024)
 def _orientation_sizes(cells: Shape) -> tuple[Cell, ...]:
-    """The bounding box of each orientation of a shape (cached: a corpus asks for the same pieces)."""
-    return tuple(bounding_box(shape) for shape in orientations(cells))
+    """The bounding box of each orientation of a shape (cached: a corpus asks for the same pieces),
+    all at once (normalised shapes start at 0): a cell at a time took 0.04 s of a 9x9x9 design's
+    first run."""
+    sizes = np.array(orientations(cells), np.int64).max(axis=1) + 1
+    return tuple((int(x), int(y), int(z)) for x, y, z in sizes.tolist())
 
 
 def _grid_orientation_sizes(cells: Shape, grid: Grid) -> list[Cell]:
