@@ -242,22 +242,17 @@ def _piece_placements(
         indexes, orientation = _one_after_another(found)
         return indexes, orientation, colours
     indexes, orientation = _all_fitting_placements([shape for shape, _ in lying], box, puzzle.grid)
+    fits_at = {
+        colour: np.array([puzzle.colours_fit(colour, puzzle.target_colours.get(cell)) for cell in puzzle.target])
+        for colour in {colour for way in colours for colour in way if colour is not None}
+    }  # where a cell of each colour may lie, by target cell: worked out once per piece, not per orientation
     keep = np.ones(len(indexes), bool)
     for number, way in enumerate(colours):
         rows = np.flatnonzero(orientation == number)
-        keep[rows] = _colours_fit(puzzle, indexes[rows], way)
+        for column, colour in enumerate(way):
+            if colour is not None:
+                keep[rows] &= fits_at[colour][indexes[rows, column]]
     return indexes[keep], orientation[keep], colours
-
-
-def _colours_fit(puzzle: PackingPuzzle, indexes: Any, colours: tuple[Colour, ...]) -> Any:
-    """Which placements of one coloured orientation (target cell indexes: placements x cells) have
-    every cell's colour fit its target cell's: the colour check for grids other than cubes."""
-    fits = np.ones(len(indexes), bool)
-    for column, colour in enumerate(colours):
-        if colour is not None:
-            fitting = [puzzle.colours_fit(colour, puzzle.target_colours.get(cell)) for cell in puzzle.target]
-            fits &= np.array(fitting, bool)[indexes[:, column]]
-    return fits
 
 
 def _allowed(puzzle: PackingPuzzle, box: _Box) -> tuple[Any, dict[Colour, int]]:

@@ -28,6 +28,15 @@ def _bits(ranks: Any, words: int) -> Any:
     return board
 
 
+def _fill_rank(problem: CoverProblem) -> Any:
+    """Each cell's rank in fill order, and -1 at index -1, so that the atoms' padding (-1) looks
+    itself up: one look-up of a whole atom array, not four passes (0.03 s on 76,000 atoms)."""
+    rank = np.empty(problem.cells + 1, np.int64)
+    rank[list(problem.fill_order)] = np.arange(problem.cells)
+    rank[-1] = -1
+    return rank
+
+
 FILLED_OPTIONAL = 16  # optional cells the pieces fill at least, from which the fewest-placements search takes them
 
 
@@ -75,9 +84,7 @@ class CoverSearch:
     @staticmethod
     def of(problem: CoverProblem) -> CoverSearch:
         words = max(1, (problem.cells + 63) // 64)
-        rank = np.empty(problem.cells + 1, np.int64)
-        rank[list(problem.fill_order)] = np.arange(problem.cells)
-        rank[-1] = -1  # the padding (-1) stays padding: one look-up, not four passes (0.03 s on 76,000 atoms)
+        rank = _fill_rank(problem)
         ranks = rank[problem.atom_cells]
         atom_min_rank = np.where(ranks >= 0, ranks, problem.cells).min(axis=1)
         least = np.array([low for low, _ in problem.piece_bounds], np.int64)
@@ -237,14 +244,11 @@ class CoverSearch:
         of the placements' cells are optional); which cells are optional; which pieces are used
         exactly once."""
         problem = self.problem
-        rank = np.empty(problem.cells + 1, np.int64)
-        rank[list(problem.fill_order)] = np.arange(problem.cells)
-        rank[-1] = -1  # the padding (-1) stays padding
         optional = np.zeros(problem.cells, np.bool_)
-        optional[rank[sorted(problem.optional)]] = True
+        optional[_fill_rank(problem)[sorted(problem.optional)]] = True
         column_count = problem.cells + len(self.least)
         uncounted = np.concatenate([optional, np.zeros(len(self.least) + 1, np.bool_)])  # the last: padding
-        rows = np.concatenate([rank[problem.atom_cells], (problem.cells + problem.atom_piece)[:, None]], axis=1)
+        rows = np.concatenate([self.ranks, (problem.cells + problem.atom_piece)[:, None]], axis=1)
         present = rows >= 0
         optional_here = present & uncounted[rows]
         counted_here = present & ~optional_here
