@@ -682,7 +682,12 @@ def generate_packing_command(
     pieces: Annotated[int, typer.Option("--pieces", min=1, help="how many pieces the filled cells are cut into")],
     shell: Annotated[
         int,
-        typer.Option("--shell", min=0, help="cells this close to a face must be filled, the inside may not (0: all)"),
+        typer.Option(
+            "--shell",
+            min=0,
+            help="cells this close to a face must be filled, the inside may not (0: all); a flat box's faces"
+            " are its sides",
+        ),
     ] = 0,
     inside: Annotated[int, typer.Option("--inside", min=0, help="inside cells the planted pieces fill")] = 0,
     colours: Annotated[

@@ -171,9 +171,16 @@ class PackingRequest:
         x, y, z = self.size
         return [(i, j, k) for k in range(z) for j in range(y) for i in range(x)]
 
+    @property
+    def faces(self) -> tuple[int, ...]:
+        """The axes whose faces bound the design: those longer than one cell, so that a flat box
+        (a side of one cell) has its rim for a shell rather than every cell; all three if none is."""
+        long = tuple(axis for axis in range(3) if self.size[axis] > 1)
+        return long or (0, 1, 2)
+
     def on_shell(self, cell: Cell) -> bool:
         """Whether a cell must be filled: within `shell` of a face (every cell without a shell)."""
-        return not self.shell or min(min(c, s - 1 - c) for c, s in zip(cell, self.size, strict=True)) < self.shell
+        return not self.shell or min(min(cell[a], self.size[a] - 1 - cell[a]) for a in self.faces) < self.shell
 
     def check(self) -> None:
         """Refuse, before any work, what makes no puzzle."""
@@ -249,8 +256,8 @@ def _face_colour(request: PackingRequest, cell: Cell) -> str | None:
     if not request.colours or not request.on_shell(cell):
         return None
     distances = [
-        (min(c, s - 1 - c), axis * 2 + (c > (s - 1) / 2))
-        for axis, (c, s) in enumerate(zip(cell, request.size, strict=True))
+        (min(cell[axis], size - 1 - cell[axis]), axis * 2 + (cell[axis] > (size - 1) / 2))
+        for axis, size in ((axis, request.size[axis]) for axis in request.faces)
     ]
     face = min(distances)[1]
     return f"c{face % request.colours}"

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import checked_run, peer
 from typer.testing import CliRunner
 
@@ -38,6 +39,7 @@ def test_a_generated_packing_is_reproducible_and_written_as_asked(tmp_path: Path
         DESIGN,
         PackingRequest((5, 4, 3), pieces=7, seed=4),
         PackingRequest((6, 6, 6), pieces=9, shell=2, inside=5, seed=5),
+        PackingRequest((7, 6, 1), pieces=6, shell=1, inside=6, colours=4, seed=2),
     ],
 )
 def test_the_planted_pieces_fill_the_shell_and_the_cells_grown_inside(request_: PackingRequest) -> None:
@@ -49,6 +51,29 @@ def test_the_planted_pieces_fill_the_shell_and_the_cells_grown_inside(request_: 
     assert len(pieces) == request_.pieces and all(len(connected_components(piece)) == 1 for piece in pieces)
     report = checked_run(_written(request_, Path(os.environ.get("TMPDIR", "/tmp"))))
     assert report.counts.raw >= 1
+
+
+def test_a_flat_design_has_its_rim_for_a_shell_and_its_sides_for_faces() -> None:
+    """A box one cell thick is a 2-D design: its rim must be filled and its middle may stay
+    empty (the faces of the thin side would make every cell a shell cell), and the rim's cells
+    take the colours of the four sides."""
+    flat = PackingRequest((7, 6, 1), pieces=6, shell=1, inside=6, colours=4, seed=2)
+    rim = {(x, y, 0) for x in range(7) for y in range(6) if x in (0, 6) or y in (0, 5)}
+    assert {cell for cell in flat.cells if flat.on_shell(cell)} == rim
+    spec = yaml.safe_load(packing_spec_text(flat))
+    assert len(spec["target"]["optional"]) == 7 * 6 - len(rim)
+    sides = {
+        "c0": {(0, y, 0) for y in range(1, 5)},
+        "c1": {(6, y, 0) for y in range(1, 5)},
+        "c2": {(x, 0, 0) for x in range(7)},
+        "c3": {(x, 5, 0) for x in range(7)},
+    }
+    sides["c0"] |= {(0, 0, 0), (0, 5, 0)}  # a corner is as near to two sides: the lower-numbered one
+    sides["c1"] |= {(6, 0, 0), (6, 5, 0)}
+    sides["c2"] -= sides["c0"] | sides["c1"]
+    sides["c3"] -= sides["c0"] | sides["c1"]
+    coloured = {name: {tuple(cell) for cell in cells} for name, cells in spec["target"]["colours"].items()}
+    assert coloured == sides
 
 
 def _written(request_: PackingRequest, folder: Path) -> Path:
@@ -67,6 +92,7 @@ def test_generated_designs_count_as_burrtools_counts(tmp_path: Path) -> None:
         PackingRequest((4, 4, 4), pieces=8, shell=1, inside=4, colours=2, seed=1),
         PackingRequest((4, 4, 4), pieces=8, shell=1, inside=4, colours=2, seed=2),
         PackingRequest((5, 5, 2), pieces=6, colours=2, seed=7),  # no shell: every cell coloured
+        PackingRequest((7, 6, 1), pieces=6, shell=1, inside=6, colours=4, seed=2),  # flat: the rim is the shell
     ]
     paths = [tmp_path / f"design{number}.xmpuzzle" for number in range(len(designs))]
     for design, path in zip(designs, paths, strict=True):
