@@ -14,7 +14,7 @@ from conftest import CORPUS, SPECS, built, checked_run
 from hypothesis import HealthCheck, given, reject, settings
 from test_box_search import model_of, small_packings
 
-from cpsolve.counting import Classifier, SolutionClass
+from cpsolve.counting import Classifier, ClassStoreFull, SolutionClass
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.base import Part
 from cpsolve.engines.exact_cover import CoverEnumeration, parts_for
@@ -157,6 +157,28 @@ def test_classes_found_by_rotation_keys_are_those_found_by_every_image(data: dic
             assert None not in numbers
             representatives = [classifier.class_index(c.representative) for c in classifier.classes]
             assert representatives == list(range(len(classifier.classes)))
+
+
+def test_a_full_class_store_stops_at_the_class_that_would_pass_it_with_what_came_before_counted() -> None:
+    """Where the store reaches its budget inside a batch, the solutions before the first of the
+    class that does not fit are counted (raw_seen, the weights, their classes) and no other."""
+    puzzle = built(SPECS / "soma.yaml")
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    solutions = list(CoverEnumeration(CoverSearch.of(problem), parts_for(problem, None), SearchOptions(), NO_DEADLINE))
+    whole = Classifier(puzzle.group)
+    whole.add_batch(solutions)
+    numbers = [whole.class_index(solution) for solution in solutions]
+    kept = len(whole.classes) - 1  # all but the last class met
+    stop = numbers.index(kept)  # the first solution of the first class left out
+    assert stop > kept  # members of the kept classes came before it: counted, not registered again
+    prefix = Classifier(puzzle.group)
+    prefix.add_batch(solutions[:stop])
+    full = Classifier(puzzle.group, max_bytes=prefix.stored_bytes)
+    with pytest.raises(ClassStoreFull):
+        full.add_batch(solutions)
+    assert (full.raw_seen, full.weight_seen, len(full.classes)) == (stop, stop, kept)
+    assert [c.representative for c in full.classes] == [c.representative for c in whole.classes[:kept]]
 
 
 def _described(solution_class: SolutionClass) -> tuple[Any, ...]:

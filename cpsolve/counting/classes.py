@@ -116,19 +116,38 @@ class Classifier:
         found: list[SolutionClass | None] = [None] * len(solutions)
         for length, numbers in by_length(solutions).items():
             atoms = np.array([solutions[n] for n in numbers], np.int64).reshape(len(numbers), length)
-            weights = [1] * len(numbers) if self.breaking is None else self.breaking.weights_of(atoms)
+            weights = None if self.breaking is None else self.breaking.weights_of(atoms)
             keys, new_class_of = self._look_up(atoms)
-            for place, (number, weight, key) in enumerate(zip(numbers, weights, keys, strict=True)):
-                self.raw_seen += 1
-                self.weight_seen += weight
-                index = self._class_of.get(key)
-                if index is not None:  # seen before, or an image of a class found earlier in this batch
-                    self.classes[index].weight_seen += weight
-                    continue
-                new_class = self._register(new_class_of(place))
-                new_class.weight_seen = weight
-                found[number] = new_class
+            self._add_keys(keys, weights, new_class_of, numbers, found)
         return found
+
+    def _add_keys(
+        self,
+        keys: list[bytes],
+        weights: list[int] | None,
+        new_class_of: Callable[[int], SolutionClass],
+        numbers: list[int],
+        found: list[SolutionClass | None],
+    ) -> None:
+        """Count each solution (by its look-up key) into its class, registering the classes met
+        for the first time; the loop every listed solution goes through (627,563 of them for the
+        pentominoes with open ends), so it keeps to local names and sums the tallies once."""
+        class_of, classes = self._class_of, self.classes
+        place = 0
+        try:
+            for place, key in enumerate(keys):
+                weight = 1 if weights is None else weights[place]
+                index = class_of.get(key)
+                if index is not None:  # seen before, or an image of a class found earlier in this batch
+                    classes[index].weight_seen += weight
+                    continue
+                new_class = new_class_of(place)
+                new_class.weight_seen = weight
+                found[numbers[place]] = new_class
+            place = len(keys)
+        finally:  # the solutions counted into classes, also when the store is full (ClassStoreFull)
+            self.raw_seen += place
+            self.weight_seen += place if weights is None else sum(weights[:place])
 
     def class_index(self, solution: Solution) -> int | None:
         """The class a solution found so far belongs to (any of its valid images), or None."""
@@ -146,26 +165,33 @@ class Classifier:
     def _improper_elements(self) -> int:
         return self.group.order - int(np.count_nonzero(self.group.proper))
 
-    def _look_up(self, atoms: Any) -> tuple[list[bytes], Callable[[int], NewClass]]:
+    def _look_up(self, atoms: Any) -> tuple[list[bytes], Callable[[int], SolutionClass]]:
         """For sorted solutions of one length (solutions x atoms), the key each is looked up by,
-        and how to describe solution i's class if it is new. Where the mirror images are one
+        and how to register solution i's class if it is new. Where the mirror images are one
         coset, a class is stored under the least key of each rotation class among its images
         (one or two); else under every valid image's key."""
         if self._mirrors_are_one_coset:
             orbits = rotation_orbits(self.group, atoms)
-            return [orbit.key for orbit in orbits], lambda place: self._from_rotations(orbits[place])
+            return orbits.keys, lambda place: self._register_rotations(orbits, place)
         keys = row_keys(atoms)
-        return keys, lambda place: self._from_images(
-            keys[place], image_keys(self.group, [tuple(atoms[place].tolist())])[0]
+        return keys, lambda place: self._register(
+            *self._from_images(keys[place], image_keys(self.group, [tuple(atoms[place].tolist())])[0])
         )
 
-    def _from_rotations(self, orbit: Orbit) -> NewClass:
-        mirrored = orbit.mirrored
-        if mirrored and self.group.is_valid is not None and not self.group.is_valid(solution_of(mirrored)):
+    def _register_rotations(self, orbits: RotationOrbits, place: int) -> SolutionClass:
+        """Register the class of a batch's solution from its orbit (made for each new class of
+        every listing run: no object on the way but the class)."""
+        key, mirrored, proper_images = orbits.keys[place], orbits.mirrored[place], orbits.proper_images[place]
+        is_valid = self.group.is_valid
+        if mirrored and is_valid is not None and not is_valid(solution_of(mirrored)):
             mirrored = b""  # BurrTools' mirror partners bounded apart: the mirror image is no solution
-        stored = [orbit.key] if not mirrored or mirrored == orbit.key else [orbit.key, mirrored]
-        elements = self.group.order if mirrored else self.group.order - self._improper_elements
-        return NewClass(stored, orbit.proper_images * len(stored), elements, orbit.proper_images, orbit.stabiliser)
+        stored = [key] if not mirrored or mirrored == key else [key, mirrored]
+        elements = self._order if mirrored else self._order - self._improper_elements
+        return self._register(stored, proper_images * len(stored), elements, proper_images, orbits.stabiliser[place])
+
+    @cached_property
+    def _order(self) -> int:
+        return self.group.order
 
     def _from_images(self, key: bytes, images: list[bytes]) -> NewClass:
         """Where some images may not be solutions (`group.is_valid`): the proper images are, the
@@ -175,17 +201,18 @@ class Classifier:
         valid = [image for image in images if is_valid is None or image in proper_keys or is_valid(solution_of(image))]
         return NewClass(list(set(valid)), len(set(valid)), len(valid), len(proper_keys), images.count(key))
 
-    def _register(self, new: NewClass) -> SolutionClass:
-        cost = CLASS_BYTES + len(new.keys) * (len(new.keys[0]) + KEY_BYTES)
+    def _register(
+        self, keys: list[bytes], valid_images: int, valid_elements: int, proper_images: int, stabiliser: int
+    ) -> SolutionClass:
+        """Store a new class under its keys (a NewClass's fields), within the memory budget."""
+        cost = CLASS_BYTES + len(keys) * (len(keys[0]) + KEY_BYTES)
         if self.stored_bytes + cost > self.max_bytes:
             raise ClassStoreFull(self.max_bytes)
         self.stored_bytes += cost
         index = len(self.classes)
-        for key in new.keys:
+        for key in keys:
             self._class_of[key] = index
-        solution_class = SolutionClass(
-            min(new.keys), new.valid_images, new.stabiliser, new.proper_images, new.valid_elements
-        )
+        solution_class = SolutionClass(min(keys), valid_images, stabiliser, proper_images, valid_elements)
         self.classes.append(solution_class)
         return solution_class
 
@@ -249,18 +276,21 @@ class NewClass(NamedTuple):
     stabiliser: int  # the elements that map the member onto itself
 
 
-class Orbit(NamedTuple):
-    """A solution's images under the group where the improper elements are one coset gP = Pg of
-    the proper ones P (P is normal): the images under P are its rotation class, those under gP
-    its mirror image's, the same one or another of the same size."""
+@dataclass(frozen=True)
+class RotationOrbits:
+    """The images of a batch of solutions under the group where the improper elements are one
+    coset gP = Pg of the proper ones P (P is normal): the images under P are a solution's
+    rotation class, those under gP its mirror image's, the same one or another of the same size.
+    A list per field, item i for solution i: most solutions of a batch belong to a class met
+    before and need only their key."""
 
-    key: bytes  # the least image under P: how the solution's class is found
-    mirrored: bytes  # the least image under gP (b"": the group has no improper elements)
-    proper_images: int  # distinct images under P
-    stabiliser: int  # the elements that map the solution onto itself
+    keys: list[bytes]  # the least image under P: how the solution's class is found
+    mirrored: list[bytes]  # the least image under gP (b"": the group has no improper elements)
+    proper_images: list[int]  # distinct images under P
+    stabiliser: list[int]  # the elements that map the solution onto itself
 
 
-def rotation_orbits(group: SymmetryGroup, atoms: Any) -> list[Orbit]:
+def rotation_orbits(group: SymmetryGroup, atoms: Any) -> RotationOrbits:
     """The orbit of each of a batch of sorted solutions of one length (solutions x atoms), with
     array operations on their images' keys: one set of keys per solution took most of the 5.5 s
     that classifying twelve pentominoes' 627,563 solutions in 6x11 (both ends open) took."""
@@ -275,9 +305,7 @@ def rotation_orbits(group: SymmetryGroup, atoms: Any) -> list[Orbit]:
     least = cast(list[bytes], rotated[:, 0].tolist())
     mirrored = [b""] * count if proper.all() else cast(list[bytes], np.sort(keys[:, ~proper], axis=1)[:, 0].tolist())
     stabiliser = cast(list[int], (keys == own).sum(axis=1).tolist())
-    return [
-        Orbit(*columns) for columns in zip(least, mirrored, cast(list[int], distinct.tolist()), stabiliser, strict=True)
-    ]
+    return RotationOrbits(least, mirrored, cast(list[int], distinct.tolist()), stabiliser)
 
 
 def row_keys(atoms: Any) -> list[bytes]:
