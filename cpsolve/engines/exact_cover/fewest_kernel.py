@@ -92,6 +92,14 @@ def _choose(decided: Array, count: Array, optional: Array, once: Array, left: Ar
 
 
 @njit(cache=True)
+def _copies_left(left: Array) -> bool:
+    for copies in left:
+        if copies > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _complete(decided: Array, optional: Array, least: Array, most: Array, left: Array, max_holes: int) -> bool:
     """Whether the placements made are a solution: every piece placed at least its least number
     of times, and at most `max_holes` optional cells left empty (the cells that must be filled
@@ -159,9 +167,12 @@ def search(
                         return depth, written, steps
                     write_found(found, found_length, written, chosen, depth)
                     written += 1
-                cells[depth] = OPTIONAL_PHASE
-                after = depth > 0 and cells[depth - 1] == OPTIONAL_PHASE
-                positions[depth] = chosen[depth - 1] + 1 if after else 0
+                if _copies_left(left):
+                    cells[depth] = OPTIONAL_PHASE
+                    after = depth > 0 and cells[depth - 1] == OPTIONAL_PHASE
+                    positions[depth] = chosen[depth - 1] + 1 if after else 0
+                else:  # every copy placed: no placement is alive, and looking for one scans them all
+                    exhausted = True
             elif cell < 0:
                 exhausted = True
             else:
