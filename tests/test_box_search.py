@@ -454,15 +454,41 @@ def test_the_fewest_placements_search_takes_targets_whose_pieces_fill_many_optio
     assert isinstance(flat, BoxSearch) and flat.choose == LOWEST and flat.max_holes == 6
 
 
+@pytest.mark.parametrize(
+    "path",
+    [corpus_dir("burrtools") / "CubeInCage.xmpuzzle", SPECS / "kanoodle_challenge.yaml", SPECS / "foam_cube.yaml"],
+)
+def test_parts_of_the_fewest_placements_search_two_levels_deep_make_the_lowest_cell_search_whole(path: Any) -> None:
+    """A part of the fewest-placements search starts from the state before its atoms (kept for
+    the parts that share their left-out atoms) and places them as its first levels: the parts
+    of two levels of first choices, with pre-placed pieces (the Kanoodle board) and without,
+    meet each solution of the lowest-cell search exactly once."""
+    puzzle = read_puzzle(path).model()[0]
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    fewest = dataclasses.replace(CoverSearch.of(problem), choose=FEWEST)
+    lowest = dataclasses.replace(CoverSearch.of(problem), choose=LOWEST_CELL)
+    most_keys, met = 0, 0
+    for part in parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates)):
+        keys: list[tuple[int, ...]] = []
+        for first in fewest.first_choices(part.forced, part.left_out) or []:
+            second = fewest.first_choices((*part.forced, first), part.left_out)
+            keys += [(*part.forced, first)] if second is None else [(*part.forced, first, atom) for atom in second]
+        split = [s for key in keys for s in solutions(fewest, [Part(key, part.left_out)])]
+        assert len(split) == len(set(split)) and sorted(split) == sorted(solutions(lowest, [part]))
+        most_keys, met = max(most_keys, len(keys)), met + len(split)
+    assert most_keys > 1 and met > 0
+
+
 def _kept_counts_stay_exact(search: CoverSearch) -> int:
     """Run the fewest-placements kernel one placement a call; after each, every count it keeps (the
     cells that must be filled, the pieces' columns) equals the live placements in that column.
     Returns the placements made."""
     from cpsolve.engines.exact_cover.fewest_kernel import search as fewest
 
-    state = search._fewest_state((), frozenset())
-    assert state is not None
-    alive, count, decided, left = state
+    start = search._fewest_state((), frozenset())
+    assert start is not None
+    alive, count, decided, left = start.alive, start.count, start.decided, start.left
     atom_start, counted_end, atom_columns, column_start, column_atoms, optional, once = search._lists
     kept = np.concatenate([~optional, np.ones(len(left), bool)])
     cells = search.problem.cells + 1
@@ -475,7 +501,7 @@ def _kept_counts_stay_exact(search: CoverSearch) -> int:
         depth, _, steps = fewest(atom_start, counted_end, atom_columns, column_start, column_atoms,
                                  search.problem.atom_piece, optional, once, search.least, search.most,
                                  search.max_holes, alive, count, decided, left, stack, top, columns, positions,
-                                 chosen, marks, depth, 1, found, found_length)  # fmt: skip
+                                 chosen, marks, depth, 1, found, found_length, start.forced)  # fmt: skip
         placements += steps
         running = np.concatenate(([0], np.cumsum(alive[column_atoms])))
         live = running[column_start[1:]] - running[column_start[:-1]]

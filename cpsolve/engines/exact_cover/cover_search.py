@@ -278,8 +278,25 @@ class CoverSearch:
             once,
         )
 
-    def _fewest_state(self, forced: Sequence[int], left_out: frozenset[int]) -> tuple[Any, ...] | None:
-        """Alive atoms, cell counts, decided cells and copies left once `forced` are placed."""
+    def _fewest_state(self, forced: Sequence[int], left_out: frozenset[int]) -> _FewestStart | None:
+        """The kernel's state for a part: the state once the problem's own forced atoms are placed
+        (copied from the one made for these `left_out`) and the part's other atoms, which the
+        kernel places as its first levels."""
+        prefix = tuple(self.problem.forced)
+        if tuple(forced[: len(prefix)]) != prefix:
+            prefix = ()
+        base = self._fewest_base(prefix, left_out)
+        if base is None:
+            return None
+        alive, count, decided, left = (array.copy() for array in base)
+        return _FewestStart(alive, count, decided, left, list(prefix), np.array(forced[len(prefix) :], np.int64))
+
+    def _fewest_base(self, forced: tuple[int, ...], left_out: frozenset[int]) -> tuple[Any, ...] | None:
+        """Alive atoms, cell counts, decided cells and copies left once `forced` are placed, kept
+        for the last `left_out` asked (the parts of a run share it, or that of their kept atom)."""
+        cached = self._fewest_bases.get((forced, left_out))
+        if cached is not None:
+            return cached
         started = self.start(forced)
         if started is None:
             return None
@@ -293,71 +310,127 @@ class CoverSearch:
             alive[list(left_out)] = False
         owner = np.repeat(np.arange(self.problem.atoms), np.diff(atom_start))
         count = np.bincount(atom_columns[alive[owner]], minlength=len(cell_start) - 1).astype(np.int64)
+        self._fewest_bases.clear()
+        self._fewest_bases[(forced, left_out)] = (alive, count, decided, left)
         return alive, count, decided, left
+
+    @cached_property
+    def _fewest_bases(self) -> dict[tuple[tuple[int, ...], frozenset[int]], tuple[Any, ...]]:
+        return {}
+
+    def _fewest_levels(self, capacity: int) -> _FewestLevels:
+        """The kernel's arrays per level and for the solutions of one slice."""
+        problem = self.problem
+        depth_limit = problem.cells + 1  # each level fills a cell (a part's forced levels too)
+        most_atoms = min(depth_limit, int(np.minimum(self.most, problem.cells).sum()))
+        return _FewestLevels(
+            np.full(depth_limit + 1, -1, np.int64),
+            np.zeros(depth_limit + 1, np.int64),
+            np.full(depth_limit + 1, -1, np.int64),
+            np.zeros(depth_limit + 1, np.int64),
+            np.zeros(problem.atoms, np.int64),
+            np.zeros(1, np.int64),
+            np.zeros((capacity, most_atoms), np.int64),
+            np.zeros(capacity, np.int64),
+        )
+
+    def _fewest_slice(
+        self, start: _FewestStart, levels: _FewestLevels, depth: int, budget: int
+    ) -> tuple[int, int, int]:
+        """One call of the kernel: (depth, solutions written, placements)."""
+        from .fewest_kernel import search
+
+        atom_start, counted_end, atom_columns, column_start, column_atoms, optional, once = self._lists
+        return search(
+            atom_start,
+            counted_end,
+            atom_columns,
+            column_start,
+            column_atoms,
+            self.problem.atom_piece,
+            optional,
+            once,
+            self.least,
+            self.most,
+            self.max_holes,
+            start.alive,
+            start.count,
+            start.decided,
+            start.left,
+            levels.stack,
+            levels.top,
+            levels.cells,
+            levels.positions,
+            levels.chosen,
+            levels.marks,
+            depth,
+            budget,
+            levels.found,
+            levels.found_length,
+            start.forced,
+        )
 
     def _run_fewest(
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
     ) -> Iterator[tuple[list[Solution], int]]:
-        from .fewest_kernel import search
-
-        state = self._fewest_state(forced, left_out)
-        if state is None:
+        start = self._fewest_state(forced, left_out)
+        if start is None:
             return
-        alive, count, decided, left = state
-        problem = self.problem
-        depth_limit = problem.cells + 1
-        cells = np.full(depth_limit + 1, -1, np.int64)
-        positions = np.zeros(depth_limit + 1, np.int64)
-        chosen = np.full(depth_limit + 1, -1, np.int64)
-        marks = np.zeros(depth_limit + 1, np.int64)
-        stack = np.zeros(problem.atoms, np.int64)
-        top = np.zeros(1, np.int64)
-        most_atoms = min(depth_limit, int(np.minimum(self.most, problem.cells).sum()))
-        found = np.zeros((capacity, most_atoms), np.int64)
-        found_length = np.zeros(capacity, np.int64)
-        fixed = list(forced)
+        levels = self._fewest_levels(capacity)
         depth = 0
         while depth >= 0:
-            atom_start, counted_end, atom_columns, column_start, column_atoms, optional, once = self._lists
-            depth, written, steps = search(
-                atom_start,
-                counted_end,
-                atom_columns,
-                column_start,
-                column_atoms,
-                problem.atom_piece,
-                optional,
-                once,
-                self.least,
-                self.most,
-                self.max_holes,
-                alive,
-                count,
-                decided,
-                left,
-                stack,
-                top,
-                cells,
-                positions,
-                chosen,
-                marks,
-                depth,
-                budget,
-                found,
-                found_length,
-            )
-            yield found_solutions(fixed, found, found_length, written), steps
+            depth, written, steps = self._fewest_slice(start, levels, depth, budget)
+            yield found_solutions(start.held, levels.found, levels.found_length, written), steps
 
     def _fewest_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
-        """The live atoms covering the cell fewest_kernel chooses first, when it must be filled."""
-        state = self._fewest_state(forced, left_out)
-        if state is None:
+        """The live atoms of the column the kernel decides first once `forced` are placed (every
+        solution of the part holds exactly one of them): the kernel places the part's atoms and
+        stops as it has chosen. None where they complete a solution or leave only optional cells."""
+        start = self._fewest_state(forced, left_out)
+        if start is None:
             return []
-        alive, count, decided, _ = state
-        _, _, _, column_start, column_atoms, optional, _ = self._lists
-        open_cells = np.nonzero(~decided & ~optional)[0]  # optional cells are never chosen
-        if not len(open_cells):
-            return None
-        cell = int(open_cells[np.argmin(count[open_cells])])  # a cell's column: every solution holds one of its atoms
-        column = column_atoms[column_start[cell] : column_start[cell + 1]]
-        return [int(atom) for atom in column if alive[atom]]
+        floor = len(start.forced)
+        levels = self._fewest_levels(1)
+        depth = 0
+        while True:
+            depth, written, _ = self._fewest_slice(start, levels, depth, max(0, floor - depth))
+            if written:
+                return None  # the part's atoms are a solution
+            if depth < 0:
+                return []
+            if depth == floor:
+                break
+        column = int(levels.cells[floor])
+        if column < 0:
+            return None  # the last phase: placements on optional cells only
+        _, _, _, column_start, column_atoms, _, _ = self._lists
+        atoms = column_atoms[column_start[column] : column_start[column + 1]]
+        return [int(atom) for atom in atoms[start.alive[atoms]]]
+
+
+@dataclass(frozen=True)
+class _FewestStart:
+    """Where the fewest-placements kernel starts a part: its state once the problem's own forced
+    atoms (`held`, added to every solution) are placed, and the part's atoms it places first."""
+
+    alive: Any
+    count: Any
+    decided: Any
+    left: Any
+    held: list[int]
+    forced: Any  # int64: the part's atoms beyond `held`
+
+
+@dataclass(frozen=True)
+class _FewestLevels:
+    """The kernel's arrays: per level (column, next entry, atom placed, stack height), the kill
+    stack and its height, and the solutions of one slice."""
+
+    cells: Any
+    positions: Any
+    chosen: Any
+    marks: Any
+    stack: Any
+    top: Any
+    found: Any
+    found_length: Any

@@ -23,11 +23,15 @@ empty. Piece groups are not taken here (the lowest-cell kernel takes them).
 Measured on the Kanoodle pyramid (spheres, 55 cells, 1,646 placements): the lowest-cell order
 makes 1,694 million placements, this choice 1.5 million (benchmarks/exact_cover_search.py).
 
+A part of a split search (its first placements given) starts from the state before them and
+places them as levels with one choice each (FORCED), so that a part costs no recount of every
+column (tens of milliseconds on a 9x9x9 design, as much as a small part's whole search).
+
 State per depth d: `cells[d]` the column level d decides (-1: not chosen yet; OPTIONAL_PHASE: a
-level of the last phase), `positions[d]` the next entry of its column to try (in the last phase:
-the next placement), `chosen[d]` the placement made there, `marks[d]` the stack height before
-it. Like cover_kernel.py it places at most a given number of placements per call and resumes
-where it left off.
+level of the last phase; FORCED: a level placing a given atom), `positions[d]` the next entry of
+its column to try (in the last phase: the next placement), `chosen[d]` the placement made there,
+`marks[d]` the stack height before it. Like cover_kernel.py it places at most a given number of
+placements per call and resumes where it left off.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ KILLED_PER_STEP = 16  # placements a slice may kill per placement of its budget 
 
 Array = Any
 OPTIONAL_PHASE = -3  # cells[d] of a level that adds a placement on optional cells only
+FORCED = -4  # cells[d] of a level that places the part's atom forced[d] (d < len(forced))
 
 
 @njit(cache=True, inline="always")
@@ -93,7 +98,7 @@ def _choose(decided: Array, count: Array, optional: Array, once: Array, left: Ar
 
 @njit(cache=True)
 def _copies_left(left: Array) -> bool:
-    for copies in left:
+    for copies in left:  # noqa: SIM110 (numba takes no generator expression)
         if copies > 0:
             return True
     return False
@@ -141,6 +146,7 @@ def search(
     step_budget: int,
     found: Array,
     found_length: Array,
+    forced: Array,
 ) -> tuple[int, int, int]:
     """Continue the search from `depth`; return (depth, solutions written to `found`, placements).
 
@@ -149,7 +155,8 @@ def search(
     and its piece's column, those before `counted_end[a]` the ones whose `count` it adds to,
     `column_atoms[cell_start[c]:cell_start[c + 1]]` the atoms in column c.
     `once[p]`: piece p is used exactly once (its column is chosen like a cell's). `top_of[0]` is
-    the stack's height (kept between calls)."""
+    the stack's height (kept between calls). Levels 0 .. len(forced) - 1 place `forced` (a
+    part's atoms; the part is empty when one is dead by then); solutions hold them."""
     pieces_column = optional.shape[0]
     atoms = alive.shape[0]
     written = 0
@@ -158,7 +165,10 @@ def search(
     top = top_of[0]
     while depth >= 0:
         exhausted = False  # this level has nothing (more) to try: back up
-        if cells[depth] == -1:
+        if cells[depth] == -1 and depth < forced.shape[0]:
+            cells[depth] = FORCED
+            positions[depth] = 0
+        elif cells[depth] == -1:
             cell = _choose(decided, count, optional, once, left)
             if cell == -1:  # the last phase: placements on optional cells only, in increasing order
                 if _complete(decided, optional, least, most, left, max_holes):
@@ -185,7 +195,10 @@ def search(
             cell = cells[depth]
             index = positions[depth]
             atom = -1
-            if cell == OPTIONAL_PHASE:
+            if cell == FORCED:
+                if index == 0 and alive[forced[depth]]:
+                    atom = forced[depth]
+            elif cell == OPTIONAL_PHASE:
                 while index < atoms and not alive[index]:
                     index += 1
                 if index < atoms:
