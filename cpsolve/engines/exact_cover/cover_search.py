@@ -262,18 +262,20 @@ class CoverSearch:
             counted_count + np.cumsum(optional_here, axis=1, dtype=np.int32),
         )
         atoms = np.repeat(np.arange(problem.atoms), np.diff(atom_start))
-        columns = np.empty(int(atom_start[-1]), np.int64)
+        columns = np.empty(int(atom_start[-1]), np.int32)
         columns[atom_start[atoms] + within[present] - 1] = rows[present]
         small = np.int16 if column_count < 2**15 else np.int64  # numpy sorts 16-bit keys by radix: far faster
         by_column = np.argsort(columns.astype(small), kind="stable")  # by column, then by atom
         cell_start = np.concatenate(([0], np.cumsum(np.bincount(columns, minlength=column_count))))
         once = (self.least == 1) & (self.most == 1)
-        return (  # int64 already (no copies: the columns of a 9x9x9 design are 1.9 million entries)
+        # The two long arrays (1.9 million entries on a 9x9x9 design) as int32: half the memory the
+        # kernel reads at random, 12 % off its search there (p40: 1.55 -> 1.36 s); the starts int64.
+        return (
             atom_start.astype(np.int64, copy=False),
             counted_end.astype(np.int64, copy=False),
             columns,
             cell_start.astype(np.int64, copy=False),
-            atoms[by_column].astype(np.int64, copy=False),
+            atoms[by_column].astype(np.int32),
             optional,
             once,
         )
