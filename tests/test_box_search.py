@@ -35,7 +35,7 @@ from cpsolve.engines.exact_cover.cover_search import FEWEST, LOWEST_CELL, CoverS
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import ReadOptions, read_puzzle
 from cpsolve.generate import PackingRequest, packing_spec_text
-from cpsolve.limits import NO_DEADLINE
+from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import FAMILIES, CoverProblem, PuzzleModel
 from cpsolve.models.base import BuildOptions
 from cpsolve.models.packing import PackingBuilder
@@ -478,6 +478,22 @@ def test_parts_of_the_fewest_placements_search_two_levels_deep_make_the_lowest_c
         assert len(split) == len(set(split)) and sorted(split) == sorted(solutions(lowest, [part]))
         most_keys, met = max(most_keys, len(keys)), met + len(split)
     assert most_keys > 1 and met > 0
+
+
+def test_a_large_fewest_placements_search_takes_every_core_by_default(tmp_path: Any) -> None:
+    """The fewest-placements search has no estimate; from PARALLEL_ATOMS placements it takes
+    every core unasked (a 9x9x9 design: 76,024), below them one (CubeInCage: 342)."""
+    from cpsolve.engines.exact_cover import PARALLEL_ATOMS
+    from cpsolve.run import prepare
+
+    design = tmp_path / "design.yaml"
+    design.write_text(packing_spec_text(PackingRequest((9, 9, 9), 30, shell=1, inside=60, colours=5, seed=1)))
+    for path, workers in ((design, 3), (corpus_dir("burrtools") / "CubeInCage.xmpuzzle", 1)):
+        prepared = prepare(read_puzzle(path), RunOptions(engine="exact-cover"), Deadline.after(None))
+        search = prepared.compiled.search  # type: ignore[attr-defined]
+        assert isinstance(search, CoverSearch) and search.choose == FEWEST
+        assert (search.problem.atoms >= PARALLEL_ATOMS) == (workers > 1)
+        assert prepared.compiled.default_workers(3) == workers
 
 
 def _kept_counts_stay_exact(search: CoverSearch) -> int:

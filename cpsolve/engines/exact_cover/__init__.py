@@ -46,6 +46,10 @@ STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s betwee
 FOUND_CAPACITY = 1024
 PART_PROBES = 64  # random paths to estimate each part's size, to hand out the largest first
 PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` uses every core (docs/engines.md)
+# A fewest-placements search (not estimated) of this many atoms or more takes every core: the
+# 9x9x9 designs of docs/cluster.md (55,000-131,000 atoms) gain 1.0-1.9x on two, the corpus's
+# (at most 3,601 atoms) would lose 0.02 s to starting them.
+PARALLEL_ATOMS = 20_000
 
 
 class ExactCoverEngine(Engine):
@@ -264,9 +268,15 @@ class ExactCoverPrepared(Prepared):
         return True
 
     def default_workers(self, cores: int) -> int:
-        """Every core for searches estimated big enough to gain from them (docs/engines.md), else one."""
+        """Every core for searches estimated big enough to gain from them (docs/engines.md), and
+        for fewest-placements searches (which have no estimate) of PARALLEL_ATOMS placements or
+        more, whose every placement costs about 0.1 ms; else one."""
         estimate = self.estimated_placements
-        return cores if estimate is not None and estimate >= PARALLEL_PLACEMENTS else 1
+        if estimate is None:
+            search = self.search
+            many = isinstance(search, CoverSearch) and search.choose == FEWEST
+            return cores if many and search.problem.atoms >= PARALLEL_ATOMS else 1
+        return cores if estimate >= PARALLEL_PLACEMENTS else 1
 
     @property
     def details(self) -> dict[str, str]:
