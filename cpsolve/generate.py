@@ -255,9 +255,10 @@ def _face_colour(request: PackingRequest, cell: Cell) -> str | None:
     six faces sharing `colours` colours in turn; inside cells have none."""
     if not request.colours or not request.on_shell(cell):
         return None
+    size = request.size
     distances = [
-        (min(cell[axis], size - 1 - cell[axis]), axis * 2 + (cell[axis] > (size - 1) / 2))
-        for axis, size in ((axis, request.size[axis]) for axis in request.faces)
+        (min(cell[axis], size[axis] - 1 - cell[axis]), axis * 2 + (cell[axis] > (size[axis] - 1) / 2))
+        for axis in request.faces
     ]
     face = min(distances)[1]
     return f"c{face % request.colours}"

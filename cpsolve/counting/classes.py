@@ -186,12 +186,8 @@ class Classifier:
         if mirrored and is_valid is not None and not is_valid(solution_of(mirrored)):
             mirrored = b""  # BurrTools' mirror partners bounded apart: the mirror image is no solution
         stored = [key] if not mirrored or mirrored == key else [key, mirrored]
-        elements = self._order if mirrored else self._order - self._improper_elements
+        elements = self.group.order if mirrored else self.group.order - self._improper_elements
         return self._register(stored, proper_images * len(stored), elements, proper_images, orbits.stabiliser[place])
-
-    @cached_property
-    def _order(self) -> int:
-        return self.group.order
 
     def _from_images(self, key: bytes, images: list[bytes]) -> NewClass:
         """Where some images may not be solutions (`group.is_valid`): the proper images are, the
