@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import importlib.util
 import json
 import os
 import sys
@@ -470,6 +471,26 @@ def engines_command() -> None:
         state = "installed" if engine.installed() else f'not installed: pip install "cpsolve[{engine.extra}]"'
         typer.echo(f"{engine.name:12} {engine.takes_what} ({state})")
     typer.echo(f"{AUTO:12} the first installed engine above that takes the puzzle")
+    if importlib.util.find_spec("numba") is not None:
+        from cpsolve import native
+
+        typer.echo(f"compiled kernels: {native.describe()}")
+
+
+@app.command("compile")
+def compile_command() -> None:
+    """Build the compiled engines ahead of time (numba's pycc, about a minute, once per install), so
+    that a run starts without importing numba: about 0.3 s sooner."""
+    from cpsolve import native
+    from cpsolve.engines import load_every_kernel
+    from cpsolve.errors import CpsolveError
+
+    try:
+        report = native.compile_kernels(load_every_kernel)
+    except CpsolveError as error:
+        raise fail(error) from None
+    done = "already built" if report.already else f"built in {report.seconds:.0f} s"
+    typer.echo(f"{report.path}: {report.variants} compiled kernels, {done}")
 
 
 @app.command("bench")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -106,8 +107,15 @@ print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "orto
     ],
 )
 def test_only_the_engine_that_runs_is_imported(arguments: list[str], imported: list[str]) -> None:
+    """On numba's kernels (CPSOLVE_NATIVE=0): with their ahead-of-time build numba is not imported
+    at all (tests/test_native.py)."""
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, *arguments], cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, "-c", PROBE, *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "CPSOLVE_NATIVE": "0"},
     )
     assert json.loads(result.stdout.splitlines()[-1]) == imported
 

@@ -38,9 +38,12 @@ from typing import Any
 
 import numpy as np
 
+from cpsolve import native
+from cpsolve.counting.frontier_codes import EMPTY, FULL, OVERFLOW
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models.base import CoverProblem
 
+KERNEL = "cpsolve.counting.frontier_kernel"
 STATE_BYTES = 200  # one sub-problem in the dictionaries of two levels, measured (docs/counting.md)
 CHECK_EVERY = 1 << 14  # sub-problems between looks at the clock
 SLICE_SLOTS = 1 << 16  # the compiled counter's slots between looks at the clock and Ctrl-C
@@ -216,16 +219,12 @@ class Level:
     each (mask, resources, limbs)."""
 
     def __init__(self, capacity: int, limbs: int) -> None:
-        from cpsolve.counting.frontier_kernel import EMPTY
-
         self.table = np.empty((capacity, 2 + limbs), np.uint64)  # only the masks need clearing
         self.table[:, 0] = EMPTY
         self.held = 0
 
     def cleared(self) -> Level:
         """This table emptied, to hold a later level."""
-        from cpsolve.counting.frontier_kernel import EMPTY
-
         self.table[:, 0] = EMPTY
         self.held = 0
         return self
@@ -243,10 +242,8 @@ class Level:
         return int(self.table.nbytes)
 
     def grown(self) -> Level:
-        from cpsolve.counting import frontier_kernel
-
         larger = Level(2 * self.capacity, self.table.shape[1] - 2)
-        frontier_kernel.rehash(self.table, larger.table)
+        native.kernel(KERNEL, "rehash")(self.table, larger.table)
         larger.held = self.held
         return larger
 
@@ -280,8 +277,7 @@ class CompiledCount:
                 limbs = max(limbs + 1, self.problem.bound_limbs())
 
     def _count(self, limbs: int) -> int:
-        from cpsolve.counting import frontier_kernel as kernel
-
+        rehash, step = native.kernel(KERNEL, "rehash"), native.kernel(KERNEL, "step")
         problem, base = self.problem, self.problem.resource_bits
         first = problem.first_open(self.state)
         level = Level(16, limbs)
@@ -289,7 +285,7 @@ class CompiledCount:
         one[0] = 1
         mask = self.state >> (base + first) if first < problem.positions else 0
         start = np.array([[mask, self.state & ((1 << base) - 1), *one.tolist()]], np.uint64)
-        kernel.rehash(start, level.table)  # the start, as a table of one
+        rehash(start, level.table)  # the start, as a table of one
         level.held = 1
         guards = np.uint64(problem.guards)
         spare: Level | None = None
@@ -300,12 +296,12 @@ class CompiledCount:
             slot = 0
             while slot < level.capacity:
                 end = min(level.capacity, slot + SLICE_SLOTS)
-                slot, following.held, status = kernel.step(
+                slot, following.held, status = step(
                     level.table, slot, end, masks, uses, guards, following.table, following.held, following.most
                 )
-                if status == kernel.OVERFLOW:
+                if status == OVERFLOW:
                     raise CountOverflow
-                if status == kernel.FULL:
+                if status == FULL:
                     if self.max_bytes is not None and level.nbytes + 3 * following.nbytes > self.max_bytes:
                         raise FrontierTooWide(position, problem.positions, following.held)
                     following = following.grown()

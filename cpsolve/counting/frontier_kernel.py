@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
-DONE, FULL, OVERFLOW = 0, 1, 2
+from cpsolve.counting.frontier_codes import DONE, EMPTY, FULL, OVERFLOW
+
 MIX_MASK = np.uint64(0x9E3779B97F4A7C15)
 MIX_RESOURCES = np.uint64(0xC2B2AE3D27D4EB4F)
 

@@ -9,12 +9,14 @@ a handful of calls per assembly.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
+from typing import Any
 
 import numpy as np
 
-from cpsolve.disassembly import kernel
+from cpsolve import native
+from cpsolve.disassembly import codes
 from cpsolve.geometry import Cell
 from cpsolve.grids import Grid
 from cpsolve.limits import Deadline
@@ -27,6 +29,14 @@ GAP_SLOTS = 1 << 16  # pairs' gaps remembered, at first; grown while it fills, u
 MOST_GAP_SLOTS = 1 << 19  # then the table starts again empty when half full (results are the same)
 SLICE_WORK = 4_000_000  # work units (pair look-ups, union tests) between two looks at the clock: ~10 ms
 MOST_PIECES = 62  # pieces as bits of a signed 64-bit word
+
+
+KERNEL = "cpsolve.disassembly.kernel"
+
+
+def _kernel(name: str) -> Callable[..., Any]:
+    """A function of the compiled disassembler (kernel.py): the ahead-of-time build's or numba's."""
+    return native.kernel(KERNEL, name)
 
 
 class Undecided(Exception):
@@ -58,7 +68,7 @@ class CompiledDisassembler:
         self.gap_stamps = np.zeros(GAP_SLOTS, np.int64)
         self.gap_counters = np.zeros(2, np.int64)  # generation 0 is never used: stamps start at 0
         self._size_moves(FIRST_MOVES)
-        self.counters = np.zeros(kernel.COUNTERS, np.int64)
+        self.counters = np.zeros(codes.COUNTERS, np.int64)
         self.geometry: tuple[np.ndarray, ...] = ()
 
     def _size_moves(self, moves: int) -> None:
@@ -76,17 +86,17 @@ class CompiledDisassembler:
         kinds = np.zeros(len(cells), np.int64)
         if self.passes.shape[1] > 1:  # cells pass alike on a grid whose steps have one kind
             kinds[:] = [self.grid.step_kind((x, y, z)) for x, y, z in cells.tolist()]
-        boxes = kernel.piece_boxes(cells, starts, self.vectors)
-        fronts = kernel.front_cells(cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes)
+        boxes = _kernel("piece_boxes")(cells, starts, self.vectors)
+        fronts = _kernel("front_cells")(cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes)
         self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes, *fronts)
-        self.gap_counters[kernel.GAP_GENERATION] += 1  # other pieces: forget the gaps
-        self.gap_counters[kernel.GAP_FILL] = 0
-        self.counters[kernel.LOOKED_AT] = 0
+        self.gap_counters[codes.GAP_GENERATION] += 1  # other pieces: forget the gaps
+        self.gap_counters[codes.GAP_FILL] = 0
+        self.counters[codes.LOOKED_AT] = 0
 
     @property
     def positions(self) -> int:
         """Positions looked at in this assembly so far (all parts)."""
-        return int(self.counters[kernel.LOOKED_AT])
+        return int(self.counters[codes.LOOKED_AT])
 
     def take_apart(
         self,
@@ -104,31 +114,31 @@ class CompiledDisassembler:
         table = np.full(2 * FIRST_POSITIONS, -1, np.int64)
         positions[0] = start
         came_from[0] = (-1, 0, 0, 0)
-        kernel.rehash(table, positions, 1)
+        _kernel("rehash")(table, positions, 1)
         counters = self.counters
-        counters[kernel.ADDED], counters[kernel.CURSOR] = 1, 0
+        counters[codes.ADDED], counters[codes.CURSOR] = 1, 0
         while True:
-            status = kernel.expand(
+            status = _kernel("expand")(
                 self.geometry, self.gap_keys, self.gap_values, self.gap_stamps, self.gap_counters, part,
                 positions, came_from, table, self.moves, self.found, self.known, self.known_stamps, counters,
                 max_positions, max_moves, SLICE_WORK,
             )  # fmt: skip
-            if status == kernel.FOUND:
+            if status == codes.FOUND:
                 return self._found(positions, came_from)
-            if status == kernel.EXHAUSTED:
+            if status == codes.EXHAUSTED:
                 return None
-            if status == kernel.UNDECIDED:
+            if status == codes.UNDECIDED:
                 raise Undecided
-            if status == kernel.GROW_MOVES:
+            if status == codes.GROW_MOVES:
                 self._size_moves(2 * self.moves.shape[0])
-            elif status == kernel.GROW_POSITIONS:
+            elif status == codes.GROW_POSITIONS:
                 positions, came_from, table = self._grown(positions, came_from)
             elif deadline.passed():
                 raise Undecided
             self._grow_gaps()
 
     def _found(self, positions: np.ndarray, came_from: np.ndarray) -> tuple[tuple[int, ...], list[PathStep]]:
-        found_at, mask, direction = self.counters[kernel.FOUND_AT : kernel.FOUND_DIRECTION + 1].tolist()
+        found_at, mask, direction = self.counters[codes.FOUND_AT : codes.FOUND_DIRECTION + 1].tolist()
         path: list[PathStep] = [(mask, direction, None)]
         at = found_at
         while at > 0:  # the start, row 0, was reached from nowhere
@@ -139,22 +149,22 @@ class CompiledDisassembler:
 
     def _grown(self, positions: np.ndarray, came_from: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rows = 2 * positions.shape[0]
-        added = int(self.counters[kernel.ADDED])
+        added = int(self.counters[codes.ADDED])
         grown_positions = np.zeros((rows, positions.shape[1]), np.int32)
         grown_positions[:added] = positions[:added]
         grown_came_from = np.zeros((rows, 4), np.int64)
         grown_came_from[:added] = came_from[:added]
         table = np.full(2 * rows, -1, np.int64)
-        kernel.rehash(table, grown_positions, added)
+        _kernel("rehash")(table, grown_positions, added)
         return grown_positions, grown_came_from, table
 
     def _grow_gaps(self) -> None:
         """A bigger gap table while the old one is more than a quarter full (starting it empty)."""
         slots = self.gap_keys.shape[0]
-        if slots >= MOST_GAP_SLOTS or 4 * self.gap_counters[kernel.GAP_FILL] <= slots:
+        if slots >= MOST_GAP_SLOTS or 4 * self.gap_counters[codes.GAP_FILL] <= slots:
             return
         self.gap_keys = np.zeros((2 * slots, 5), np.int64)
         self.gap_values = np.zeros((2 * slots, self.gap_values.shape[1]), np.int64)
         self.gap_stamps = np.zeros(2 * slots, np.int64)
-        self.gap_counters[kernel.GAP_GENERATION] += 1
-        self.gap_counters[kernel.GAP_FILL] = 0
+        self.gap_counters[codes.GAP_GENERATION] += 1
+        self.gap_counters[codes.GAP_FILL] = 0

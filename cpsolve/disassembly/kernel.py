@@ -28,13 +28,26 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from cpsolve.disassembly.codes import (
+    ADDED,
+    CURSOR,
+    EXHAUSTED,
+    FOUND,
+    FOUND_AT,
+    FOUND_DIRECTION,
+    FOUND_MASK,
+    GAP_FILL,
+    GAP_GENERATION,
+    GROW_MOVES,
+    GROW_POSITIONS,
+    KNOWN_GENERATION,
+    LOOKED_AT,
+    PAUSED,
+    UNDECIDED,
+    WORK,
+)
+
 FREE = 1 << 40  # the gap between two pieces that never meet along a direction (as in Python)
-FOUND, EXHAUSTED, UNDECIDED, PAUSED, GROW_POSITIONS, GROW_MOVES = 1, 2, 3, 4, 5, 6
-# counters: positions added, the next to expand, positions looked at, work done in this slice,
-# the generation of the known-moves table, and what FOUND found (position, pieces, direction)
-ADDED, CURSOR, LOOKED_AT, WORK, KNOWN_GENERATION, FOUND_AT, FOUND_MASK, FOUND_DIRECTION = range(8)
-COUNTERS = 8
-GAP_GENERATION, GAP_FILL = 0, 1  # the gap table's counters
 MIX = 0x9E3779B97F4A7C15 - (1 << 64)  # an odd 64-bit constant, as a signed int64
 DE_BRUIJN = 0x03F79D71B4CB0A89
 BIT_INDEX = np.zeros(64, np.int64)

@@ -113,3 +113,17 @@ __all__ = [
     "SearchOptions",
     "StopReason",
 ]
+
+
+def load_every_kernel(engines: Engines = DEFAULT) -> None:
+    """Call every compiled kernel in every variant a run may call, for `cpsolve compile` to record
+    and build (cpsolve.native): the installed numba engines' and the two kernels that are not an
+    engine's, the disassembler's and the frontier counter's."""
+    from cpsolve.counting.frontier import load_compiled
+    from cpsolve.disassembly import Disassembler
+
+    for engine in engines:
+        if engine.required_module == "numba" and engine.installed():
+            engine.load_every_variant()
+    Disassembler(compiled=True).load()
+    load_compiled()

@@ -263,6 +263,11 @@ class Engine(ABC):
         if self.required_module is not None:
             importlib.import_module(self.required_module)
 
+    def load_every_variant(self) -> None:
+        """`load`, and every variant of compiled code that `load_for` may load for some puzzle:
+        what `cpsolve compile` builds ahead of time (cpsolve.native)."""
+        self.load()
+
     def load_for(self, puzzle: PuzzleModel) -> None:
         """`load`, and whatever more a run of this puzzle needs (an engine whose compiled code comes
         in variants loads the one the puzzle takes), so that `seconds` leaves all loading out."""

@@ -50,6 +50,12 @@ PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` u
 # 9x9x9 designs of docs/cluster.md (55,000-131,000 atoms) gain 1.0-1.9x on two, the corpus's
 # (at most 3,601 atoms) would lose 0.02 s to starting them.
 PARALLEL_ATOMS = 20_000
+# A compiled search beyond the two `load` loads: (kind, board words, holes, every open cell compared).
+Variant = tuple[str, int, bool, bool]
+VARIANTS: tuple[Variant, ...] = (
+    ("fewest", 0, False, False),
+    *(("box", size, holes, every) for size in (1, 2) for holes, every in ((True, False), (False, True), (True, True))),
+)
 
 
 class ExactCoverEngine(Engine):
@@ -60,7 +66,7 @@ class ExactCoverEngine(Engine):
 
     def __init__(self) -> None:
         self.loaded = False  # this instance's compiled searches are loaded in this process
-        self.variants: set[tuple[str, int, bool, bool]] = set()  # and these variants (`load_for`)
+        self.variants: set[Variant] = set()  # and these variants (`load_for`)
 
     def load(self) -> None:
         """Import numba and load both compiled searches (the box search for boards of one word and
@@ -72,6 +78,7 @@ class ExactCoverEngine(Engine):
         for problem in (line, block, wide):
             search = search_for(problem)
             list(CoverEnumeration(search, [Part((), frozenset())], SearchOptions(), NO_DEADLINE))
+            search.first_choices((), frozenset())  # a split's look at the first cell
         box = BoxSearch.of(block, CHOOSE_AMONG)
         assert box is not None
         box.estimate((0,), probes=1)
@@ -83,7 +90,17 @@ class ExactCoverEngine(Engine):
         in the run took 5 ms of DemoPieceGenerator's 17) and the fewest-placements search."""
         self.load()
         variant = _variant(puzzle.cover_problem())  # built already: `takes` asked for it
-        if variant is None or variant in self.variants:
+        if variant is not None:
+            self._load_variant(variant)
+
+    def load_every_variant(self) -> None:
+        """`load`, and every variant `load_for` may load (what `cpsolve compile` builds)."""
+        self.load()
+        for variant in VARIANTS:
+            self._load_variant(variant)
+
+    def _load_variant(self, variant: Variant) -> None:
+        if variant in self.variants:
             return
         self.variants.add(variant)
         kind, words, holes, every_cell = variant
@@ -122,7 +139,7 @@ _BLOCK = tuple((x, y, z) for z in range(2) for y in range(2) for x in range(2)) 
 _SLAB = tuple((x, y, z) for z in range(5) for y in range(4) for x in range(4))  # 80 cells: two words
 
 
-def _variant(problem: CoverProblem | None) -> tuple[str, int, bool, bool] | None:
+def _variant(problem: CoverProblem | None) -> Variant | None:
     """Which compiled variant beyond those `load` loads the problem's search takes, told cheaply
     (without the search's tables, whose building a run counts), as `search_for` chooses: the box
     search's (board words, holes, every open cell compared) or the fewest-placements search."""

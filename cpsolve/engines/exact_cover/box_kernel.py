@@ -42,13 +42,14 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .cover_kernel import DE_BRUIJN, ONE, SHIFT, ZERO, write_found
+from .bits import DE_BRUIJN, ONE, SHIFT, ZERO
+from .cover_kernel import write_found
 
 Array = Any
 Tables = tuple[Any, ...]  # see `search`
 State = tuple[Any, ...]
 
-NO_BEST = 1 << 30
+NO_BEST: Any = np.int64(1 << 30)  # a numpy scalar: the ahead-of-time compiler types a plain int as a literal
 
 
 @njit(cache=True, inline="always")

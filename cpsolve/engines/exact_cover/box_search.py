@@ -17,14 +17,17 @@ from typing import Any
 
 import numpy as np
 
+from cpsolve import native
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 
+from .bits import BIT_OF
 from .cover_search import found_solutions
 
 BOX_BITS = 128  # two 64-bit words
 MAX_PIECES = 64  # the pieces left are one 64-bit word
 MAX_ENTRIES = 4_000_000  # list entries (placement, cell, open neighbours): 32 MB
+BOX_KERNEL = "cpsolve.engines.exact_cover.box_kernel"
 CHOOSE_AMONG = 8  # cells with the fewest open neighbours compared by fitting placements (box_kernel.py says why)
 LOWEST = 0  # `choose` for the lowest open cell
 EVERY_OPEN_CELL = 1 << 10  # `choose`: every open cell compared, and the pieces used exactly once (box_kernel.py)
@@ -195,7 +198,6 @@ class BoxSearch:
 
     def kernel_tables(self, left_out: frozenset[int] | set[int] = frozenset()) -> tuple[Any, ...]:
         """What box_kernel.search reads, in its order."""
-        from .cover_kernel import BIT_OF
 
         layout, tables = self.layout, self.tables
         mask_low, mask_high = self.masks_without(left_out)
@@ -258,7 +260,7 @@ class BoxSearch:
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
     ) -> Iterator[tuple[list[Solution], int]]:
         """The part's solutions in slices of at most `budget` placements: (solutions, placements)."""
-        from .box_kernel import search
+        search = native.kernel(BOX_KERNEL, "search")
 
         started = self.start(forced)
         if started is None:
@@ -278,7 +280,7 @@ class BoxSearch:
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The placements that fit the cell the search fills first once `forced` are made: every
         solution of the part holds exactly one of them. None when the board is already full."""
-        from .box_kernel import search
+        search = native.kernel(BOX_KERNEL, "search")
 
         started = self.start(forced)
         if started is None:
@@ -296,7 +298,7 @@ class BoxSearch:
     def estimate(self, roots: Sequence[int], probes: int, seed: int = 1) -> float:
         """Placements of the search that first places one of `roots` (say, each kept placement of
         the breaking piece, a part each), from `probes` random paths (Knuth; see box_kernel)."""
-        from .box_kernel import search
+        search = native.kernel(BOX_KERNEL, "search")
 
         started = self.start(self.problem.forced)
         if started is None or probes <= 0:
@@ -321,7 +323,7 @@ class BoxSearch:
 
     def estimate_part(self, forced: Sequence[int], left_out: frozenset[int], probes: int, seed: int = 1) -> float:
         """Placements of a part's search (`forced` made, `left_out` banned), from random paths."""
-        from .box_kernel import search
+        search = native.kernel(BOX_KERNEL, "search")
 
         started = self.start(forced)
         if started is None or probes <= 0:

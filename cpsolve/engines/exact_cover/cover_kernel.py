@@ -22,23 +22,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from .bits import DE_BRUIJN, ONE, SHIFT, ZERO
+
 Array = Any  # numpy arrays; numba compiles one version per dtype and dimension
-
-ZERO = np.uint64(0)
-ONE = np.uint64(1)
-DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
-SHIFT = np.uint64(58)
-
-
-def _de_bruijn_table() -> Array:
-    """bit_of[(b * DE_BRUIJN) >> 58] = i for b = 2**i: the index of a lone set bit in a few operations."""
-    table = np.zeros(64, np.int64)
-    for bit in range(64):
-        table[((1 << bit) * int(DE_BRUIJN) & (2**64 - 1)) >> 58] = bit
-    return table
-
-
-BIT_OF = _de_bruijn_table()
 
 
 @njit(cache=True)

@@ -13,11 +13,16 @@ from typing import Any
 
 import numpy as np
 
+from cpsolve import native
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 
+from .bits import BIT_OF
+
 FEWEST = 1  # CoverSearch.choose: fill the open cell the fewest placements fit (fewest_kernel.py)
 LOWEST_CELL = 0  # fill the lowest open cell (cover_kernel.py)
+COVER_KERNEL = "cpsolve.engines.exact_cover.cover_kernel"
+FEWEST_KERNEL = "cpsolve.engines.exact_cover.fewest_kernel"
 
 
 def _bits(ranks: Any, words: int) -> Any:
@@ -146,7 +151,7 @@ class CoverSearch:
         if self.choose == FEWEST:
             yield from self._run_fewest(forced, left_out, budget, capacity)
             return
-        from .cover_kernel import BIT_OF, search
+        search = native.kernel(COVER_KERNEL, "search")
 
         started = self.start(forced)
         if started is None:
@@ -201,7 +206,7 @@ class CoverSearch:
         """The placements that fit the lowest open cell once `forced` are made, when that cell must
         be filled (every solution of the part then holds exactly one of them); None when the board
         is full or the cell may stay empty."""
-        from .cover_kernel import BIT_OF, lowest_undecided
+        lowest_undecided = native.kernel(COVER_KERNEL, "lowest_undecided")
 
         started = self.start(forced)
         if started is None:
@@ -340,10 +345,10 @@ class CoverSearch:
         self, start: _FewestStart, levels: _FewestLevels, depth: int, budget: int
     ) -> tuple[int, int, int]:
         """One call of the kernel: (depth, solutions written, placements)."""
-        from .fewest_kernel import search
+        search = native.kernel(FEWEST_KERNEL, "search")
 
         atom_start, counted_end, atom_columns, column_start, column_atoms, optional, once = self._lists
-        return search(
+        result: tuple[int, int, int] = search(
             atom_start,
             counted_end,
             atom_columns,
@@ -371,6 +376,7 @@ class CoverSearch:
             levels.found_length,
             start.forced,
         )
+        return result
 
     def _run_fewest(
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int

@@ -1,0 +1,335 @@
+"""The compiled kernels without numba at start-up: one ahead-of-time build of them all (`cpsolve compile`).
+
+numba's cache on disk spares a run the compiling, not numba: importing it and setting up its
+compiler before the first cached kernel loads took 0.14 + 0.20 s of the 0.65 s that `cpsolve run
+CubeInCage.xmpuzzle` took (docs/measurements.md). `cpsolve compile` builds every kernel, in every
+variant the engines call, into one extension module with numba's ahead-of-time compiler
+(numba.pycc) for this machine's CPU; a run that finds the build imports that module alone.
+
+An export of such a module does not check its arguments (a wrong type would crash the process),
+so every call is looked up by the key of its arguments' types (`argument_key`), recorded from the
+very calls the build made, where numba typed the same arguments; a call of another key goes to
+numba as it always did. The build is named by the kernels' source and the versions of Python,
+numba and numpy (`build_name`): after any change runs use numba again until the next `cpsolve
+compile`. `CPSOLVE_NATIVE=0` leaves the build unused.
+
+numba.pycc is pending deprecation in numba (its replacement is not out yet); where a numba has none,
+`cpsolve compile` says so and runs go on with numba's kernels. It needs setuptools and a C
+compiler to link the module. Its machine code is numba's, for the same CPU: the searches take
+the time numba's take (`CPSOLVE_NATIVE=0 python benchmarks/exact_cover_search.py` against the
+same without; docs/measurements.md, start-up).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.machinery import ExtensionFileLoader
+from importlib.util import module_from_spec, spec_from_loader
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from cpsolve.errors import CpsolveError
+
+USE_ENV = "CPSOLVE_NATIVE"  # "0": numba's kernels even where a build is there
+FOLDER_ENV = "CPSOLVE_NATIVE_DIR"  # where builds are kept (default: the user's cache folder)
+
+# Every kernel a Python caller calls, by module: the build exports these (their helpers go in with
+# them), and `kernel` hands them out.
+KERNELS: dict[str, tuple[str, ...]] = {
+    "cpsolve.engines.exact_cover.cover_kernel": ("search", "lowest_undecided"),
+    "cpsolve.engines.exact_cover.box_kernel": ("search",),
+    "cpsolve.engines.exact_cover.fewest_kernel": ("search",),
+    "cpsolve.engines.tiles_dfs.kernel": ("fill", "probe"),
+    "cpsolve.engines.chain_dfs.kernel": ("walk",),
+    "cpsolve.disassembly.kernel": ("piece_boxes", "front_cells", "rehash", "expand"),
+    "cpsolve.counting.frontier_kernel": ("step", "rehash"),
+}
+# The modules whose source the compiled code is made of: the kernels and the constants they import.
+SOURCES = (
+    *KERNELS,
+    "cpsolve.engines.exact_cover.bits",
+    "cpsolve.disassembly.codes",
+    "cpsolve.counting.frontier_codes",
+)
+
+KernelName = tuple[str, str]  # (module, function)
+
+
+class NativeBuildError(CpsolveError):
+    """`cpsolve compile` could not build (no numba, no C compiler, a folder it cannot write)."""
+
+
+# -- the key of a call ---------------------------------------------------------------------------
+
+
+def argument_key(arguments: tuple[Any, ...]) -> str | None:
+    """A text that is the same for two calls only if numba types their arguments alike: each
+    array's dtype, dimensions, layout, whether it is writeable and aligned; Python ints by the
+    64-bit type numba gives them; numpy scalars by dtype; tuples element by element. None for an
+    argument of any other kind (such a call goes to numba)."""
+    keys = [_key(value) for value in arguments]
+    return None if None in keys else ",".join(key for key in keys if key is not None)
+
+
+def _key(value: Any) -> str | None:
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+        return f"{value.dtype.str}:{value.ndim}{layout}{'w' if flags.writeable else 'r'}{'a' if flags.aligned else 'u'}"
+    if isinstance(value, (bool, np.bool_)):
+        return "?"
+    if isinstance(value, int):
+        return "i" if -(1 << 63) <= value < 1 << 63 else "u" if 0 <= value < 1 << 64 else None
+    if isinstance(value, float):
+        return "f"
+    if isinstance(value, np.generic):
+        return f"s{value.dtype.str}"
+    if isinstance(value, tuple):
+        inner = argument_key(value)
+        return None if inner is None else f"({inner})"
+    return None
+
+
+# -- where a build lives and what it is called ----------------------------------------------------
+
+
+def folder() -> Path:
+    chosen = os.environ.get(FOLDER_ENV)
+    if chosen:
+        return Path(chosen)
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "cpsolve" / "native"
+
+
+def source_path(module: str) -> Path:
+    """A kernel module's file, found without importing it (importing one imports numba)."""
+    package = Path(__file__).resolve().parent
+    return package.joinpath(*module.split(".")[1:]).with_suffix(".py")
+
+
+def build_name() -> str:
+    """The build's module name: a digest of the kernels' source and of the versions their machine
+    code depends on (Python, numba and llvmlite, numpy, the machine)."""
+    from importlib import metadata
+
+    digest = hashlib.sha256()
+    for module in SOURCES:
+        digest.update(module.encode() + b"\0" + source_path(module).read_bytes() + b"\0")
+    versions = [sys.version, platform.machine(), np.__version__]
+    for distribution in ("numba", "llvmlite"):
+        try:
+            versions.append(metadata.version(distribution))
+        except metadata.PackageNotFoundError:
+            versions.append("-")
+    digest.update("\0".join(versions).encode())
+    return f"cpsolve_native_{digest.hexdigest()[:16]}"
+
+
+# -- a run: the build's kernels, or numba's ---------------------------------------------------------
+
+
+@dataclass
+class Build:
+    """A loaded build: its module and, per kernel, the export for each argument key."""
+
+    module: ModuleType
+    exports: dict[KernelName, dict[str, str]]
+    path: Path
+
+
+_build: Build | None = None
+_looked = False
+_kernels: dict[KernelName, Callable[..., Any]] = {}
+_recording: dict[KernelName, dict[str, Any]] | None = None  # while `build_kernels` records calls
+
+
+def loaded_build() -> Build | None:
+    """The build for this source and these versions, loaded once per process; None where there is
+    none (or CPSOLVE_NATIVE=0, or it does not load: runs then use numba as before)."""
+    global _build, _looked
+    if _looked:
+        return _build
+    _looked = True
+    if os.environ.get(USE_ENV, "1") == "0" or importlib.util.find_spec("numba") is None:
+        return None
+    try:
+        name = build_name()
+        index = folder() / f"{name}.json"
+        if not index.is_file():
+            return None
+        recorded = json.loads(index.read_text())
+        path = index.with_name(recorded["file"])
+        spec = spec_from_loader(name, ExtensionFileLoader(name, str(path)))
+        if spec is None:
+            return None
+        module = module_from_spec(spec)
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    except (OSError, ImportError, ValueError, KeyError):
+        return None
+    exports = {(entry["module"], entry["name"]): entry["exports"] for entry in recorded["kernels"]}
+    _build = Build(module, exports, path)
+    return _build
+
+
+def describe() -> str:
+    """Where the kernels a run calls come from, for `cpsolve engines`."""
+    if loaded_build() is not None:
+        return f"built ahead of time ({folder()})"
+    if os.environ.get(USE_ENV, "1") == "0":
+        return f"numba's ({USE_ENV}=0)"
+    return "numba's: `cpsolve compile` builds them ahead of time, so that runs start about 0.3 s sooner"
+
+
+def kernel(module: str, name: str) -> Callable[..., Any]:
+    """The kernel `name` of `module` to call: the build's where there is one, else numba's."""
+    key = (module, name)
+    found = _kernels.get(key)
+    if found is None:
+        if _recording is not None:
+            found = _Recorder(key, _numba_kernel(key), _recording.setdefault(key, {}))
+        else:
+            build = loaded_build()
+            exports = None if build is None else build.exports.get(key)
+            found = _numba_kernel(key) if build is None or not exports else _Native(key, build.module, exports)
+        _kernels[key] = found
+    return found
+
+
+def _numba_kernel(key: KernelName) -> Callable[..., Any]:
+    function: Callable[..., Any] = getattr(importlib.import_module(key[0]), key[1])
+    return function
+
+
+class _Native:
+    """A kernel of the build: each call goes to the export for its argument key, or to numba."""
+
+    def __init__(self, key: KernelName, module: ModuleType, exports: dict[str, str]) -> None:
+        self.key = key
+        self.exports = {argument: getattr(module, export) for argument, export in exports.items()}
+        self.numba: Callable[..., Any] | None = None
+
+    def __call__(self, *arguments: Any) -> Any:
+        export = self.exports.get(argument_key(arguments) or "")
+        if export is not None:
+            return export(*arguments)
+        if self.numba is None:
+            self.numba = _numba_kernel(self.key)
+        return self.numba(*arguments)
+
+
+class _Recorder:
+    """A numba kernel that notes the numba types of each new argument key it is called with."""
+
+    def __init__(self, key: KernelName, dispatcher: Any, seen: dict[str, Any]) -> None:
+        self.key, self.dispatcher, self.seen = key, dispatcher, seen
+
+    def __call__(self, *arguments: Any) -> Any:
+        typeof = importlib.import_module("numba").typeof
+        result = self.dispatcher(*arguments)
+        argument = argument_key(arguments)
+        types = tuple(typeof(value) for value in arguments)
+        if argument is not None and self.seen.get(argument, types) == types:
+            self.seen[argument] = types
+        elif argument is not None:  # two typings of one key: the key cannot tell them apart
+            self.seen[argument] = None
+        return result
+
+
+# -- the build ------------------------------------------------------------------------------------
+
+
+@dataclass
+class BuildReport:
+    path: Path
+    variants: int
+    seconds: float
+    already: bool
+
+
+def compile_kernels(warm_up: Callable[[], None], into: Path | None = None) -> BuildReport:
+    """Build the kernels `warm_up` calls (each in every variant it calls) unless this source and
+    these versions are built already; written under a temporary name and moved into place, so a
+    build cut short leaves nothing a run would load."""
+    started = time.perf_counter()
+    target = into or folder()
+    name = build_name()
+    index = target / f"{name}.json"
+    if index.is_file():
+        recorded = json.loads(index.read_text())
+        return BuildReport(index.with_name(recorded["file"]), _variants(recorded), 0.0, True)
+    if importlib.util.find_spec("numba") is None:
+        raise NativeBuildError("cpsolve compile: numba is not installed (pip install 'cpsolve[exact-cover]')")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=target) as scratch:
+            recorded = _record_and_compile(warm_up, name, Path(scratch))
+            built = Path(scratch) / recorded["file"]
+            shutil.move(built, target / recorded["file"])
+            partial = index.with_suffix(".partial")
+            partial.write_text(json.dumps(recorded, indent=1))
+            partial.replace(index)
+    except OSError as error:
+        raise NativeBuildError(f"cpsolve compile: {target}: {error.strerror or error}") from None
+    return BuildReport(target / recorded["file"], _variants(recorded), time.perf_counter() - started, False)
+
+
+def _variants(recorded: dict[str, Any]) -> int:
+    return sum(len(entry["exports"]) for entry in recorded["kernels"])
+
+
+def _record_and_compile(warm_up: Callable[[], None], name: str, scratch: Path) -> dict[str, Any]:
+    """Call `warm_up` with every kernel recording its calls, then export each typing it saw."""
+    global _recording
+    try:
+        pycc: Any = importlib.import_module("numba.pycc")
+    except ImportError as error:  # a numba without it, or no setuptools to link with
+        raise NativeBuildError(f"cpsolve compile: numba's ahead-of-time compiler does not load: {error}") from None
+    _kernels.clear()
+    _recording = {}
+    try:
+        warm_up()
+        seen = _recording
+    finally:
+        _recording = None
+        _kernels.clear()
+    compiler = pycc.CC(name)
+    compiler.output_dir = str(scratch)
+    compiler.target_cpu = "host"  # the build is for this machine, as numba's own cache is
+    kernels = []
+    for (module, function), typings in sorted(seen.items()):
+        dispatcher: Any = _numba_kernel((module, function))
+        exports = {}
+        for number, (argument, types) in enumerate(sorted(typings.items())):
+            if types is None:
+                continue
+            export = f"{module.rsplit('.', 2)[-2]}_{module.rsplit('.', 1)[-1]}_{function}_{number}"
+            compiler.export(export, dispatcher.overloads[types].signature)(dispatcher.py_func)
+            exports[argument] = export
+        kernels.append({"module": module, "name": function, "exports": exports})
+    try:
+        compiler.compile()
+    except Exception as error:  # setuptools' and the C compiler's errors share no base class
+        first_line = (str(error).splitlines() or [type(error).__name__])[0]
+        raise NativeBuildError(f"cpsolve compile: the C compiler failed: {first_line}") from None
+    (built,) = scratch.glob(f"{name}*{_extension_suffix()}")
+    return {"file": built.name, "kernels": kernels}
+
+
+def _extension_suffix() -> str:
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    return EXTENSION_SUFFIXES[0]

@@ -1,0 +1,208 @@
+"""The kernels' ahead-of-time build (cpsolve.native, `cpsolve compile`): argument keys that tell
+numba's typings apart, a build that runs puzzles without importing numba and answers as numba's
+kernels do, and a call the build does not hold going to numba."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import CORPUS, ROOT, SPECS, absent
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cpsolve import native
+
+BURRTOOLS = CORPUS / "burrtools"
+GRIDS = CORPUS / "burrtools-grids"
+
+# What a fresh process runs to check a build: each puzzle's counts and solutions enumerated, as
+# JSON lines, then whether numba was imported. Every compiled kernel is called by one of these.
+RUNS: list[tuple[str, dict[str, Any]]] = [
+    (str(SPECS / "soma.yaml"), {}),
+    (str(SPECS / "soma.yaml"), {"workers": 2}),
+    (str(SPECS / "kanoodle_pyramid.yaml"), {}),
+    (str(SPECS / "pentominoes_6x10.yaml"), {}),
+    (str(SPECS / "hexiamonds_rhombus.yaml"), {}),
+    (str(SPECS / "tiles_frame_4x4.yaml"), {}),
+    (str(SPECS / "snake_standard.yaml"), {}),
+    (str(SPECS / "t_tetracubes_6x6x2.yaml"), {"count_only": True}),
+    (str(BURRTOOLS / "CubeInCage.xmpuzzle"), {}),
+    (str(BURRTOOLS / "AlPackino.xmpuzzle"), {"workers": 2}),
+    (str(BURRTOOLS / "DemoPieceGenerator.xmpuzzle"), {}),
+    (str(BURRTOOLS / "DraculasDentalDesaster.xmpuzzle"), {"disassemble": True}),
+    (str(GRIDS / "Bermuda.xmpuzzle"), {"disassemble": True}),
+    (str(GRIDS / "HexSticks.xmpuzzle"), {}),
+]
+RUNNER = """
+import json, sys
+import cpsolve
+for path, options in json.loads(sys.argv[1]):
+    result = cpsolve.solve(path, pictured=0, **options)
+    report = result.report
+    summary = report.disassembly.as_json() if report.disassembly is not None else {}
+    summary.pop("seconds", None)
+    print(json.dumps([path, report.counts.raw, report.counts.rotations, report.counts.unique,
+                      report.solutions_enumerated, summary]))
+print(json.dumps("numba" in sys.modules))
+"""
+
+
+def _run(runs: list[tuple[str, dict[str, Any]]], **environment: str) -> tuple[list[Any], bool]:
+    """The runs in a fresh process: (one line per run, whether numba was imported)."""
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, json.dumps(runs)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **environment},
+        timeout=600,
+        check=True,
+    )
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    return lines[:-1], bool(lines[-1])
+
+
+def _corpus_present() -> None:
+    if not BURRTOOLS.is_dir() or not GRIDS.is_dir():
+        absent(f"no BurrTools corpus at {CORPUS}")
+
+
+# -- keys -----------------------------------------------------------------------------------------
+
+
+def _arrays() -> st.SearchStrategy[Any]:
+    dtypes = st.sampled_from([np.int32, np.int64, np.uint64, np.float64, np.bool_])
+
+    def make(dtype: Any, two_d: bool, view: str, writeable: bool) -> Any:
+        array = np.zeros((4, 6) if two_d else 12, dtype)
+        if view == "strided":
+            array = array[..., ::2]
+        elif view == "transposed":
+            array = array.T
+        array.flags.writeable = writeable
+        return array
+
+    return st.builds(make, dtypes, st.booleans(), st.sampled_from(["plain", "strided", "transposed"]), st.booleans())
+
+
+def _values() -> st.SearchStrategy[Any]:
+    scalars = st.one_of(
+        st.booleans(),
+        st.integers(-(2**63), 2**64 - 1),
+        st.floats(allow_nan=False),
+        st.sampled_from([np.int64(3), np.uint64(3), np.float64(0.5), np.int32(1)]),
+        _arrays(),
+    )
+    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=3).map(tuple), max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_values(), min_size=2, max_size=6))
+def test_calls_of_one_key_are_typed_alike_by_numba(values: list[Any]) -> None:
+    """The invariant the build rests on: two calls with one key get one numba typing, so the export
+    recorded for the key is the right one for every call that has it."""
+    typeof: Any = importlib.import_module("numba").typeof
+    typings: dict[str, Any] = {}
+    for value in values:
+        key = native.argument_key((value,))
+        if key is not None:
+            assert typings.setdefault(key, typeof(value)) == typeof(value), key
+
+
+def test_keys_tell_apart_what_numba_types_apart() -> None:
+    plain = np.zeros(6, np.int64)
+    readonly = plain.copy()
+    readonly.flags.writeable = False
+    keys = [
+        native.argument_key(arguments)
+        for arguments in [
+            (plain,),
+            (readonly,),
+            (plain[::2],),
+            (plain.astype(np.int32),),
+            (plain.reshape(2, 3),),
+            (1,),
+            (True,),
+            (1.0,),
+            (2**63,),
+            ((plain, plain),),
+            ((plain, 1),),
+            ((),),
+        ]
+    ]
+    assert len(set(keys)) == len(keys)
+    assert native.argument_key(([1],)) is None  # a list: numba's reflected lists are not built
+    assert native.argument_key((2**64,)) is None
+
+
+# -- a build --------------------------------------------------------------------------------------
+
+SMALL_BUILD = """
+import sys
+from pathlib import Path
+from cpsolve import native
+from cpsolve.engines.exact_cover import ExactCoverEngine
+report = native.compile_kernels(ExactCoverEngine().load, Path(sys.argv[1]))
+print(report.variants, report.already)
+"""
+
+
+@pytest.mark.slow
+def test_a_build_answers_for_what_it_holds_and_numba_for_the_rest(tmp_path: Path) -> None:
+    """A build of the exact-cover searches `load` calls (no holes): the Soma cube runs on it alone,
+    never importing numba; CubeInCage's holes call a variant it does not hold, which numba runs.
+    Both count as numba's kernels count. A second build finds the first and does nothing."""
+    _corpus_present()
+    build = [sys.executable, "-c", SMALL_BUILD, str(tmp_path)]
+    first = subprocess.run(build, capture_output=True, text=True, cwd=ROOT, check=True, timeout=900).stdout.split()
+    assert int(first[0]) >= 3 and first[1] == "False"
+    again = subprocess.run(build, capture_output=True, text=True, cwd=ROOT, check=True, timeout=900).stdout.split()
+    assert again == [first[0], "True"]
+
+    soma: list[tuple[str, dict[str, Any]]] = [(str(SPECS / "soma.yaml"), {})]
+    cage: list[tuple[str, dict[str, Any]]] = [(str(BURRTOOLS / "CubeInCage.xmpuzzle"), {})]
+    on_build, numba_imported = _run(soma, CPSOLVE_NATIVE_DIR=str(tmp_path))
+    assert not numba_imported
+    assert on_build == _run(soma, CPSOLVE_NATIVE="0")[0]
+    assert on_build[0][1:4] == [11520, 480, 240]
+    on_build, numba_imported = _run(cage, CPSOLVE_NATIVE_DIR=str(tmp_path))
+    assert numba_imported
+    assert on_build == _run(cage, CPSOLVE_NATIVE="0")[0]
+
+
+def test_every_run_of_the_installed_build_leaves_numba_out_and_answers_as_numba() -> None:
+    """The build `cpsolve compile` made (README: part of installing): every engine, the
+    disassembler, the frontier counter, split runs on two processes; none imports numba, and
+    every count, enumeration and disassembly is numba's."""
+    _corpus_present()
+    if native.loaded_build() is None:
+        absent("no build of the compiled kernels: run `cpsolve compile`")
+    on_build, numba_imported = _run(RUNS)
+    assert not numba_imported
+    on_numba, numba_imported = _run(RUNS, CPSOLVE_NATIVE="0")
+    assert numba_imported
+    assert on_build == on_numba
+
+
+def test_compile_into_a_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    taken = tmp_path / "file"
+    taken.write_text("")
+    done = subprocess.run(
+        [sys.executable, "-m", "cpsolve", "compile"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "CPSOLVE_NATIVE_DIR": str(taken / "native")},
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"cpsolve compile: {taken / 'native'}"), done.stderr
+    assert "Traceback" not in done.stderr
