@@ -46,6 +46,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help and usage errors: rich's help formatting imports markdown and pygments, 0.07 s of
+    # every `cpsolve --help` (benchmarks/start_up.py)
+    rich_markup_mode=None,
 )
 
 AUTO = "auto"  # the engine choice that lets cpsolve.engines choose; checked there
