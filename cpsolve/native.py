@@ -61,6 +61,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
 # The modules whose source the compiled code is made of: the kernels and the constants they import.
 SOURCES = (
     *KERNELS,
+    "cpsolve.native",  # the argument keys a build is looked up by
     "cpsolve.engines.exact_cover.bits",
     "cpsolve.disassembly.codes",
     "cpsolve.counting.frontier_codes",
@@ -80,28 +81,54 @@ def argument_key(arguments: tuple[Any, ...]) -> str | None:
     """A text that is the same for two calls only if numba types their arguments alike: each
     array's dtype, dimensions, layout, whether it is writeable and aligned; Python ints by the
     64-bit type numba gives them; numpy scalars by dtype; tuples element by element. None for an
-    argument of any other kind (such a call goes to numba)."""
-    keys = [_key(value) for value in arguments]
-    return None if None in keys else ",".join(key for key in keys if key is not None)
+    argument of any other kind (such a call goes to numba). Made at every call of a kernel: about
+    0.2 us an array (a box search passes 30)."""
+    keys = []
+    for value in arguments:
+        keyer = _KEYERS.get(type(value), _other_key)
+        key = keyer(value)
+        if key is None:
+            return None
+        keys.append(key)
+    return ",".join(keys)
 
 
-def _key(value: Any) -> str | None:
-    if isinstance(value, np.ndarray):
-        flags = value.flags
-        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
-        return f"{value.dtype.str}:{value.ndim}{layout}{'w' if flags.writeable else 'r'}{'a' if flags.aligned else 'u'}"
+# numpy's flags (ndarray.flags.num) that numba's array type tells apart; OWNDATA and the rest do not
+_ALIGNED_WRITEABLE = 0x100 | 0x400
+_C_CONTIGUOUS, _F_CONTIGUOUS = 0x1, 0x2
+
+
+def _array_key(value: Any) -> str:
+    flags = value.flags.num
+    layout = "C" if flags & _C_CONTIGUOUS else "F" if flags & _F_CONTIGUOUS else "A"  # numba's order
+    return f"{value.dtype.str}{value.ndim}{layout}{flags & _ALIGNED_WRITEABLE}"
+
+
+def _int_key(value: int) -> str | None:
+    return "i" if -(1 << 63) <= value < 1 << 63 else "u" if 0 <= value < 1 << 64 else None
+
+
+def _tuple_key(value: tuple[Any, ...]) -> str | None:
+    inner = argument_key(value)
+    return None if inner is None else f"({inner})"
+
+
+def _other_key(value: Any) -> str | None:
+    """Subclasses and numpy scalars: what the exact-type table does not hold."""
     if isinstance(value, (bool, np.bool_)):
         return "?"
-    if isinstance(value, int):
-        return "i" if -(1 << 63) <= value < 1 << 63 else "u" if 0 <= value < 1 << 64 else None
-    if isinstance(value, float):
-        return "f"
     if isinstance(value, np.generic):
         return f"s{value.dtype.str}"
-    if isinstance(value, tuple):
-        inner = argument_key(value)
-        return None if inner is None else f"({inner})"
-    return None
+    return None  # an ndarray subclass, a list, an int subclass...: numba's
+
+
+_KEYERS: dict[type, Any] = {
+    np.ndarray: _array_key,
+    bool: lambda value: "?",
+    int: _int_key,
+    float: lambda value: "f",
+    tuple: _tuple_key,
+}
 
 
 # -- where a build lives and what it is called ----------------------------------------------------
@@ -154,7 +181,7 @@ class Build:
 _build: Build | None = None
 _looked = False
 _kernels: dict[KernelName, Callable[..., Any]] = {}
-_recording: dict[KernelName, dict[str, Any]] | None = None  # while `build_kernels` records calls
+_recording: dict[KernelName, dict[str, Any]] | None = None  # while `compile_kernels` records calls
 
 
 def loaded_build() -> Build | None:
@@ -187,8 +214,9 @@ def loaded_build() -> Build | None:
 
 def describe() -> str:
     """Where the kernels a run calls come from, for `cpsolve engines`."""
-    if loaded_build() is not None:
-        return f"built ahead of time ({folder()})"
+    build = loaded_build()
+    if build is not None:
+        return f"built ahead of time ({build.path})"
     if os.environ.get(USE_ENV, "1") == "0":
         return f"numba's ({USE_ENV}=0)"
     return "numba's: `cpsolve compile` builds them ahead of time, so that runs start about 0.3 s sooner"
@@ -268,9 +296,9 @@ def compile_kernels(warm_up: Callable[[], None], into: Path | None = None) -> Bu
     target = into or folder()
     name = build_name()
     index = target / f"{name}.json"
-    if index.is_file():
-        recorded = json.loads(index.read_text())
-        return BuildReport(index.with_name(recorded["file"]), _variants(recorded), 0.0, True)
+    built = _built(index)
+    if built is not None:
+        return BuildReport(index.with_name(built["file"]), _variants(built), 0.0, True)
     if importlib.util.find_spec("numba") is None:
         raise NativeBuildError("cpsolve compile: numba is not installed (pip install 'cpsolve[exact-cover]')")
     try:
@@ -285,6 +313,15 @@ def compile_kernels(warm_up: Callable[[], None], into: Path | None = None) -> Bu
     except OSError as error:
         raise NativeBuildError(f"cpsolve compile: {target}: {error.strerror or error}") from None
     return BuildReport(target / recorded["file"], _variants(recorded), time.perf_counter() - started, False)
+
+
+def _built(index: Path) -> dict[str, Any] | None:
+    """The index of a whole build already there (its module beside it), or None."""
+    try:
+        recorded: dict[str, Any] = json.loads(index.read_text())
+        return recorded if index.with_name(recorded["file"]).is_file() else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _variants(recorded: dict[str, Any]) -> int:

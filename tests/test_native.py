@@ -206,3 +206,20 @@ def test_compile_into_a_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"cpsolve compile: {taken / 'native'}"), done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_engines_says_where_the_kernels_come_from() -> None:
+    def engines(**environment: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "cpsolve", "engines"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, **environment},
+            check=True,
+        )
+        return done.stdout.splitlines()[-1]
+
+    assert engines(CPSOLVE_NATIVE="0") == "compiled kernels: numba's (CPSOLVE_NATIVE=0)"
+    if native.loaded_build() is not None:
+        assert engines().startswith("compiled kernels: built ahead of time (")

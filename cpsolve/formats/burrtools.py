@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from xml.parsers import expat
-from xml.sax.saxutils import quoteattr
 
 from cpsolve.errors import CpsolveError, ModelTooBigError, SpecError, printable
 from cpsolve.files import write_file
@@ -528,9 +527,17 @@ def _cube_string(size: Cell, state: dict[Cell, str], colour_number: dict[Cell, i
     return "".join(parts)
 
 
+def _attribute(text: str) -> str:
+    """An XML attribute value, quoted. xml.sax.saxutils is imported only when a file is written: it
+    brings urllib and email with it, 0.02 s of every run's start."""
+    from xml.sax.saxutils import quoteattr
+
+    return quoteattr(text)
+
+
 def _voxel_element(cells: Sequence[Cell], marks: dict[Cell, str], colours: dict[Cell, int], name: str) -> str:
     size = (max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1, max(c[2] for c in cells) + 1)
-    attributes = f'x="{size[0]}" y="{size[1]}" z="{size[2]}" type="0"' + (f" name={quoteattr(name)}" if name else "")
+    attributes = f'x="{size[0]}" y="{size[1]}" z="{size[2]}" type="0"' + (f" name={_attribute(name)}" if name else "")
     return f"    <voxel {attributes}>{_cube_string(size, marks, colours)}</voxel>"
 
 
@@ -569,7 +576,7 @@ def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_sym
     lines.append("  </shapes>")
     holes = f' maxHoles="{puzzle.max_holes}"' if puzzle.max_holes is not None else ""
     lines.append("  <problems>")
-    lines.append(f'    <problem name={quoteattr(puzzle.name)} state="0"{holes}>')
+    lines.append(f'    <problem name={_attribute(puzzle.name)} state="0"{holes}>')
     lines.append("      <shapes>")
     most = [_most(piece, len(puzzle.target)) for piece in puzzle.pieces]
     for index, (piece, high) in enumerate(zip(puzzle.pieces, most, strict=True)):
