@@ -122,6 +122,7 @@ def _other_key(value: Any) -> str | None:
     return None  # an ndarray subclass, a list, an int subclass...: numba's
 
 
+_NOTHING = object()  # no argument yet in a place
 _KEYERS: dict[type, Any] = {
     np.ndarray: _array_key,
     bool: lambda value: "?",
@@ -243,15 +244,44 @@ def _numba_kernel(key: KernelName) -> Callable[..., Any]:
 
 
 class _Native:
-    """A kernel of the build: each call goes to the export for its argument key, or to numba."""
+    """A kernel of the build: each call goes to the export for its argument key, or to numba.
+
+    The key of an argument that is the very object the last call had in its place is not made
+    again, and where every place's key is the last call's the last export is taken at once: a
+    search's tables and state come back call after call, and making the whole key took 8 us a
+    call of the disassembler (6 ms of DraculasDentalDesaster's 0.19 s). So the last call's
+    arguments stay referenced until the next call, and an array's flags are read when it first
+    comes (cpsolve never changes them on an array it hands a kernel)."""
 
     def __init__(self, key: KernelName, module: ModuleType, exports: dict[str, str]) -> None:
         self.key = key
         self.exports = {argument: getattr(module, export) for argument, export in exports.items()}
         self.numba: Callable[..., Any] | None = None
+        self.last: list[tuple[Any, str | None]] = []  # (argument, its key) per place, from the last call
+        self.chosen: Callable[..., Any] | None = None  # the export for the last call's keys
+        self.known = False  # whether `chosen` is worked out for the keys in `last`
+
+    def export_for(self, arguments: tuple[Any, ...]) -> Callable[..., Any] | None:
+        """The export for these arguments (None: numba's kernel takes the call)."""
+        last = self.last
+        if len(last) != len(arguments):
+            last[:] = [(_NOTHING, None)] * len(arguments)
+            self.known = False
+        for place, value in enumerate(arguments):
+            seen, key = last[place]
+            if seen is not value:
+                fresh = _KEYERS.get(type(value), _other_key)(value)
+                last[place] = (value, fresh)
+                if fresh != key:
+                    self.known = False
+        if not self.known:
+            keys = [key for _, key in last]
+            self.chosen = None if None in keys else self.exports.get(",".join(keys))  # type: ignore[arg-type]
+            self.known = True
+        return self.chosen
 
     def __call__(self, *arguments: Any) -> Any:
-        export = self.exports.get(argument_key(arguments) or "")
+        export = self.export_for(arguments)
         if export is not None:
             return export(*arguments)
         if self.numba is None:

@@ -223,3 +223,32 @@ def test_engines_says_where_the_kernels_come_from() -> None:
     assert engines(CPSOLVE_NATIVE="0") == "compiled kernels: numba's (CPSOLVE_NATIVE=0)"
     if native.loaded_build() is not None:
         assert engines().startswith("compiled kernels: built ahead of time (")
+
+
+def test_a_kernel_remembers_the_last_keys_without_mixing_them_up() -> None:
+    """The export a kernel finds from the last call's remembered arguments is the one the call's
+    key made afresh names, whether an argument is the same object, another of the same type, or
+    one of another type in its place."""
+    from types import ModuleType
+
+    tables = (np.zeros(3, np.int64), np.zeros(2, np.uint64))
+    state = np.zeros(4, np.int64)
+    calls: list[tuple[Any, ...]] = [
+        (tables, state, 1),
+        (tables, state, 2),
+        (tables, state.astype(np.int32), 2),
+        ((tables[0],), state, 2**63),
+        (tables, state, 1, 2),
+        (tables, [1], 1),
+        (tables, state, 3),
+    ]
+    module = ModuleType("build")
+    exports = {}
+    for number in (0, 2, 3):  # the build holds three typings (call 1 is typed as call 0)
+        setattr(module, f"export_{number}", lambda *arguments, number=number: number)
+        exports[str(native.argument_key(calls[number]))] = f"export_{number}"
+    kernel = native._Native(("module", "function"), module, exports)
+    expected: list[int | None] = [0, 0, 2, 3, None, None, 0]
+    for arguments, wanted in zip(calls, expected, strict=True):
+        export = kernel.export_for(arguments)
+        assert (None if export is None else export()) == wanted

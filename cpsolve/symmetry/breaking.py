@@ -139,7 +139,7 @@ def _orbits(atoms: Sequence[int], subgroup: Subgroup) -> dict[int, set[int]]:
     members = np.asarray(atoms, np.int64)
     firsts = _orbit_firsts(members, subgroup)
     orbits: dict[int, set[int]] = {}
-    for first in np.unique(firsts).tolist():
+    for first in sorted(set(firsts.tolist())):  # np.unique would import numpy.ma, 6 ms of a run
         orbits[int(members[first])] = set(members[firsts == first].tolist())
     return orbits
 
@@ -163,7 +163,7 @@ def _breaking(subgroup: Subgroup, first: Sequence[int], second: Sequence[int]) -
             continue
         firsts = _orbit_firsts(seconds, stabiliser)
         fixing = (stabiliser.images(seconds) == seconds).sum(axis=0)  # elements that keep each atom
-        for position in np.unique(firsts).tolist():
+        for position in sorted(set(firsts.tolist())):
             weight[(rep, int(seconds[position]))] = len(subgroup) // int(fixing[position])
         others = np.sort(seconds[firsts != np.arange(len(seconds))])
         pairs.extend((rep, b) for b in others.tolist())

@@ -232,7 +232,7 @@ class BoxSearch:
             return np.zeros(self.pieces + 1, np.int64), np.zeros(0, np.int32), np.zeros(1, np.uint64)
         atoms = np.arange(self.problem.atoms)
         if self.problem.excluded:
-            atoms = np.setdiff1d(atoms, np.array(sorted(self.problem.excluded), np.int64))
+            atoms = atoms[~np.isin(atoms, np.array(sorted(self.problem.excluded), np.int64))]  # no numpy.ma
         pieces = self.problem.atom_piece[atoms]
         order = np.argsort(pieces, kind="stable")
         starts = np.concatenate(([0], np.cumsum(np.bincount(pieces, minlength=self.pieces))))
