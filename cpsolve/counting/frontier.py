@@ -201,7 +201,7 @@ class FrontierProblem:
 
 
 def load_compiled() -> bool:
-    """Import the compiled counter and load its machine code (from numba's cache on disk) with a
+    """Load the compiled counter (the build `cpsolve compile` made, else numba's cache) with a
     count of nothing, so that a run's clock does not time the loading, as for the engines; False
     where numba is not installed."""
     if importlib.util.find_spec("numba") is None:

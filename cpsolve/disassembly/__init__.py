@@ -315,8 +315,9 @@ class Disassembler:
         self._kernel: CompiledDisassembler | None = None
 
     def load(self) -> None:
-        """Import numba and load the compiled search (from numba's cache; the very first use after
-        installing compiles it, several seconds), so that the first assembly does not pay for it."""
+        """Load the compiled search (the build `cpsolve compile` made, else numba's cache; the very
+        first use after installing compiles it, several seconds), so that the first assembly does
+        not pay for it."""
         if self.compiled:
             cube = AssembledPiece("A", "A", ((0, 0, 0),))
             self.analyse([cube, AssembledPiece("B", "B", ((1, 0, 0),))])

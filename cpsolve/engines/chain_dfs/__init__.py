@@ -40,8 +40,8 @@ class ChainWalkEngine(Engine):
     extra = "chain-dfs"
 
     def load(self) -> None:
-        """Import numba and load the compiled walk (about 1.3 s with numba's import; the very first
-        use after installing compiles it into numba's cache instead, a few seconds, once)."""
+        """Load the compiled walk: the build `cpsolve compile` made (cpsolve.native), else numba's
+        (the very first use after installing compiles it into numba's cache, a few seconds, once)."""
         walk = ChainWalk(((0, 0, 0), (1, 0, 0)), (2,))
         list(ChainEnumeration(walk, None, SearchOptions()))
 

@@ -69,9 +69,10 @@ class ExactCoverEngine(Engine):
         self.variants: set[Variant] = set()  # and these variants (`load_for`)
 
     def load(self) -> None:
-        """Import numba and load both compiled searches (the box search for boards of one word and
-        of two), once per process (about 0.5 s; the very first use after installing compiles them
-        into numba's cache instead, several seconds)."""
+        """Load both compiled searches (the box search for boards of one word and of two) once per
+        process: from the build `cpsolve compile` made (cpsolve.native, a few ms), else numba's
+        import and cache (about 0.5 s; the very first use after installing compiles them into
+        numba's cache instead, several seconds)."""
         if self.loaded:
             return
         line, block, wide = _one_piece(1), _one_piece(8, _BLOCK), _one_piece(80, _SLAB)

@@ -68,8 +68,8 @@ class TilesEngine(Engine):
         self.loaded = False
 
     def load(self) -> None:
-        """Import numba and load the compiled search (the very first use after installing compiles
-        it into numba's cache instead, a few seconds, once)."""
+        """Load the compiled search: the build `cpsolve compile` made (cpsolve.native), else numba's
+        (the very first use after installing compiles it into numba's cache, a few seconds, once)."""
         if self.loaded:
             return
         board = EdgeMatching(
