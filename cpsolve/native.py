@@ -31,6 +31,7 @@ import platform
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -251,6 +252,16 @@ def _numba_kernel(key: KernelName) -> Callable[..., Any]:
     return function
 
 
+class _LastCall(threading.local):
+    """What a kernel remembers of its last call in this thread (Dask's workers may run parts in
+    threads of one process): each place's argument and its key, and the export for those keys."""
+
+    def __init__(self) -> None:
+        self.last: list[tuple[Any, str | None]] = []
+        self.chosen: Callable[..., Any] | None = None
+        self.known = False  # whether `chosen` is worked out for the keys in `last`
+
+
 class _Native:
     """A kernel of the build: each call goes to the export for its argument key, or to numba.
 
@@ -265,28 +276,27 @@ class _Native:
         self.key = key
         self.exports = {argument: getattr(module, export) for argument, export in exports.items()}
         self.numba: Callable[..., Any] | None = None
-        self.last: list[tuple[Any, str | None]] = []  # (argument, its key) per place, from the last call
-        self.chosen: Callable[..., Any] | None = None  # the export for the last call's keys
-        self.known = False  # whether `chosen` is worked out for the keys in `last`
+        self.remembered = _LastCall()
 
     def export_for(self, arguments: tuple[Any, ...]) -> Callable[..., Any] | None:
         """The export for these arguments (None: numba's kernel takes the call)."""
-        last = self.last
+        remembered = self.remembered
+        last = remembered.last
         if len(last) != len(arguments):
             last[:] = [(_NOTHING, None)] * len(arguments)
-            self.known = False
+            remembered.known = False
         for place, value in enumerate(arguments):
             seen, key = last[place]
             if seen is not value:
                 fresh = _KEYERS.get(type(value), _other_key)(value)
                 last[place] = (value, fresh)
                 if fresh != key:
-                    self.known = False
-        if not self.known:
+                    remembered.known = False
+        if not remembered.known:
             keys = [key for _, key in last]
-            self.chosen = None if None in keys else self.exports.get(",".join(key or "" for key in keys))
-            self.known = True
-        return self.chosen
+            remembered.chosen = None if None in keys else self.exports.get(",".join(key or "" for key in keys))
+            remembered.known = True
+        return remembered.chosen
 
     def __call__(self, *arguments: Any) -> Any:
         export = self.export_for(arguments)

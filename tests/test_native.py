@@ -252,3 +252,18 @@ def test_a_kernel_remembers_the_last_keys_without_mixing_them_up() -> None:
     for arguments, wanted in zip(calls, expected, strict=True):
         export = kernel.export_for(arguments)
         assert (None if export is None else export()) == wanted
+
+
+def test_each_thread_remembers_its_own_last_call() -> None:
+    """Dask's workers may run two parts in threads of one process: one thread's call must not
+    change what another remembers between reading its keys and taking their export."""
+    import threading
+    from types import ModuleType
+
+    kernel = native._Native(("module", "function"), ModuleType("build"), {})
+    mine = (np.zeros(3, np.int64), 1)
+    kernel.export_for(mine)
+    other = threading.Thread(target=kernel.export_for, args=((np.zeros(3, np.int32), 2),))
+    other.start()
+    other.join()
+    assert [seen for seen, _ in kernel.remembered.last] == list(mine)
