@@ -267,3 +267,28 @@ def test_each_thread_remembers_its_own_last_call() -> None:
     other.start()
     other.join()
     assert [seen for seen, _ in kernel.remembered.last] == list(mine)
+
+
+def test_the_build_is_named_by_every_source_its_code_is_made_of() -> None:
+    """A kernel module's own imports from cpsolve are in SOURCES (so that changing a constant a
+    kernel reads names a new build), and every kernel a caller asks `native.kernel` for is listed."""
+    import ast
+    import re
+
+    for module in native.KERNELS:
+        tree = ast.parse(native.source_path(module).read_text())
+        package = module.rsplit(".", 1)[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("cpsolve")):
+                imported = f"{package}.{node.module}" if node.level else str(node.module)
+                assert imported in native.SOURCES, (module, imported)
+    asked = set()
+    for path in (ROOT / "cpsolve").rglob("*.py"):
+        text = path.read_text()
+        constants = dict(re.findall(r'^(\w+) = "(cpsolve\.[\w.]+)"', text, re.MULTILINE))
+        for module, name in re.findall(r'native\.kernel\((\w+|"[\w.]+"), "(\w+)"\)', text):
+            asked.add((constants.get(module, module.strip('"')), name))
+        asked.update((constants["KERNEL"], name) for name in re.findall(r'_kernel\("(\w+)"\)', text))
+    assert len(asked) == sum(len(names) for names in native.KERNELS.values())
+    for module, name in asked:
+        assert name in native.KERNELS.get(module, ()), (module, name)
