@@ -118,12 +118,13 @@ __all__ = [
 def load_every_kernel(engines: Engines = DEFAULT) -> None:
     """Call every compiled kernel in every variant a run may call, for `cpsolve compile` to record
     and build (cpsolve.native): the installed numba engines' and the two kernels that are not an
-    engine's, the disassembler's and the frontier counter's."""
+    engine's, the disassembler's and the frontier counter's. Each engine is a new instance, as
+    the registry's may have loaded already (and would then call nothing)."""
     from cpsolve.counting.frontier import load_compiled
     from cpsolve.disassembly import Disassembler
 
     for engine in engines:
         if engine.required_module == "numba" and engine.installed():
-            engine.load_every_variant()
+            type(engine)().load_every_variant()
     Disassembler(compiled=True).load()
     load_compiled()
