@@ -6,6 +6,7 @@ run imports only the engine it uses (the engines import their solvers when loade
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import gc
 import importlib.util
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+import typer.main
+from typer.core import TyperGroup
 
 from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED, printable
 from cpsolve.limits import (
@@ -33,6 +36,7 @@ from cpsolve.limits import (
 )
 
 if TYPE_CHECKING:
+    from cpsolve.convert import AssemblyCollector
     from cpsolve.errors import CpsolveError
     from cpsolve.formats import Puzzle
     from cpsolve.models import PuzzleModel
@@ -275,6 +279,14 @@ def run_command(
         raise typer.Exit(code=worst)
 
 
+def _assembly_collector() -> AssemblyCollector:
+    """--xmpuzzle's collector; cpsolve.convert (and yaml, which it writes specs with) is imported
+    only by the runs that write a file."""
+    from cpsolve.convert import AssemblyCollector
+
+    return AssemblyCollector()
+
+
 def _run_one(
     puzzle: Puzzle,
     options: RunOptions,
@@ -287,14 +299,13 @@ def _run_one(
     meshes: Meshes | None = None,
 ) -> int:
     """One problem: run, write what was asked for, print the report; the exit code it calls for."""
-    from cpsolve.convert import AssemblyCollector, write_puzzle
     from cpsolve.engines import StopReason
     from cpsolve.errors import CpsolveError
     from cpsolve.limits import MAX_PICTURED
     from cpsolve.output import format_report, progress, solution_writer
     from cpsolve.run import ClassCollector, run
 
-    collector = AssemblyCollector() if xmpuzzle is not None else None
+    collector = _assembly_collector() if xmpuzzle is not None else None
     pictured = ClassCollector(max(MAX_PICTURED, pictures.number)) if pictures is not None else None
     meshed = ClassCollector(meshes.number) if meshes is not None else None
     try:
@@ -309,6 +320,8 @@ def _run_one(
             report = run(puzzle, options, on_progress, on_new_class=_both(hooks), on_ready=freeze)
         if xmpuzzle is not None and collector is not None:
             if collector.model is None:
+                from cpsolve.convert import write_puzzle
+
                 write_puzzle(puzzle.loaded, xmpuzzle)
             else:
                 written = collector.write(report.name, xmpuzzle)
@@ -752,3 +765,19 @@ def schema_command() -> None:
     from cpsolve.models import FAMILIES
 
     typer.echo(json.dumps(FAMILIES.schema(), indent=2))
+
+
+def command_line(args: Sequence[str]) -> TyperGroup:
+    """The command group the program runs for these arguments. typer builds each command's options
+    from its function's signature when the group is made (10-15 ms for all of them, a twentieth of
+    a small run's whole process: benchmarks/start_up.py), so when the first argument names a
+    command, the group is made with that command alone: its options, help and errors are the
+    same, and only a name that is not a command (or none, or an option) needs them all."""
+    wanted = args[0] if args else None
+    commands = [info for info in app.registered_commands if info.name == wanted]
+    groups = [info for info in app.registered_groups if info.name == wanted]
+    if not commands and not groups:
+        return typer.main.get_group(app)
+    alone = copy.copy(app)
+    alone.registered_commands, alone.registered_groups = commands, groups
+    return typer.main.get_group(alone)

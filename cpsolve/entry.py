@@ -60,9 +60,9 @@ def main() -> None:
     install_handlers()
     code: int | str | None = 0
     try:
-        from cpsolve.cli import WHOLE_PROCESS, app
+        from cpsolve.cli import WHOLE_PROCESS, command_line
 
-        app(obj={WHOLE_PROCESS: True})
+        command_line(sys.argv[1:])(obj={WHOLE_PROCESS: True})
     except SystemExit as finished:
         code = finished.code
     except KeyboardInterrupt:

@@ -16,7 +16,7 @@ import yaml
 from conftest import SPECS, corpus_dir
 from typer.testing import CliRunner
 
-from cpsolve.cli import app
+from cpsolve.cli import app, command_line
 from cpsolve.formats import read_puzzle
 from cpsolve.models.packing import resolve
 from cpsolve.spec import PackingSpec
@@ -124,6 +124,30 @@ def test_mismatch_exits_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(spec)])
     assert result.exit_code == 1
     assert "raw: expected 25, counted 24" in result.output
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["run", "--help"], ["run"], ["run", "--bogus", "x.yaml"], ["generate", "tiles", "--help"], ["schema", "extra"]],
+)
+def test_the_group_made_for_one_command_answers_as_the_whole_one(
+    arguments: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The program makes its group with only the command it runs (start-up): help, usage errors and
+    exit codes are the whole group's."""
+    alone, whole = command_line(arguments), command_line([])
+    assert list(alone.commands) == [arguments[0]] and len(whole.commands) > 5
+    answers = []
+    for group in (alone, whole):
+        with pytest.raises(SystemExit) as ended:
+            group.main(args=arguments, prog_name="cpsolve")
+        answers.append((ended.value.code, capsys.readouterr()))
+    assert answers[0] == answers[1] and answers[0][1].out + answers[0][1].err
+
+
+def test_a_name_that_is_no_command_gets_the_whole_group() -> None:
+    assert list(command_line(["nosuch"]).commands) == list(command_line(["--help"]).commands)
+    assert "run" in command_line(["nosuch"]).commands
 
 
 def test_validate_and_schema() -> None:
