@@ -13,7 +13,7 @@ from pathlib import Path
 import conftest
 import pytest
 import row_family
-from conftest import ROOT, SPECS, built, checked_run
+from conftest import ROOT, SPECS, built, checked_run, corpus_dir
 
 from cpsolve import formats, parts, workers
 from cpsolve.engines import SearchOptions
@@ -83,14 +83,29 @@ def test_no_import_cycle() -> None:
 
 PROBE = """
 import contextlib, io, json, runpy, sys
-sys.argv = ["cpsolve", *sys.argv[1:]]
+watched = set(json.loads(sys.argv[1]))
+sys.argv = ["cpsolve", *sys.argv[2:]]
 with contextlib.redirect_stdout(io.StringIO()):
     try:
         runpy.run_module("cpsolve", run_name="__main__")
     except SystemExit:
         pass
-print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "ortools", "xcover"})))
+print(json.dumps(sorted(m for m in sys.modules if m in watched or m.split(".")[0] in watched)))
 """
+
+
+def imported_by(arguments: list[str], watched: list[str], env: dict[str, str] | None = None) -> list[str]:
+    """The modules of `watched` (or of a package in it) that a `cpsolve` process imported."""
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(watched), *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **(env or {})},
+    )
+    found: list[str] = json.loads(result.stdout.splitlines()[-1])
+    return found
 
 
 @pytest.mark.parametrize(
@@ -109,15 +124,37 @@ print(json.dumps(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "orto
 def test_only_the_engine_that_runs_is_imported(arguments: list[str], imported: list[str]) -> None:
     """On numba's kernels (CPSOLVE_NATIVE=0): with their ahead-of-time build numba is not imported
     at all (tests/test_native.py)."""
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE, *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "CPSOLVE_NATIVE": "0"},
-    )
-    assert json.loads(result.stdout.splitlines()[-1]) == imported
+    engines = ["numba", "ortools", "xcover"]
+    assert sorted({name.split(".")[0] for name in imported_by(arguments, engines, {"CPSOLVE_NATIVE": "0"})}) == imported
+
+
+FORMAT_MODULES = ["yaml", *(f"cpsolve.formats.{name}" for name in ("yaml_spec", "yass", "ct9", "burrtools"))]
+
+
+@pytest.mark.parametrize(
+    ("command", "corpus", "name", "imported"),
+    [
+        ("run", "burrtools", "CubeInCage.xmpuzzle", ["cpsolve.formats.burrtools"]),
+        ("run", None, "soma.yaml", ["cpsolve.formats.yaml_spec", "yaml"]),
+        ("run", "yass", "figures/003_dog.soma", ["cpsolve.formats.yass"]),
+        ("validate", "9piece", "demopuzzle.txt", ["cpsolve.formats.ct9"]),
+    ],
+)
+def test_a_run_imports_only_the_format_it_reads(
+    command: str, corpus: str | None, name: str, imported: list[str]
+) -> None:
+    """Each format's reader is imported when a file of it is read (formats.Deferred): yaml's import
+    alone was a thirtieth of a small BurrTools run's whole process."""
+    path = (SPECS if corpus is None else corpus_dir(corpus)) / name
+    found = imported_by([command, str(path)], FORMAT_MODULES)
+    assert sorted(module for module in found if module in FORMAT_MODULES) == sorted(imported)
+
+
+def test_every_format_names_functions_its_module_has() -> None:
+    for fmt in formats.FORMATS:
+        for function in (fmt.read, fmt.sniff, fmt.recognise):
+            if isinstance(function, formats.Deferred):
+                assert callable(function.resolve()), (fmt.name, function)
 
 
 def test_a_run_on_the_walk_or_exact_cover_never_asks_for_constraints(monkeypatch: pytest.MonkeyPatch) -> None:

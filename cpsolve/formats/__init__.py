@@ -18,15 +18,31 @@ from pathlib import Path
 from typing import Any
 
 from cpsolve.errors import CpsolveError
-from cpsolve.models import FAMILIES
+from cpsolve.models import FAMILIES, BuildOptions
 from cpsolve.spec import LoadedSpec, Source
 
-from . import burrtools, ct9, yaml_spec, yass
-from .base import Document, FileFormat, Puzzle, PuzzleFile, ReadOptions, puzzles_of
+from .base import Deferred, Document, FileFormat, Puzzle, PuzzleFile, ReadOptions, puzzles_of
 
-# the registry, built once; a caller that reads another format passes its own tuple (`known=`)
-FORMATS: tuple[FileFormat, ...] = (yaml_spec.FORMAT, yass.FORMAT, ct9.FORMAT, burrtools.FORMAT)
-DEFAULT = yaml_spec.FORMAT  # any other suffix is read as a YAML spec
+YAML = FileFormat("yaml", (".yaml", ".yml"), Deferred("yaml_spec", "load_spec"), find_one_unless_expected=True)
+# the registry, built once; a caller that reads another format passes its own tuple (`known=`).
+# Each format's functions are imported when first called: a run imports only the format it reads
+FORMATS: tuple[FileFormat, ...] = (
+    YAML,
+    FileFormat(
+        "yass", (".soma",), Deferred("yass", "load_figure"), BuildOptions(require_fixed_copies=False, top_first=True)
+    ),
+    # the c't program prints every solution it finds
+    FileFormat("ct9", (".txt",), Deferred("ct9", "load_tiles"), show=10**9, sniff=Deferred("ct9", "looks_like_ct9")),
+    FileFormat(
+        "burrtools",
+        (".xmpuzzle",),
+        Deferred("burrtools", "read"),
+        show=1,
+        sniff=Deferred("burrtools", "looks_like_burrtools"),
+        recognise=Deferred("burrtools", "is_burrtools_document"),
+    ),
+)
+DEFAULT = YAML  # any other suffix is read as a YAML spec
 SNIFF_BYTES = 512
 SPEC_AS_DATA = "<spec>"  # the name of a spec given as data, in its errors and reports
 
@@ -183,11 +199,13 @@ def puzzle_from_data(data: Mapping[str, Any], name: str = SPEC_AS_DATA) -> Puzzl
     file = PuzzleFile(name, content)
     source = Source(name)  # data has no lines: errors name the spec and the field
     document = Document.single(LoadedSpec(FAMILIES.validate(json.loads(content), source), source))
-    return puzzles_of(file, yaml_spec.FORMAT, document, ReadOptions())[0]
+    return puzzles_of(file, YAML, document, ReadOptions())[0]
 
 
 __all__ = [
     "FORMATS",
+    "YAML",
+    "Deferred",
     "FileFormat",
     "Puzzle",
     "PuzzleFile",

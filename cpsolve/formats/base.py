@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
 import os
 import stat
 import time
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from cpsolve.errors import CpsolveError, SpecError
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
@@ -85,6 +87,23 @@ class Document:
 
 
 Reader = Callable[[PuzzleFile, ReadOptions], Document]
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A function of one of this package's format modules, imported at its first call. The
+    registry names every format's reader and sniffers this way, so that a run imports the one
+    format it reads: yaml's import alone was 10 ms of every BurrTools run's 0.3 s start."""
+
+    module: str  # a module of cpsolve.formats
+    name: str
+
+    def resolve(self) -> Callable[..., Any]:
+        function: Callable[..., Any] = getattr(importlib.import_module(f"{__package__}.{self.module}"), self.name)
+        return function
+
+    def __call__(self, *arguments: Any) -> Any:
+        return self.resolve()(*arguments)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from cpsolve.limits import MAX_SHAPE_CELLS
 from cpsolve.models import FAMILIES, Families
 from cpsolve.spec import LoadedSpec, Source
 
-from .base import Document, FileFormat, PuzzleFile, ReadOptions
+from .base import Document, PuzzleFile, ReadOptions
 
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_COLOURS = 63  # BurrTools' own limit on colour numbers
@@ -454,12 +454,7 @@ def is_burrtools_document(head: bytes) -> bool:
     return head.startswith(GZIP_MAGIC) or (text.startswith(b"<") and b"<puzzle" in head)
 
 
-FORMAT = FileFormat(
-    "burrtools", (".xmpuzzle",), read, show=1, sniff=looks_like_burrtools, recognise=is_burrtools_document
-)
-
-
-__all__ = ["FORMAT", "BurrPuzzle", "Element", "load", "read", "read_puzzle"]
+__all__ = ["BurrPuzzle", "Element", "load", "read", "read_puzzle"]
 
 
 # -- writing ------------------------------------------------------------------------------------

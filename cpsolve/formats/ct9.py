@@ -12,7 +12,7 @@ import re
 from cpsolve.errors import SpecError
 from cpsolve.spec import LoadedSpec, Source
 
-from .base import Document, FileFormat, PuzzleFile, ReadOptions
+from .base import Document, PuzzleFile, ReadOptions
 
 TILE_COUNT = 9
 MAX_DIGITS = 12
@@ -70,7 +70,3 @@ def looks_like_ct9(head: bytes) -> bool:
     lines = [line.split() for line in head.decode("utf-8", "replace").splitlines() if line.strip()]
     complete = lines[:-1] if len(head) >= 512 else lines  # the last line may be cut off
     return bool(complete) and all(len(words) == 4 for words in complete)
-
-
-# the c't program prints every solution it finds
-FORMAT = FileFormat("ct9", (".txt",), load_tiles, show=10**9, sniff=looks_like_ct9)

@@ -21,7 +21,7 @@ from cpsolve.errors import SpecError
 from cpsolve.limits import MAX_NUMBER_DIGITS, MAX_YAML_DEPTH, MAX_YAML_VALUES
 from cpsolve.spec import LoadedSpec, Source
 
-from .base import Document, FileFormat, PuzzleFile, ReadOptions
+from .base import Document, PuzzleFile, ReadOptions
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -182,6 +182,3 @@ def load_spec(file: PuzzleFile, options: ReadOptions | None = None) -> Document:
     data, source = parse_yaml(file.text(), file.name)
     families = (options or ReadOptions()).families
     return Document.single(LoadedSpec(families.validate(data, source), source))
-
-
-FORMAT = FileFormat("yaml", (".yaml", ".yml"), load_spec, find_one_unless_expected=True)

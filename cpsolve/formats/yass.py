@@ -11,10 +11,9 @@ from typing import Any
 
 from cpsolve.errors import SpecError
 from cpsolve.geometry import Cell, canonical_shape, connected_components, dimension
-from cpsolve.models import BuildOptions
 from cpsolve.spec import LoadedSpec, Source
 
-from .base import Document, FileFormat, PuzzleFile, ReadOptions
+from .base import Document, PuzzleFile, ReadOptions
 
 SOMA_PIECES: dict[str, list[Cell]] = {
     "c": [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)],
@@ -112,7 +111,6 @@ def load_figure(file: PuzzleFile, options: ReadOptions | None = None) -> Documen
 
 # yass fills pre-placed cells drawn in the wrong shape and still counts: so do we; solutions are
 # drawn as the figure's file is laid out (top slice and back row first)
-FORMAT = FileFormat("yass", (".soma",), load_figure, BuildOptions(require_fixed_copies=False, top_first=True))
 
 
 def figure_text(puzzle: Any) -> str | None:
