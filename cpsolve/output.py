@@ -10,18 +10,20 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import typer
 
-from cpsolve import engines, peers
-from cpsolve.bench import BenchRow
+from cpsolve import engines
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.files import same_file
 from cpsolve.models import PuzzleModel
 from cpsolve.run import ProgressHook, RunReport
 from cpsolve.symmetry import Solution
+
+if TYPE_CHECKING:  # bench's rows and the peers are imported by the commands that print them
+    from cpsolve.bench import BenchRow
 
 PROGRESS_AFTER_SECONDS = 1.0
 
@@ -268,6 +270,8 @@ class BenchPrinter:
         if not self.with_peers:
             return ""
         if not row.peers:
+            from cpsolve import peers
+
             why = "no peer built" if not peers.available() else "no built peer takes it"
             return f" {'-':>7} {'-':>8} {'-':>12} {why}"
         cells = []
@@ -326,6 +330,8 @@ def plural(count: int, word: str, words: str | None = None) -> str:
 
 def peers_missing() -> list[str]:
     """Where the peers were looked for and how to build them, when one is not built."""
+    from cpsolve import peers
+
     missing = [name for name in (peers.BURRTOOLS, peers.YASS) if peers.find(name) is None]
     if not missing:
         return []

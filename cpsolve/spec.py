@@ -9,7 +9,6 @@ define its own in its module. Every problem is reported as one line
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -106,14 +105,14 @@ Colours = dict[ColourName, list[Coordinates]]
 
 class PieceSpec(ShapeSpec):
     colours: Colours = Field(
-        default_factory=dict, description="colour name -> the piece's cells of that colour (the others have none)"
+        default={}, description="colour name -> the piece's cells of that colour (the others have none)"
     )
     count: Copies | None = Field(None, ge=1, description="identical copies (default 1)")
     min: Copies | None = Field(None, description="at least this many copies are used")
     max: Copies | None = Field(None, description="at most this many copies are used")
     group: str | None = Field(None, description="name of a group in `groups` this piece counts towards")
     disassembly_groups: dict[str, Copies] = Field(
-        default_factory=dict,
+        default={},
         description="--disassemble: groups whose pieces may stay together when they cannot be taken apart,"
         " with how many copies of this piece each may hold (BurrTools' piece groups)",
     )
@@ -140,13 +139,13 @@ FixedCells = list[Coordinates] | list[list[Coordinates]]
 
 class TargetSpec(ShapeSpec):
     fixed: dict[str, FixedCells] = Field(
-        default_factory=dict, description="pre-placed pieces: piece name -> its cells (or a list of copies)"
+        default={}, description="pre-placed pieces: piece name -> its cells (or a list of copies)"
     )
     optional: list[Coordinates] = Field(
-        default_factory=list, description="more target cells that may stay empty ('+' in layers says the same)"
+        default=[], description="more target cells that may stay empty ('+' in layers says the same)"
     )
     colours: Colours = Field(
-        default_factory=dict, description="colour name -> the target's cells of that colour (the others have none)"
+        default={}, description="colour name -> the target's cells of that colour (the others have none)"
     )
 
 
@@ -192,9 +191,9 @@ class PackingSpec(SpecBase):
     parts: Literal["together", "separately"] = Field(
         "together", description="separately: each separate part of the target is turned on its own (yass)"
     )
-    groups: dict[str, GroupSpec] = Field(default_factory=dict)
+    groups: dict[str, GroupSpec] = Field(default={})
     colour_rule: list[Annotated[list[ColourName], Field(min_length=2, max_length=2)]] = Field(
-        default_factory=list,
+        default=[],
         description="[piece colour, target colour] pairs: a coloured piece cell may lie on a coloured target"
         " cell only when their pair is listed; an uncoloured cell fits any",
     )
@@ -350,6 +349,8 @@ def _describe(error: Any, spec_class: type[BaseModel], source: Source, data: Any
     loc = _user_location(error["loc"], data, keep_last=error["type"] in ("missing", "extra_forbidden"))
     if error["type"] == "extra_forbidden":
         valid = _field_names_at(spec_class, loc[:-1])
+        import difflib  # only for a mistaken key: imported then
+
         close = difflib.get_close_matches(str(loc[-1]), valid, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else f"; valid fields: {', '.join(valid)}"
         return source.problem(loc, f"unknown field{hint}")

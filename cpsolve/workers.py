@@ -19,8 +19,6 @@ The parts of a split search (cpsolve.parts), `--checkpoint`, `--cluster` and bat
 
 from __future__ import annotations
 
-import logging
-import multiprocessing
 import os
 import queue
 import re
@@ -32,10 +30,13 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
-from multiprocessing.process import BaseProcess
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from cpsolve.errors import CpsolveError, Terminated, printable
+
+if TYPE_CHECKING:  # multiprocessing and logging are imported by the runs that start processes
+    import multiprocessing
+    from multiprocessing.process import BaseProcess
 
 LOCAL: Final = "local"  # --cluster local: a Dask LocalCluster on this machine
 DONE: Final = "done"  # the item that says a unit's task has ended
@@ -52,6 +53,8 @@ Event = tuple[int, Any]
 
 
 def fork_available() -> bool:
+    import multiprocessing
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -92,6 +95,8 @@ class Forked(Workers):
         self.workers = processes
 
     def stream(self, task: Task, units: Sequence[Any]) -> Generator[Event, None, None]:
+        import multiprocessing
+
         context = multiprocessing.get_context("fork")
         todo: multiprocessing.Queue[int | None] = context.Queue()
         results: multiprocessing.Queue[tuple[str, int, Any]] = context.Queue()
@@ -231,6 +236,8 @@ def workers_for(cluster: str | None, processes: int) -> Workers:
     except ImportError:
         raise CpsolveError('--cluster needs Dask: pip install "cpsolve[cluster]"') from None
     if cluster == LOCAL:
+        import logging
+
         with signals_noted() as noted:  # a LocalCluster stopped halfway fails in Dask's exit handler
             local = LocalCluster(
                 n_workers=processes,
