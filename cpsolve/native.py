@@ -225,6 +225,14 @@ def loaded_build() -> Build | None:
     return _build
 
 
+def warm_up_needed() -> bool:
+    """Whether an engine's `load` must call its kernels once, before a run's clock: on numba's
+    kernels (imported, loaded from its cache or compiled at the first call) and while `cpsolve
+    compile` records the calls; not with a build, which is loaded whole here (a warm-up of the
+    exact-cover searches costs 3 ms of Python, a hundredth of a small run's process)."""
+    return _recording is not None or loaded_build() is None
+
+
 def describe() -> str:
     """Where the kernels a run calls come from, for `cpsolve engines`."""
     build = loaded_build()

@@ -23,6 +23,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from cpsolve import native
 from cpsolve.engines.base import (
     Engine,
     Enumeration,
@@ -70,10 +71,13 @@ class ExactCoverEngine(Engine):
 
     def load(self) -> None:
         """Load both compiled searches (the box search for boards of one word and of two) once per
-        process: from the build `cpsolve compile` made (cpsolve.native, a few ms), else numba's
-        import and cache (about 0.5 s; the very first use after installing compiles them into
-        numba's cache instead, several seconds)."""
+        process: the build `cpsolve compile` made (cpsolve.native, a few ms, no warm-up needed),
+        else numba's import and cache, by calling each once (about 0.5 s; the very first use after
+        installing compiles them into numba's cache instead, several seconds)."""
         if self.loaded:
+            return
+        if not native.warm_up_needed():
+            self.loaded = True
             return
         line, block, wide = _one_piece(1), _one_piece(8, _BLOCK), _one_piece(80, _SLAB)
         for problem in (line, block, wide):
@@ -104,6 +108,8 @@ class ExactCoverEngine(Engine):
         if variant in self.variants:
             return
         self.variants.add(variant)
+        if not native.warm_up_needed():
+            return
         kind, words, holes, every_cell = variant
         if kind == "fewest":
             search: CoverSearch | BoxSearch | None = dataclasses.replace(CoverSearch.of(_one_piece(1)), choose=FEWEST)
