@@ -4,7 +4,8 @@ files, BurrTools `.xmpuzzle` files (and BurrTools' XML under any other suffix, `
 
 A file is read once into a `PuzzleFile` (its name and bytes); its format parses it into the
 puzzles it holds (`puzzles`), which is what a run takes. To add a format: a module here with a
-reader (a `PuzzleFile` to a `Document`) and a `FORMAT`, and one line in `FORMATS`.
+reader (a `PuzzleFile` to a `Document`), and its `FileFormat` in `FORMATS`, which names the
+module's functions (`Deferred`) so that the module is imported only when a file of it is read.
 """
 
 from __future__ import annotations
