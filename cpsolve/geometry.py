@@ -114,10 +114,43 @@ def distinct_shapes(images: Any) -> tuple[Shape, ...]:
     number and sorted, so that images are compared as rows of numbers, not tuples of cells."""
     if not len(images):
         return ()
+    keys, base = _encoded(images)
+    firsts = _first_of_each(keys)
+    return tuple(tuple(map(tuple, cells)) for cells in _decoded(keys[firsts], base).tolist())
+
+
+def orientation_sizes(cells: Sequence[Cell]) -> tuple[Cell, ...]:
+    """The bounding box of each distinct orientation under rotations, in `orientations`' order,
+    without making the orientations' cells (a coloured piece's placements never ask for them)."""
+    return _orientation_sizes(tuple(cells))
+
+
+@functools.lru_cache(maxsize=1024)
+def _orientation_sizes(cells: tuple[Cell, ...]) -> tuple[Cell, ...]:
+    images = _images_at_origin(cells, ROTATIONS)
+    sizes = images[_first_of_each(_encoded(images)[0])].max(axis=1) + 1
+    return tuple((int(x), int(y), int(z)) for x, y, z in sizes.tolist())
+
+
+def _encoded(images: Any) -> tuple[Any, int]:
+    """Each image's cells as numbers, sorted (images x cells), and the base they are written in."""
     base = int(images.max()) + 1
-    keys = np.sort((images[..., 0] * base + images[..., 1]) * base + images[..., 2], axis=1)
-    seen: dict[tuple[int, ...], None] = dict.fromkeys(map(tuple, keys.tolist()))
-    return tuple(tuple((key // (base * base), key // base % base, key % base) for key in shape) for shape in seen)
+    return np.sort((images[..., 0] * base + images[..., 1]) * base + images[..., 2], axis=1), base
+
+
+def _first_of_each(keys: Any) -> list[int]:
+    """The first image of each distinct row of `keys`, in the order met."""
+    first: dict[tuple[int, ...], int] = {}
+    for number, row in enumerate(map(tuple, keys.tolist())):
+        first.setdefault(row, number)
+    return list(first.values())
+
+
+def _decoded(rows: Sequence[tuple[int, ...]] | Any, base: int) -> Any:
+    """Rows of encoded cells (tuples or an array) back to cells (rows x cells x 3), all at once: a
+    cell at a time in Python was most of a big piece's orientations (Dracula's 152-cell pieces)."""
+    keys = np.array(rows, np.int64)
+    return np.stack((keys // (base * base), keys // base % base, keys % base), axis=-1)
 
 
 Colour = str | None  # a cell's colour; None: uncoloured
@@ -132,45 +165,77 @@ def coloured_orientations(
     return list(_coloured_orientations(tuple(cells), tuple(colours), tuple(group)))
 
 
+@dataclass(frozen=True)
+class _ColouredImages:
+    """The distinct images of a coloured shape, each a sorted row of numbers (a cell and its
+    colour's rank in one): rows compare as the shapes do, cell by cell, then colour ("" for none
+    first), so the least row is the canonical form without decoding the others."""
+
+    rows: tuple[tuple[int, ...], ...]  # in the order first met
+    base: int
+    names: tuple[Colour, ...]  # by rank
+
+    def shape(self, row: tuple[int, ...]) -> ColouredShape:
+        return self.shapes([row])[0]
+
+    def arrays(self) -> tuple[Any, list[tuple[Colour, ...]]]:
+        """Every image's cells (images x cells x 3) and its cells' colours, without making a tuple
+        of each cell: what placements are made from."""
+        kinds = len(self.names)
+        keys = np.array(self.rows, np.int64)
+        return _decoded(keys // kinds, self.base), [
+            tuple(map(self.names.__getitem__, ranks)) for ranks in (keys % kinds).tolist()
+        ]
+
+    def shapes(self, rows: Sequence[tuple[int, ...]]) -> tuple[ColouredShape, ...]:
+        kinds = len(self.names)
+        keys = np.array(rows, np.int64)
+        cells = _decoded(keys // kinds, self.base).tolist()
+        named = (keys % kinds).tolist()
+        return tuple(
+            tuple(zip(map(tuple, shape), map(self.names.__getitem__, ranks), strict=True))
+            for shape, ranks in zip(cells, named, strict=True)
+        )
+
+
 @functools.lru_cache(maxsize=1024)
-def _coloured_orientations(
+def _coloured_images(
     cells: tuple[Cell, ...], colours: tuple[Colour, ...], group: tuple[Isometry, ...]
-) -> tuple[ColouredShape, ...]:
+) -> _ColouredImages:
     """Cached: a BurrTools file's large pieces are turned for their placements, their canonical
-    forms and their mirror partners, twice (Dracula: 0.25 s of its 0.30 s building, before)."""
-    if not group:
-        return ()
-    names = sorted({colour or "" for colour in colours})  # "" (none) first, as _cell_then_colour sorts
+    forms and their mirror partners (Dracula: 0.25 s of its 0.30 s building, before any cache)."""
+    names = sorted({colour or "" for colour in colours})  # "" (none) first; names are never empty
     ranks = np.array([names.index(colour or "") for colour in colours], np.int64)
     moved = _images_at_origin(cells, group)
     base, kinds = int(moved.max()) + 1, len(names)
     keys = np.sort(((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2]) * kinds + ranks, axis=1)
-    seen: dict[tuple[int, ...], None] = dict.fromkeys(map(tuple, keys.tolist()))
-    named: list[Colour] = [name or None for name in names]
-    return tuple(
-        tuple(
-            ((key // kinds // base // base, key // kinds // base % base, key // kinds % base), named[key % kinds])
-            for key in shape
-        )
-        for shape in seen
-    )
-
-
-def _cell_then_colour(item: tuple[Cell, Colour]) -> tuple[Cell, str]:
-    return item[0], item[1] or ""  # colour names are never empty: "" stands for none
-
-
-def coloured_canonical(cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
-    """The least coloured orientation under rotations: equal iff the same piece, colours and all."""
-    return _coloured_canonical(tuple(cells), tuple(colours))
+    rows = tuple(dict.fromkeys(map(tuple, keys.tolist())))
+    return _ColouredImages(rows, base, tuple(name or None for name in names))
 
 
 @functools.lru_cache(maxsize=1024)
-def _coloured_canonical(cells: tuple[Cell, ...], colours: tuple[Colour, ...]) -> ColouredShape:
-    return min(
-        _coloured_orientations(cells, colours, tuple(ROTATIONS)),
-        key=lambda shape: [_cell_then_colour(i) for i in shape],
-    )
+def _coloured_orientations(
+    cells: tuple[Cell, ...], colours: tuple[Colour, ...], group: tuple[Isometry, ...]
+) -> tuple[ColouredShape, ...]:
+    if not group:
+        return ()
+    images = _coloured_images(cells, colours, group)
+    return images.shapes(images.rows)
+
+
+def coloured_orientation_arrays(
+    cells: Sequence[Cell], colours: Sequence[Colour], group: Sequence[Isometry] = ROTATIONS
+) -> tuple[Any, list[tuple[Colour, ...]]]:
+    """`coloured_orientations` as arrays: each image's cells (images x cells x 3, sorted as the
+    shapes are) and its cells' colours."""
+    return _coloured_images(tuple(cells), tuple(colours), tuple(group)).arrays()
+
+
+def coloured_canonical(cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
+    """The least coloured orientation under rotations, cell by cell then colour (none first):
+    equal iff the same piece, colours and all."""
+    images = _coloured_images(tuple(cells), tuple(colours), tuple(ROTATIONS))
+    return images.shape(min(images.rows))
 
 
 def coloured_mirror(cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import yaml
 from conftest import SPECS, checked_run
@@ -18,8 +19,10 @@ from cpsolve.geometry import (
     ROTATIONS,
     canonical_shape,
     coloured_canonical,
+    coloured_orientation_arrays,
     coloured_orientations,
     normalise,
+    orientation_sizes,
     orientations,
     transform,
 )
@@ -122,3 +125,9 @@ def test_coloured_orientations_are_each_maps_image_sorted(piece: list[tuple[Cell
     assert coloured_orientations(cells, colours, group) == list(by_hand)  # type: ignore[arg-type]
     rotations = coloured_orientations(cells, colours, ROTATIONS)
     assert coloured_canonical(cells, colours) == min(rotations, key=lambda s: [(c, k or "") for c, k in s])
+    arrays, ways = coloured_orientation_arrays(cells, colours, group)  # type: ignore[arg-type]
+    shapes: list[Any] = list(by_hand)
+    assert arrays.tolist() == [[list(c) for c, _ in shape] for shape in shapes]
+    assert ways == [tuple(k for _, k in shape) for shape in shapes]
+    sizes = [tuple(max(c[axis] for c in shape) + 1 for axis in range(3)) for shape in orientations(cells)]
+    assert list(orientation_sizes(cells)) == sizes

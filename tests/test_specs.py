@@ -12,7 +12,6 @@ from cpsolve.counting import Counts
 from cpsolve.engines import SearchOptions
 from cpsolve.formats import puzzle_from_data, read_puzzle
 from cpsolve.models.packing import Placement
-from cpsolve.models.packing.placements import piece_orientations
 from cpsolve.run import RunOptions
 
 
@@ -83,7 +82,15 @@ def _placements_one_at_a_time(model: Any) -> list[Any]:
     target = set(puzzle.target)
     found = []
     for number, piece in enumerate(puzzle.pieces):
-        lying = piece_orientations(piece, puzzle.grid)
+        grid = puzzle.grid
+        lying: list[tuple[Any, Any]] = (
+            [
+                (tuple(c for c, _ in way), tuple(k for _, k in way))
+                for way in grid.coloured_orientations(piece.cells, piece.colours)
+            ]
+            if piece.coloured
+            else [(shape, None) for shape in grid.orientations(piece.cells)]
+        )
         for shape, colours in lying:
             for anchor in sorted(target):
                 shift = tuple(a - s for a, s in zip(anchor, shape[0], strict=True))

@@ -247,6 +247,15 @@ class Grid:
             seen.setdefault(tuple(pairs), None)
         return list(seen)
 
+    def coloured_orientation_arrays(
+        self, cells: Sequence[Cell], colours: Sequence[Colour]
+    ) -> tuple[Any, list[tuple[Colour, ...]]]:
+        """`coloured_orientations` under rotations as arrays: each way's cells (ways x cells x 3,
+        sorted) and its cells' colours, what placements are made from."""
+        shapes = self.coloured_orientations(cells, colours)
+        cells_of = np.array([[cell for cell, _ in shape] for shape in shapes], np.int64).reshape(len(shapes), -1, 3)
+        return cells_of, [tuple(colour for _, colour in shape) for shape in shapes]
+
     def canonical(self, cells: Sequence[Cell]) -> Shape:
         """The least orientation under rotations: two pieces are the same piece iff equal."""
         return min(self.orientations(cells))

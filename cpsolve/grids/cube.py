@@ -47,6 +47,11 @@ class CubeGrid(Grid):
     def mirror_canonical(self, cells: Sequence[Cell]) -> Shape:
         return geometry.mirror_shape(cells)
 
+    def coloured_orientation_arrays(
+        self, cells: Sequence[Cell], colours: Sequence[Colour]
+    ) -> tuple[Any, list[tuple[Colour, ...]]]:
+        return geometry.coloured_orientation_arrays(cells, colours)
+
     def coloured_canonical(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
         return geometry.coloured_canonical(cells, colours)
 
