@@ -169,9 +169,10 @@ def puzzles(
     """The puzzles of a file read into memory: every problem it holds, or the one `options.problem`
     names (a number from 0 or a name). The file is parsed once, whatever the number of problems;
     `options.max_bytes` also bounds what a compressed file may expand to."""
+    rules = format_of(file, known)
+    rules.load()  # the format's module, imported before the clock as an engine's libraries are
     started = time.perf_counter()
     options = options or ReadOptions()
-    rules = format_of(file, known)
     document = rules.read(file, options)
     return puzzles_of(file, rules, document, options, read_seconds + time.perf_counter() - started)
 
