@@ -103,8 +103,8 @@ def _fitting_by_room(shapes: Any, box: _Box, allowed: Any | None = None, codes: 
     """`fitting_placements` on cubes for each orientation (an array: orientations x cells x 3),
     one after the other, and the orientation of each placement: the orientations that have the
     same room in the box (most of a piece's) are tried together, on the same shifts (one call per
-    orientation was most of a coloured design's placements: Dracula's 192 took 17 ms). `codes`:
-    each orientation's cells' colour codes, with `allowed`."""
+    orientation: a coloured 9x9x9 design's 720 took 5 ms more of its 0.09 s model). `codes`: each
+    orientation's cells' colour codes, with `allowed`."""
     count, length = shapes.shape[0], shapes.shape[1]
     rooms = np.maximum(0, np.array(box.size, np.int64) - shapes.max(axis=1)).tolist()
     offsets = shapes @ box.strides  # orientations x cells
