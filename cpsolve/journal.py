@@ -23,6 +23,27 @@ from typing import Any
 
 from cpsolve.errors import CpsolveError, OutputError
 
+# The descriptors of the journals open in this process. A forked worker closes its copies at
+# once: a lock belongs to the open file, which a fork shares, so a worker holding a copy kept a
+# checkpoint locked after its run was killed (until the worker saw its parent gone, up to half a
+# second later), and the run started again at once was refused as if another held the file.
+_OPEN: set[int] = set()
+
+
+def _close_in_child() -> None:
+    """Point the child's copies at /dev/null: the file (and its lock) is then the parent's alone,
+    and the numbers stay taken, so the child's copy of a journal never closes another file."""
+    if not _OPEN:
+        return
+    null = os.open(os.devnull, os.O_RDWR)
+    for descriptor in _OPEN:
+        os.dup2(null, descriptor)
+    os.close(null)
+    _OPEN.clear()
+
+
+os.register_at_fork(after_in_child=_close_in_child)
+
 
 class Journal:
     """An open, locked JSON-lines file whose records each start with `first_key`."""
@@ -40,10 +61,11 @@ class Journal:
                 f"{path}: another cpsolve is using this file now; wait for it, or give another file"
             ) from None
         self.handle = os.fdopen(descriptor, "r+b")
+        _OPEN.add(descriptor)
         try:
             self.records = self._read()
         except BaseException:
-            self.handle.close()
+            self.close()
             raise
 
     def _read(self) -> list[dict[str, Any]]:
@@ -81,6 +103,8 @@ class Journal:
             raise OutputError(f"{self.path}: cannot write {self.what}: {error.strerror}") from None
 
     def close(self) -> None:
+        if not self.handle.closed:
+            _OPEN.discard(self.handle.fileno())
         self.handle.close()  # closing the descriptor releases the lock
 
     def __enter__(self) -> Journal:

@@ -676,6 +676,41 @@ def test_a_second_batch_or_run_on_a_file_in_use_is_refused(tmp_path: Path) -> No
     assert cli("batch", SPECS / "coffin.yaml", "--out", out)[0] == 0  # free again
 
 
+HOLDER_KILLED_WITH_A_CHILD = """
+import os, sys, time
+from pathlib import Path
+from cpsolve.journal import Journal
+journal = Journal(Path(sys.argv[1]), "unit", "a cpsolve checkpoint")
+child = os.fork()
+if child == 0:  # as a forked worker, still busy when its run is killed (the test's pipes let go)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    time.sleep(120)
+    os._exit(0)
+print(child, flush=True)
+os.kill(os.getpid(), 9)
+"""
+
+
+def test_a_killed_runs_file_is_free_while_its_forked_workers_still_run(tmp_path: Path) -> None:
+    """A worker forked while the run held its checkpoint does not hold the file's lock: the run
+    killed with kill -9 and started again at once is not refused (its workers take up to half a
+    second to see their parent gone)."""
+    checkpoint = tmp_path / "run.checkpoint"
+    holder = subprocess.run(
+        [sys.executable, "-c", HOLDER_KILLED_WITH_A_CHILD, str(checkpoint)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert holder.returncode == -signal.SIGKILL, holder.stderr
+    child = int(holder.stdout)
+    try:
+        os.kill(child, 0)  # the child still runs, its copies of the parent's descriptors open
+        with Journal(checkpoint, "unit", "a cpsolve checkpoint"):
+            pass
+    finally:
+        os.kill(child, signal.SIGKILL)
+
+
 def checkpointed(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
     """A checkpoint of the Soma cube's finished parts, and its records."""
     checkpoint = tmp_path / "soma.checkpoint"
