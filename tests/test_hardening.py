@@ -677,7 +677,7 @@ def test_a_second_batch_or_run_on_a_file_in_use_is_refused(tmp_path: Path) -> No
 
 
 HOLDER_KILLED_WITH_A_CHILD = """
-import os, sys, time
+import os, signal, sys
 from pathlib import Path
 from cpsolve.journal import Journal
 journal = Journal(Path(sys.argv[1]), "unit", "a cpsolve checkpoint")
@@ -686,8 +686,7 @@ if child == 0:  # as a forked worker, still busy when its run is killed (the tes
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 1)
     os.dup2(null, 2)
-    time.sleep(120)
-    os._exit(0)
+    signal.pause()  # until the test kills it
 print(child, flush=True)
 os.kill(os.getpid(), 9)
 """
