@@ -23,10 +23,11 @@ from typing import Any
 
 from cpsolve.errors import CpsolveError, OutputError
 
-# The descriptors of the journals open in this process. A forked worker closes its copies at
-# once: a lock belongs to the open file, which a fork shares, so a worker holding a copy kept a
-# checkpoint locked after its run was killed (until the worker saw its parent gone, up to half a
-# second later), and the run started again at once was refused as if another held the file.
+# The descriptors of the journals open in this process. A forked worker lets go of its copies at
+# once (`_close_in_child`): a lock belongs to the open file, which a fork shares, so a worker
+# holding a copy kept a checkpoint locked after its run was killed (until the worker saw its
+# parent gone, up to half a second later), and the run started again at once was refused as if
+# another held the file.
 _OPEN: set[int] = set()
 
 
