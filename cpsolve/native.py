@@ -53,7 +53,7 @@ FOLDER_ENV = "CPSOLVE_NATIVE_DIR"  # where builds are kept (default: the user's 
 KERNELS: dict[str, tuple[str, ...]] = {
     "cpsolve.engines.exact_cover.cover_kernel": ("search", "lowest_undecided"),
     "cpsolve.engines.exact_cover.box_kernel": ("search",),
-    "cpsolve.engines.exact_cover.fewest_kernel": ("search",),
+    "cpsolve.engines.exact_cover.fewest_kernel": ("search", "column_lists", "live_counts"),
     "cpsolve.engines.tiles_dfs.kernel": ("fill", "probe"),
     "cpsolve.engines.chain_dfs.kernel": ("walk",),
     "cpsolve.disassembly.kernel": ("piece_boxes", "front_cells", "rehash", "expand"),

@@ -251,39 +251,27 @@ class CoverSearch:
         problem = self.problem
         optional = np.zeros(problem.cells, np.bool_)
         optional[_fill_rank(problem)[sorted(problem.optional)]] = True
-        column_count = problem.cells + len(self.least)
-        uncounted = np.concatenate([optional, np.zeros(len(self.least) + 1, np.bool_)])  # the last: padding
-        rows = np.concatenate([self.ranks, (problem.cells + problem.atom_piece)[:, None]], axis=1)
-        present = rows >= 0
-        optional_here = present & uncounted[rows]
-        counted_here = present & ~optional_here
-        atom_start = np.concatenate(([0], np.cumsum(present.sum(axis=1))))
-        counted_end = atom_start[:-1] + counted_here.sum(axis=1)
-        # each atom's counted columns, then its optional cells, each in the row's order: placed, not sorted
-        counted_count = counted_here.sum(axis=1, dtype=np.int32)[:, None]
-        within = np.where(
-            counted_here,
-            np.cumsum(counted_here, axis=1, dtype=np.int32),
-            counted_count + np.cumsum(optional_here, axis=1, dtype=np.int32),
-        )
-        atoms = np.repeat(np.arange(problem.atoms), np.diff(atom_start))
-        columns = np.empty(int(atom_start[-1]), np.int32)
-        columns[atom_start[atoms] + within[present] - 1] = rows[present]
-        small = np.int16 if column_count < 2**15 else np.int64  # numpy sorts 16-bit keys by radix: far faster
-        by_column = np.argsort(columns.astype(small), kind="stable")  # by column, then by atom
-        cell_start = np.concatenate(([0], np.cumsum(np.bincount(columns, minlength=column_count))))
-        once = (self.least == 1) & (self.most == 1)
-        # The two long arrays (1.9 million entries on a 9x9x9 design) as int32: half the memory the
+        atoms = problem.atoms
+        entries = int(np.count_nonzero(self.ranks >= 0)) + atoms  # each atom's cells and its piece's column
+        atom_start = np.empty(atoms + 1, np.int64)
+        counted_end = np.empty(atoms, np.int64)
+        # The two long arrays (1.6 million entries on a 9x9x9 design) as int32: half the memory the
         # kernel reads at random, 12 % off its search there (p40: 1.55 -> 1.36 s); the starts int64.
-        return (
-            atom_start.astype(np.int64, copy=False),
-            counted_end.astype(np.int64, copy=False),
-            columns,
-            cell_start.astype(np.int64, copy=False),
-            atoms[by_column].astype(np.int32),
+        columns = np.empty(entries, np.int32)
+        column_start = np.empty(problem.cells + len(self.least) + 1, np.int64)
+        column_atoms = np.empty(entries, np.int32)
+        native.kernel(FEWEST_KERNEL, "column_lists")(
+            np.ascontiguousarray(self.ranks, np.int64),
+            np.ascontiguousarray(problem.atom_piece, np.int64),
             optional,
-            once,
+            atom_start,
+            counted_end,
+            columns,
+            column_start,
+            column_atoms,
         )
+        once = (self.least == 1) & (self.most == 1)
+        return atom_start, counted_end, columns, column_start, column_atoms, optional, once
 
     def _fewest_state(self, forced: Sequence[int], left_out: frozenset[int]) -> _FewestStart | None:
         """The kernel's state for a part: the state once the problem's own forced atoms are placed
@@ -315,8 +303,8 @@ class CoverSearch:
         alive = ~filled[self.ranks].any(axis=1) & (left[self.problem.atom_piece] > 0)
         if left_out:
             alive[list(left_out)] = False
-        owner = np.repeat(np.arange(self.problem.atoms), np.diff(atom_start))
-        count = np.bincount(atom_columns[alive[owner]], minlength=len(cell_start) - 1).astype(np.int64)
+        count = np.empty(len(cell_start) - 1, np.int64)
+        native.kernel(FEWEST_KERNEL, "live_counts")(alive, atom_start, atom_columns, count)
         self._fewest_bases.clear()
         self._fewest_bases[(forced, left_out)] = (alive, count, decided, left)
         return alive, count, decided, left
