@@ -505,8 +505,8 @@ def _kept_counts_stay_exact(search: CoverSearch) -> int:
     start = search._fewest_state((), frozenset())
     assert start is not None
     alive, count, decided, left = start.alive, start.count, start.decided, start.left
-    atom_start, counted_end, atom_columns, column_start, column_atoms, optional, once = search._lists
-    kept = np.concatenate([~optional, np.ones(len(left), bool)])
+    lists = search._lists
+    kept = np.concatenate([~lists.optional, np.ones(len(left), bool)])
     cells = search.problem.cells + 1
     columns, positions, chosen, marks = (np.full(cells + 1, -1, np.int64), np.zeros(cells + 1, np.int64),
                                          np.full(cells + 1, -1, np.int64), np.zeros(cells + 1, np.int64))  # fmt: skip
@@ -514,15 +514,16 @@ def _kept_counts_stay_exact(search: CoverSearch) -> int:
     found, found_length = np.zeros((1, cells), np.int64), np.zeros(1, np.int64)
     depth, placements, met = 0, 0, []
     while depth >= 0:
-        depth, written, steps = fewest(atom_start, counted_end, atom_columns, column_start, column_atoms,
-                                       search.problem.atom_piece, optional, once, search.least, search.most,
+        depth, written, steps = fewest(lists.atom_start, lists.counted_start, lists.counted_columns,
+                                       lists.atom_columns, lists.column_start, lists.column_atoms, lists.run_end,
+                                       search.problem.atom_piece, lists.optional, lists.once, search.least, search.most,
                                        search.max_holes, alive, count, decided, left, stack, top, columns,
                                        positions, chosen, marks, depth, 1, found, found_length,
                                        start.forced)  # fmt: skip
         placements += steps
         met += [tuple(sorted(found[0, : found_length[0]].tolist()))] * written
-        running = np.concatenate(([0], np.cumsum(alive[column_atoms])))
-        live = running[column_start[1:]] - running[column_start[:-1]]
+        running = np.concatenate(([0], np.cumsum(alive[lists.column_atoms])))
+        live = running[lists.column_start[1:]] - running[lists.column_start[:-1]]
         assert (count[kept] == live[kept]).all()
     assert sorted(met) == sorted(solutions(search, [Part((), frozenset())]))  # stopped and resumed anywhere
     return placements
@@ -551,7 +552,7 @@ def _columns_by_definition(search: CoverSearch) -> tuple[list[list[int]], list[i
     that must be filled in its row's order, its piece's column, then its optional cells), how many
     of them are counted, and each column's atoms in increasing order."""
     problem = search.problem
-    optional = set(np.flatnonzero(search._lists[5]).tolist())
+    optional = set(np.flatnonzero(search._lists.optional).tolist())
     rows, counted = [], []
     columns: list[list[int]] = [[] for _ in range(problem.cells + len(search.least))]
     for atom, row in enumerate(search.ranks.tolist()):
@@ -574,11 +575,26 @@ def test_the_fewest_placements_columns_are_made_as_defined() -> None:
     for problem in (cage, design):
         assert problem is not None and problem.optional
         search = CoverSearch.of(problem)
-        atom_start, counted_end, atom_columns, column_start, column_atoms, _, _ = search._lists
+        lists = search._lists
+        atom_start, atom_columns, column_start, column_atoms = (lists.atom_start, lists.atom_columns,
+                                                                lists.column_start, lists.column_atoms)  # fmt: skip
         rows, counted, columns = _columns_by_definition(search)
         assert [atom_columns[atom_start[a] : atom_start[a + 1]].tolist() for a in range(problem.atoms)] == rows
-        assert (counted_end - atom_start[:-1]).tolist() == counted
+        assert (lists.counted_end - atom_start[:-1]).tolist() == counted
+        packed = [
+            lists.counted_columns[lists.counted_start[a] : lists.counted_start[a + 1]].tolist()
+            for a in range(problem.atoms)
+        ]
+        assert packed == [row[:kept] for row, kept in zip(rows, counted, strict=True)]
+        run_end = lists.run_end
         assert [column_atoms[column_start[c] : column_start[c + 1]].tolist() for c in range(len(columns))] == columns
+        piece_of = problem.atom_piece[column_atoms]
+        for index in range(len(column_atoms)):  # a run: the entries of one piece, to the column's end at most
+            column_end = int(column_start[np.searchsorted(column_start, index, side="right")])
+            end = index
+            while end < column_end and piece_of[end] == piece_of[index]:
+                end += 1
+            assert run_end[index] == end
         base = search._fewest_base((0,), frozenset({problem.atoms - 1}))  # one placed, one left out
         assert base is not None
         alive, count = base[0], base[1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -65,6 +65,23 @@ def found_solutions(forced: list[int], found: Any, found_length: Any, written: i
     lengths = found_length[:written].tolist()
     rows = found[:written, : max(lengths, default=0)].tolist()  # a row is as long as the board has cells
     return [tuple(sorted(forced + row[:length])) for row, length in zip(rows, lengths, strict=True)]
+
+
+class FewestColumns(NamedTuple):
+    """The cover problem as fewest_kernel.search reads it: a column per cell (by fill rank) and
+    then one per piece (cells + piece); the kernel counts no optional cell's placements (on 9x9x9
+    designs whose inside may stay empty 92 % of the placements' cells are optional)."""
+
+    atom_start: Any  # int64: atom a's columns are atom_columns[atom_start[a] : atom_start[a + 1]]
+    counted_end: Any  # int64: ... those it is counted in (its cells that must be filled, in its row's order,
+    atom_columns: Any  # int32    then its piece's column) end here; its optional cells follow
+    counted_start: Any  # int32: the counted columns again, packed: all that a kill reads
+    counted_columns: Any  # int32
+    column_start: Any  # int64: column c's atoms are column_atoms[column_start[c] : column_start[c + 1]],
+    column_atoms: Any  # int32    in increasing order
+    run_end: Any  # int32: where the run of one piece's atoms that an entry of column_atoms is in ends
+    optional: Any  # bool, per cell
+    once: Any  # bool, per piece: used exactly once (its column is chosen like a cell's)
 
 
 @dataclass(frozen=True)
@@ -241,37 +258,41 @@ class CoverSearch:
     # -- the fewest-placements search (fewest_kernel.py) ------------------------------------------
 
     @cached_property
-    def _lists(self) -> tuple[Any, ...]:
-        """The columns of fewest_kernel.search: each atom's columns (its cells by fill rank and its
-        piece's column, cells + piece, then its optional cells), each column's atoms, as flat
-        arrays with their starts, and where each atom's columns that are counted end (the kernel
-        counts no optional cell's placements: on 9x9x9 designs whose inside may stay empty 92 %
-        of the placements' cells are optional); which cells are optional; which pieces are used
-        exactly once."""
+    def _lists(self) -> FewestColumns:
+        """The columns of fewest_kernel.search (made by its `column_lists`)."""
         problem = self.problem
         optional = np.zeros(problem.cells, np.bool_)
         optional[_fill_rank(problem)[sorted(problem.optional)]] = True
         atoms = problem.atoms
         entries = int(np.count_nonzero(self.ranks >= 0)) + atoms  # each atom's cells and its piece's column
-        atom_start = np.empty(atoms + 1, np.int64)
-        counted_end = np.empty(atoms, np.int64)
-        # The two long arrays (1.6 million entries on a 9x9x9 design) as int32: half the memory the
-        # kernel reads at random, 12 % off its search there (p40: 1.55 -> 1.36 s); the starts int64.
-        columns = np.empty(entries, np.int32)
-        column_start = np.empty(problem.cells + len(self.least) + 1, np.int64)
-        column_atoms = np.empty(entries, np.int32)
-        native.kernel(FEWEST_KERNEL, "column_lists")(
+        # The long arrays (1.6 million entries on a 9x9x9 design) as int32: half the memory the
+        # kernel reads at random, 12 % off its search there (p40: 1.55 -> 1.36 s).
+        columns = FewestColumns(
+            atom_start=np.empty(atoms + 1, np.int64),
+            counted_end=np.empty(atoms, np.int64),
+            atom_columns=np.empty(entries, np.int32),
+            counted_start=np.empty(atoms + 1, np.int32),
+            counted_columns=np.empty(entries, np.int32),
+            column_start=np.empty(problem.cells + len(self.least) + 1, np.int64),
+            column_atoms=np.empty(entries, np.int32),
+            run_end=np.empty(entries, np.int32),
+            optional=optional,
+            once=(self.least == 1) & (self.most == 1),
+        )
+        packed = native.kernel(FEWEST_KERNEL, "column_lists")(
             np.ascontiguousarray(self.ranks, np.int64),
             np.ascontiguousarray(problem.atom_piece, np.int64),
             optional,
-            atom_start,
-            counted_end,
-            columns,
-            column_start,
-            column_atoms,
+            columns.atom_start,
+            columns.counted_end,
+            columns.atom_columns,
+            columns.column_start,
+            columns.column_atoms,
+            columns.run_end,
+            columns.counted_start,
+            columns.counted_columns,
         )
-        once = (self.least == 1) & (self.most == 1)
-        return atom_start, counted_end, columns, column_start, column_atoms, optional, once
+        return columns._replace(counted_columns=columns.counted_columns[:packed].copy())
 
     def _fewest_state(self, forced: Sequence[int], left_out: frozenset[int]) -> _FewestStart | None:
         """The kernel's state for a part: the state once the problem's own forced atoms are placed
@@ -296,15 +317,15 @@ class CoverSearch:
         if started is None:
             return None
         board, left, _ = started
-        atom_start, _, atom_columns, cell_start, _, _, _ = self._lists
+        columns = self._lists
         cells = self.problem.cells
         decided = ((board[np.arange(cells) // 64] >> (np.arange(cells) % 64).astype(np.uint64)) & np.uint64(1)) == 1
         filled = np.append(decided, False)  # the padding (-1) looks up the last: never filled
         alive = ~filled[self.ranks].any(axis=1) & (left[self.problem.atom_piece] > 0)
         if left_out:
             alive[list(left_out)] = False
-        count = np.empty(len(cell_start) - 1, np.int64)
-        native.kernel(FEWEST_KERNEL, "live_counts")(alive, atom_start, atom_columns, count)
+        count = np.empty(len(columns.column_start) - 1, np.int64)
+        native.kernel(FEWEST_KERNEL, "live_counts")(alive, columns.atom_start, columns.atom_columns, count)
         self._fewest_bases.clear()
         self._fewest_bases[(forced, left_out)] = (alive, count, decided, left)
         return alive, count, decided, left
@@ -335,16 +356,18 @@ class CoverSearch:
         """One call of the kernel: (depth, solutions written, placements)."""
         search = native.kernel(FEWEST_KERNEL, "search")
 
-        atom_start, counted_end, atom_columns, column_start, column_atoms, optional, once = self._lists
+        columns = self._lists
         result: tuple[int, int, int] = search(
-            atom_start,
-            counted_end,
-            atom_columns,
-            column_start,
-            column_atoms,
+            columns.atom_start,
+            columns.counted_start,
+            columns.counted_columns,
+            columns.atom_columns,
+            columns.column_start,
+            columns.column_atoms,
+            columns.run_end,
             self.problem.atom_piece,
-            optional,
-            once,
+            columns.optional,
+            columns.once,
             self.least,
             self.most,
             self.max_holes,
@@ -399,8 +422,8 @@ class CoverSearch:
         column = int(levels.cells[floor])
         if column < 0:
             return None  # the last phase: placements on optional cells only
-        _, _, _, column_start, column_atoms, _, _ = self._lists
-        atoms = column_atoms[column_start[column] : column_start[column + 1]]
+        columns = self._lists
+        atoms = columns.column_atoms[columns.column_start[column] : columns.column_start[column + 1]]
         return [int(atom) for atom in atoms[start.alive[atoms]]]
 
 

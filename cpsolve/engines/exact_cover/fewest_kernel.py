@@ -66,13 +66,19 @@ def column_lists(
     atom_columns: Array,
     column_start: Array,
     column_atoms: Array,
+    run_end: Array,
+    counted_start: Array,
+    counted_columns: Array,
 ) -> int:
     """Fill the search's columns from the atoms' cells (`ranks`: fill ranks, -1 where a row is
     shorter; `uncounted`: per cell, whether it is optional; piece p's column is cells + p): each
     atom's counted columns in its row's order with its piece's column last among them, then its
-    optional cells; each column's atoms in increasing order. Returns the entries made. Two
-    passes over the rows, where numpy's version (cumulative sums, a scatter and an argsort of 1.6
-    million entries on a 9x9x9 design) took 0.05-0.2 s of each such run."""
+    optional cells; each column's atoms in increasing order, and for each entry where its
+    column's run of atoms of one piece ends (`run_end`); the counted columns again, packed
+    (`counted_start`, `counted_columns`: a kill reads nothing else, and a killed atom is anywhere
+    in the table). Returns the counted columns made. Two passes over the rows, where numpy's
+    version (cumulative sums, a scatter and an argsort of 1.6 million entries on a 9x9x9 design)
+    took 0.05-0.2 s of each such run."""
     atoms, width = ranks.shape
     cells = uncounted.shape[0]
     column_start[:] = 0
@@ -113,7 +119,19 @@ def column_lists(
         atom_columns[counted_at] = piece_column
         column_atoms[next_of[piece_column]] = atom
         next_of[piece_column] += 1
-    return total
+    for column in range(column_start.shape[0] - 1):  # where each entry's run of one piece ends
+        end = column_start[column + 1]
+        for index in range(end - 1, column_start[column] - 1, -1):
+            same = index + 1 < end and atom_piece[column_atoms[index + 1]] == atom_piece[column_atoms[index]]
+            run_end[index] = run_end[index + 1] if same else index + 1
+    packed = 0
+    for atom in range(atoms):
+        counted_start[atom] = packed
+        for index in range(atom_start[atom], counted_end[atom]):
+            counted_columns[packed] = atom_columns[index]
+            packed += 1
+    counted_start[atoms] = packed
+    return packed
 
 
 @njit(cache=True)
@@ -131,9 +149,8 @@ def _kill(
     atom: int,
     alive: Array,
     count: Array,
-    atom_start: Array,
-    counted_end: Array,
-    atom_cells: Array,
+    counted_start: Array,
+    counted_columns: Array,
     stack: Array,
     top: int,
 ) -> int:
@@ -141,8 +158,8 @@ def _kill(
     column (optional cells are never chosen: their counts are not kept)."""
     alive[atom] = False
     stack[top] = atom
-    for index in range(atom_start[atom], counted_end[atom]):
-        count[atom_cells[index]] -= 1
+    for index in range(counted_start[atom], counted_start[atom + 1]):
+        count[counted_columns[index]] -= 1
     return top + 1
 
 
@@ -221,10 +238,12 @@ def _complete(decided: Array, optional: Array, least: Array, most: Array, left: 
 @njit(cache=True)
 def search(
     atom_start: Array,
-    counted_end: Array,
+    counted_start: Array,
+    counted_columns: Array,
     atom_cells: Array,
     cell_start: Array,
     column_atoms: Array,
+    run_end: Array,
     atom_piece: Array,
     optional: Array,
     once: Array,
@@ -251,8 +270,10 @@ def search(
 
     Cells are numbered in fill order, a column per cell and then one per piece (column cells +
     p); an atom's "cells" in `atom_cells[atom_start[a]:atom_start[a + 1]]` are its board cells
-    and its piece's column, those before `counted_end[a]` the ones whose `count` it adds to,
-    `column_atoms[cell_start[c]:cell_start[c + 1]]` the atoms in column c.
+    and its piece's column, the first of them (packed again in
+    `counted_columns[counted_start[a]:counted_start[a + 1]]`) the ones whose `count` it adds to,
+    `column_atoms[cell_start[c]:cell_start[c + 1]]` the atoms in column c, `run_end[i]` where the
+    run of one piece's atoms that entry i is in ends in its column.
     `once[p]`: piece p is used exactly once (its column is chosen like a cell's). `top_of[0]` is
     the stack's height (kept between calls). Levels 0 .. len(forced) - 1 place `forced` (a
     part's atoms; the part is empty when one is dead by then); solutions hold them."""
@@ -307,8 +328,9 @@ def search(
                     if not alive[atom]:
                         continue
                     steps += 1  # as many placements as placing each would make
-                    covered = counted_end[atom] - atom_start[atom] - 1  # its cells that must be filled
-                    if covered == must and holes - (atom_start[atom + 1] - counted_end[atom]) <= max_holes:
+                    counted = counted_start[atom + 1] - counted_start[atom]
+                    covered = counted - 1  # its cells that must be filled
+                    if covered == must and holes - (atom_start[atom + 1] - atom_start[atom] - counted) <= max_holes:
                         chosen[depth] = atom
                         write_found(found, found_length, written, chosen, depth + 1)
                         written += 1
@@ -339,19 +361,22 @@ def search(
                     if covered >= pieces_column:
                         continue  # the piece's column: emptied below when no copy is left
                     decided[covered] = True
-                    for other in range(cell_start[covered], cell_start[covered + 1]):
-                        if alive[column_atoms[other]]:
-                            top = _kill(
-                                column_atoms[other], alive, count, atom_start, counted_end, atom_cells, stack, top
-                            )
+                    run = cell_start[covered]
+                    end = cell_start[covered + 1]
+                    while run < end:  # run by run of one piece's atoms: a piece whose copies are used has none alive
+                        after = run_end[run]
+                        if left[atom_piece[column_atoms[run]]] > 0:
+                            for other in range(run, after):
+                                if alive[column_atoms[other]]:
+                                    top = _kill(column_atoms[other], alive, count, counted_start, counted_columns,
+                                                stack, top)  # fmt: skip
+                        run = after
                 piece = atom_piece[atom]
                 left[piece] -= 1
                 if left[piece] == 0:
                     for other in range(cell_start[pieces_column + piece], cell_start[pieces_column + piece + 1]):
                         if alive[column_atoms[other]]:
-                            top = _kill(
-                                column_atoms[other], alive, count, atom_start, counted_end, atom_cells, stack, top
-                            )
+                            top = _kill(column_atoms[other], alive, count, counted_start, counted_columns, stack, top)
                 killed += top - before
                 depth += 1
                 cells[depth] = -1
@@ -359,8 +384,8 @@ def search(
         cells[depth] = -1
         depth -= 1
         if depth >= 0:
-            top = _undo(depth, alive, count, decided, left, stack, top, chosen, marks, atom_start, counted_end,
-                        atom_cells, atom_piece, pieces_column)  # fmt: skip
+            top = _undo(depth, alive, count, decided, left, stack, top, chosen, marks, counted_start, counted_columns,
+                        atom_start, atom_cells, atom_piece, pieces_column)  # fmt: skip
     top_of[0] = top
     return depth, written, steps
 
@@ -376,8 +401,9 @@ def _undo(
     top: int,
     chosen: Array,
     marks: Array,
+    counted_start: Array,
+    counted_columns: Array,
     atom_start: Array,
-    counted_end: Array,
     atom_cells: Array,
     atom_piece: Array,
     pieces_column: int,
@@ -387,8 +413,8 @@ def _undo(
         top -= 1
         atom = stack[top]
         alive[atom] = True
-        for index in range(atom_start[atom], counted_end[atom]):
-            count[atom_cells[index]] += 1
+        for index in range(counted_start[atom], counted_start[atom + 1]):
+            count[counted_columns[index]] += 1
     atom = chosen[depth]
     for index in range(atom_start[atom], atom_start[atom + 1]):
         if atom_cells[index] < pieces_column:
