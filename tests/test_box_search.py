@@ -496,7 +496,7 @@ def test_a_large_fewest_placements_search_takes_every_core_by_default(tmp_path: 
         assert prepared.compiled.default_workers(3) == workers
 
 
-def _kept_counts_stay_exact(search: CoverSearch) -> int:
+def _kept_counts_stay_exact(search: CoverSearch, snapshots: bool) -> int:
     """Run the fewest-placements kernel one placement a call; after each, every count it keeps (the
     cells that must be filled, the pieces' columns) equals the live placements in that column.
     Returns the placements made."""
@@ -512,6 +512,7 @@ def _kept_counts_stay_exact(search: CoverSearch) -> int:
                                          np.full(cells + 1, -1, np.int64), np.zeros(cells + 1, np.int64))  # fmt: skip
     stack, top = np.zeros(search.problem.atoms, np.int64), np.zeros(1, np.int64)
     found, found_length = np.zeros((1, cells), np.int64), np.zeros(1, np.int64)
+    saved = np.zeros((cells + 1 if snapshots else 0, len(count)), np.int64)  # counts copied back, or raised
     depth, placements, met = 0, 0, []
     while depth >= 0:
         depth, written, steps = fewest(lists.atom_start, lists.counted_start, lists.counted_columns,
@@ -519,7 +520,7 @@ def _kept_counts_stay_exact(search: CoverSearch) -> int:
                                        search.problem.atom_piece, lists.optional, lists.once, search.least, search.most,
                                        search.max_holes, alive, count, decided, left, stack, top, columns,
                                        positions, chosen, marks, depth, 1, found, found_length,
-                                       start.forced)  # fmt: skip
+                                       start.forced, saved)  # fmt: skip
         placements += steps
         met += [tuple(sorted(found[0, : found_length[0]].tolist()))] * written
         running = np.concatenate(([0], np.cumsum(alive[lists.column_atoms])))
@@ -535,16 +536,19 @@ def test_the_fewest_placements_search_keeps_exact_counts_of_the_columns_it_choos
     placement and every undo, or a column would look dead (a solution lost) or cheap. Run one
     placement and one solution a call, it meets the solutions of one run, among them those of
     the last copy's column, which are tested without being placed (in a flat design most of its
-    placements: 190 solutions in 241)."""
+    placements: 190 solutions in 241). Both ways of undoing: counts copied back from the level's
+    snapshot, and raised kill by kill (where the snapshots would pass SNAPSHOT_ENTRIES)."""
     cage = read_puzzle(corpus_dir("burrtools") / "CubeInCage.xmpuzzle").model()[0].cover_problem()
     assert cage is not None
     search = CoverSearch.of(cage)
     assert search.choose == FEWEST and cage.optional
-    assert _kept_counts_stay_exact(search) > 500
+    assert _kept_counts_stay_exact(search, snapshots=True) > 500
+    assert _kept_counts_stay_exact(search, snapshots=False) > 500
     flat = PackingRequest((7, 7, 1), pieces=6, shell=1, inside=8, colours=4, seed=4)
     design = model_of(yaml.safe_load(packing_spec_text(flat))).cover_problem()
     assert design is not None and design.optional
-    assert _kept_counts_stay_exact(dataclasses.replace(CoverSearch.of(design), choose=FEWEST)) > 200
+    for snapshots in (True, False):
+        assert _kept_counts_stay_exact(dataclasses.replace(CoverSearch.of(design), choose=FEWEST), snapshots) > 200
 
 
 def _columns_by_definition(search: CoverSearch) -> tuple[list[list[int]], list[int], list[list[int]]]:

@@ -42,6 +42,9 @@ def _fill_rank(problem: CoverProblem) -> Any:
     return rank
 
 
+# The fewest-placements kernel keeps its counts before each level's placement (levels x columns)
+# where that is at most this many entries (32 MB), and else undoes kill by kill.
+SNAPSHOT_ENTRIES = 4_000_000
 FILLED_OPTIONAL = 16  # optional cells the pieces fill at least, from which the fewest-placements search takes them
 
 
@@ -348,7 +351,16 @@ class CoverSearch:
             np.zeros(1, np.int64),
             np.zeros((capacity, most_atoms), np.int64),
             np.zeros(capacity, np.int64),
+            self._count_snapshots(most_atoms + 1),
         )
+
+    def _count_snapshots(self, levels: int) -> Any:
+        """Room for the kernel's counts before each level's placement (no level places more than
+        `levels` atoms), or none where that would pass SNAPSHOT_ENTRIES: the kernel then raises
+        the counts kill by kill when it undoes a placement."""
+        columns = self.problem.cells + len(self.least)
+        rows = levels if levels * columns <= SNAPSHOT_ENTRIES else 0
+        return np.zeros((rows, columns), np.int64)
 
     def _fewest_slice(
         self, start: _FewestStart, levels: _FewestLevels, depth: int, budget: int
@@ -386,6 +398,7 @@ class CoverSearch:
             levels.found,
             levels.found_length,
             start.forced,
+            levels.saved,
         )
         return result
 
@@ -443,7 +456,8 @@ class _FewestStart:
 @dataclass(frozen=True)
 class _FewestLevels:
     """The kernel's arrays: per level (column, next entry, atom placed, stack height), the kill
-    stack and its height, and the solutions of one slice."""
+    stack and its height, the solutions of one slice, and the counts before each level's
+    placement (or no rows)."""
 
     cells: Any
     positions: Any
@@ -453,3 +467,4 @@ class _FewestLevels:
     top: Any
     found: Any
     found_length: Any
+    saved: Any

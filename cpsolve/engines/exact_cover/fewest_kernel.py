@@ -36,7 +36,10 @@ column (tens of milliseconds on a 9x9x9 design, as much as a small part's whole 
 State per depth d: `cells[d]` the column level d decides (-1: not chosen yet; OPTIONAL_PHASE: a
 level of the last phase; FORCED: a level placing a given atom), `positions[d]` the next entry of
 its column to try (in the last phase: the next placement), `chosen[d]` the placement made there,
-`marks[d]` the stack height before it. Like cover_kernel.py it places at most a given number of
+`marks[d]` the stack height before it and, where `saved` has rows, `saved[d]` the counts
+before it: undoing a placement then copies them back instead of raising the count of each
+column of each atom it killed, thousands on a 9x9x9 design (its search 1.13 -> 0.92 s, the 8x8x8
+one 0.18 -> 0.15 s). Like cover_kernel.py it places at most a given number of
 placements per call and resumes where it left off.
 """
 
@@ -265,6 +268,7 @@ def search(
     found: Array,
     found_length: Array,
     forced: Array,
+    saved: Array,
 ) -> tuple[int, int, int]:
     """Continue the search from `depth`; return (depth, solutions written to `found`, placements).
 
@@ -354,6 +358,8 @@ def search(
                 positions[depth] = index + 1
                 chosen[depth] = atom
                 marks[depth] = top
+                if saved.shape[0] > 0:
+                    saved[depth, :] = count
                 steps += 1
                 before = top
                 for at in range(atom_start[atom], atom_start[atom + 1]):
@@ -384,8 +390,8 @@ def search(
         cells[depth] = -1
         depth -= 1
         if depth >= 0:
-            top = _undo(depth, alive, count, decided, left, stack, top, chosen, marks, counted_start, counted_columns,
-                        atom_start, atom_cells, atom_piece, pieces_column)  # fmt: skip
+            top = _undo(depth, alive, count, decided, left, stack, top, chosen, marks, saved, counted_start,
+                        counted_columns, atom_start, atom_cells, atom_piece, pieces_column)  # fmt: skip
     top_of[0] = top
     return depth, written, steps
 
@@ -401,6 +407,7 @@ def _undo(
     top: int,
     chosen: Array,
     marks: Array,
+    saved: Array,
     counted_start: Array,
     counted_columns: Array,
     atom_start: Array,
@@ -408,13 +415,18 @@ def _undo(
     atom_piece: Array,
     pieces_column: int,
 ) -> int:
-    """Take back the placement made at `depth`: revive what it killed, newest first."""
+    """Take back the placement made at `depth`: revive what it killed, newest first, and the
+    counts as they were (copied back where the level saved them, else raised kill by kill)."""
+    snapshots = saved.shape[0] > 0
     while top > marks[depth]:
         top -= 1
         atom = stack[top]
         alive[atom] = True
-        for index in range(counted_start[atom], counted_start[atom + 1]):
-            count[counted_columns[index]] += 1
+        if not snapshots:
+            for index in range(counted_start[atom], counted_start[atom + 1]):
+                count[counted_columns[index]] += 1
+    if snapshots:
+        count[:] = saved[depth, :]
     atom = chosen[depth]
     for index in range(atom_start[atom], atom_start[atom + 1]):
         if atom_cells[index] < pieces_column:
