@@ -40,7 +40,7 @@ from cpsolve.journal import Journal
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
 from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
-from cpsolve.workers import DONE, Workers
+from cpsolve.workers import DONE, GREW, Forked, Workers
 
 PARTS_PER_WORKER = 8  # an engine that can split finer is asked for this many parts per process
 BATCH_SECONDS = 0.05  # a worker sends what it found at least this often while it finds solutions
@@ -219,6 +219,7 @@ class PartsEnumeration(Enumeration):
         self.on_dask = on_dask
         self.workers = runners.workers if on_dask else max(1, min(runners.workers, len(units)))
         self.merged: set[str] = set()
+        self.shared: list[PartUnit] = []  # parts that running parts handed back (`_share`)
 
     def __iter__(self) -> Generator[Solution, None, None]:
         for batch in self.batches():
@@ -230,7 +231,7 @@ class PartsEnumeration(Enumeration):
 
     @property
     def complete(self) -> bool:
-        return self.stopped_by is None and all(unit.id in self.merged for unit in self.units)
+        return self.stopped_by is None and all(unit.id in self.merged for unit in [*self.units, *self.shared])
 
     def batches(self) -> Generator[list[Solution], None, None]:
         try:
@@ -254,9 +255,13 @@ class PartsEnumeration(Enumeration):
 
     def _run(self, todo: list[PartUnit]) -> Iterator[list[Solution]]:
         found: dict[str, list[Solution]] = {}
-        for index, item in self.runners.stream(self._task(), todo):
+        # Parts hand work back to idle forked workers only where every part is merged in this run:
+        # a checkpoint (or a cluster's retried task) would know the shrunken part but not its
+        # handed-back parts.
+        share = self._share if isinstance(self.runners, Forked) and self.checkpoint is None else None
+        for index, item in self.runners.stream(self._task(), todo, share):
             unit = todo[index]
-            if unit.id in self.merged or item == DONE:
+            if unit.id in self.merged or item in (DONE, GREW):
                 continue
             if isinstance(item, tuple) and item[0] == FOUND:
                 if self.checkpoint is not None:
@@ -270,6 +275,12 @@ class PartsEnumeration(Enumeration):
                     self.checkpoint.record(unit.id, found.pop(unit.id, []))
             if self.stopped_by is not None or self.out_of_time():
                 return
+
+    def _share(self, unit: PartUnit, keys: list[PartKey]) -> list[PartUnit]:
+        """The parts a running part handed back (their keys), as units of this run."""
+        shared = [dataclasses.replace(unit, key=tuple(key)) for key in keys]
+        self.shared.extend(shared)
+        return shared
 
     def _task(self) -> Callable[[PartUnit], Iterator[Any]]:
         """What runs a part: on Dask, from the unit's content within the time left; here and in

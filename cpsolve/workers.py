@@ -50,6 +50,9 @@ MAX_GREETING_FRAMES = 1000
 
 Task = Callable[[Any], Iterator[Any]]
 Event = tuple[int, Any]
+Grow = Callable[[Any, Any], list[Any]]  # (a running unit, what it hands back) -> the new units
+GREW: Final = "grew"  # the item that says units were added to the stream's list (after the given unit)
+_sharing: Sharing | None = None  # this forked worker's, while its stream lets units hand work back
 
 
 def fork_available() -> bool:
@@ -70,9 +73,11 @@ class Workers(ABC):
     remote: bool = True
 
     @abstractmethod
-    def stream(self, task: Task, units: Sequence[Any]) -> Generator[Event, None, None]:
+    def stream(self, task: Task, units: list[Any], grow: Grow | None = None) -> Generator[Event, None, None]:
         """Run `task` on each unit; (unit index, item) per item as it comes, then (index, DONE).
-        Closing the iterator stops the work, running units included."""
+        Closing the iterator stops the work, running units included. With `grow`, a running unit
+        may hand part of its work back (`sharing()`, forked workers only): the new units `grow`
+        makes of it are appended to `units`, run like the others, and announced by (index, GREW)."""
 
     def close(self) -> None:  # noqa: B027  (most places to run hold nothing to let go of)
         """Let go of what the workers hold (a cluster's client)."""
@@ -81,7 +86,7 @@ class Workers(ABC):
 class InProcess(Workers):
     remote = False
 
-    def stream(self, task: Task, units: Sequence[Any]) -> Generator[Event, None, None]:
+    def stream(self, task: Task, units: list[Any], grow: Grow | None = None) -> Generator[Event, None, None]:
         for index, unit in enumerate(units):
             for item in task(unit):
                 yield index, item
@@ -94,56 +99,121 @@ class Forked(Workers):
     def __init__(self, processes: int) -> None:
         self.workers = processes
 
-    def stream(self, task: Task, units: Sequence[Any]) -> Generator[Event, None, None]:
+    def stream(self, task: Task, units: list[Any], grow: Grow | None = None) -> Generator[Event, None, None]:
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
-        todo: multiprocessing.Queue[int | None] = context.Queue()
+        todo: multiprocessing.Queue[tuple[int, Any] | None] = context.Queue()
         results: multiprocessing.Queue[tuple[str, int, Any]] = context.Queue()
         for index in range(len(units)):
-            todo.put(index)
-        count = max(1, min(self.workers, len(units)))
-        for _ in range(count):
-            todo.put(None)
-        arguments = (task, units, todo, results, os.getpid())
+            todo.put((index, None))  # a worker has the units there are now: the fork copied them
+        count = max(1, min(self.workers, len(units)) if grow is None else self.workers)  # units may come
+        hunger = None
+        if grow is None:
+            for _ in range(count):
+                todo.put(None)
+        else:  # the workers wait for more until the stream ends them
+            hunger = Hunger(context.Value("i", 0), context.Value("i", len(units)))
+        arguments = (task, units, todo, results, os.getpid(), hunger)
         processes = [context.Process(target=_serve, args=arguments, daemon=True) for _ in range(count)]
         ended = 0
         try:
             _start(processes)
             while ended < len(units):
-                message = _receive(results, processes)
+                message = _receive(results, processes, every_stays=grow is not None)
                 if message is None:
                     continue
                 kind, index, item = message
                 if kind == "failed":
                     raise RuntimeError(f"a worker failed: {item}")
+                if kind == "more" and grow is not None:
+                    for unit in grow(units[index], item):
+                        units.append(unit)
+                        todo.put((len(units) - 1, unit))
+                    yield index, GREW
+                    continue
                 ended += item == DONE
                 yield index, item
         finally:
             _stop(processes)
 
 
+class Hunger:
+    """Shared by a stream's forked workers: how many wait for a unit, and how many units are
+    queued (counted when a worker hands work back, not when the parent queues it, so that a
+    worker does not hand work back twice for one hungry worker). A plain class: a dataclass
+    costs every run's start about 0.5 ms."""
+
+    def __init__(self, waiting: Any, queued: Any) -> None:  # multiprocessing.Value("i") each
+        self.waiting, self.queued = waiting, queued
+
+    def add(self, counter: Any, amount: int) -> None:
+        with counter.get_lock():
+            counter.value += amount
+
+
+class Sharing:
+    """What a unit running in a forked worker sees of the others: whether one waits with nothing
+    queued, and where to hand work back."""
+
+    def __init__(self, hunger: Hunger, results: Any) -> None:
+        self.hunger = hunger
+        self.results = results  # the stream's queue of messages to the parent
+        self.index = -1  # the unit running here
+
+    def wanted(self) -> bool:
+        return bool(self.hunger.waiting.value > 0 and self.hunger.queued.value <= 0)
+
+    def give(self, work: list[Any]) -> None:
+        """Hand `work` back (the stream's `grow` makes units of it); the caller no longer does it."""
+        self.hunger.add(self.hunger.queued, len(work))
+        self.results.put(("more", self.index, work))
+
+
+def sharing() -> Sharing | None:
+    """This forked worker's sharing, while its stream lets a unit hand work back; else None."""
+    return _sharing
+
+
 def _serve(
     task: Task,
     units: Sequence[Any],
-    todo: multiprocessing.Queue[int | None],
+    todo: multiprocessing.Queue[tuple[int, Any] | None],
     results: multiprocessing.Queue[tuple[str, int, Any]],
     parent: int,
+    hunger: Hunger | None,
 ) -> None:
     """A forked worker: run the task on units until told to stop, sending each item as it comes."""
+    global _sharing
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it ends the workers
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by the parent while it forked
     leave_with_parent(parent)
+    _sharing = None if hunger is None else Sharing(hunger, results)
     index = -1
     try:
-        while (next_index := todo.get()) is not None:
-            index = next_index
-            for item in task(units[index]):
+        while (message := _next_unit(todo, hunger)) is not None:
+            index, sent = message
+            if _sharing is not None:
+                _sharing.index = index
+            for item in task(units[index] if sent is None else sent):
                 results.put(("item", index, item))
             results.put(("item", index, DONE))
     except Exception as error:  # a bug, reported to the parent, which raises it
         results.put(("failed", index, f"{type(error).__name__}: {error}"))
+
+
+def _next_unit(todo: multiprocessing.Queue[tuple[int, Any] | None], hunger: Hunger | None) -> tuple[int, Any] | None:
+    """The next unit's index (and the unit, where the fork did not copy it), counted as waiting
+    while this worker waits for it; None: stop."""
+    if hunger is None:
+        return todo.get()
+    hunger.add(hunger.waiting, 1)
+    message = todo.get()
+    hunger.add(hunger.waiting, -1)
+    if message is not None:
+        hunger.add(hunger.queued, -1)
+    return message
 
 
 def _start(processes: Sequence[BaseProcess]) -> None:
@@ -159,12 +229,16 @@ def _start(processes: Sequence[BaseProcess]) -> None:
 
 
 def _receive(
-    results: multiprocessing.Queue[tuple[str, int, Any]], processes: Sequence[BaseProcess]
+    results: multiprocessing.Queue[tuple[str, int, Any]], processes: Sequence[BaseProcess], every_stays: bool = False
 ) -> tuple[str, int, Any] | None:
-    """The next message, or None after a short wait (so Ctrl-C and the clock are seen)."""
+    """The next message, or None after a short wait (so Ctrl-C and the clock are seen). Where the
+    workers wait for more units until the stream ends them (`every_stays`), one that has ended
+    died: its unit would never end, and the others would wait for ever."""
     try:
         return results.get(timeout=POLL_SECONDS)
     except queue.Empty:
+        if every_stays and not all(p.is_alive() for p in processes):
+            raise RuntimeError("a worker ended before the work was done") from None
         if not any(p.is_alive() for p in processes):
             raise RuntimeError("every worker ended before the work was done") from None
         return None
@@ -197,7 +271,7 @@ class OnDask(Workers):
         self.client = client
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
 
-    def stream(self, task: Task, units: Sequence[Any]) -> Generator[Event, None, None]:
+    def stream(self, task: Task, units: list[Any], grow: Grow | None = None) -> Generator[Event, None, None]:
         from distributed import as_completed
 
         futures = {self.client.submit(_all_items, task, unit, pure=False): index for index, unit in enumerate(units)}

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from cpsolve import engines
 from cpsolve.engines import SearchOptions, breaking
-from cpsolve.engines.base import Part
+from cpsolve.engines.base import Part, PartKey
 from cpsolve.engines.exact_cover import (
     CellChoice,
     CoverEnumeration,
@@ -41,7 +41,7 @@ from cpsolve.models.base import BuildOptions
 from cpsolve.models.packing import PackingBuilder
 from cpsolve.run import RunOptions
 from cpsolve.spec import LoadedSpec, Source
-from cpsolve.symmetry import FirstSet, Subgroup, choose_breaking, first_sets
+from cpsolve.symmetry import FirstSet, Solution, Subgroup, choose_breaking, first_sets
 
 SHAPES: dict[str, list[tuple[int, int, int]]] = {
     "domino": [(0, 0, 0), (1, 0, 0)],
@@ -604,6 +604,50 @@ def test_the_fewest_placements_columns_are_made_as_defined() -> None:
         alive, count = base[0], base[1]
         assert count.tolist() == [sum(bool(alive[atom]) for atom in atoms) for atoms in columns]
         assert 0 < alive.sum() < problem.atoms - 1
+
+
+def _handed_back_after(search: CoverSearch, whole: Part, after: int) -> tuple[list[Solution], list[PartKey]]:
+    """The whole search run one placement a slice, handing work back once `after` placements are
+    made: the solutions it still finds itself, and the keys it handed back."""
+    from cpsolve.engines.exact_cover.cover_search import found_solutions
+
+    start = search._fewest_state(whole.forced, whole.left_out)
+    assert start is not None
+    levels = search._fewest_levels(64)
+    own: list[Solution] = []
+    handed: list[PartKey] = []
+    depth, made = 0, 0
+    while depth >= 0:
+        depth, written, steps = search._fewest_slice(start, levels, depth, 1)
+        made += steps
+        own += found_solutions(start.held, levels.found, levels.found_length, written)
+        if made >= after and depth >= 0 and not handed:
+            handed = search._hand_back(start, levels, depth)
+    return own, handed
+
+
+def test_a_fewest_placements_part_hands_back_its_untried_placements_exactly() -> None:
+    """A part that hands work back to an idle worker (`_hand_back`) gives away the untried live
+    placements of its shallowest level that has some, and no longer searches them: handing back
+    after a few placements or many, the part's own solutions and those of the parts handed back
+    are the whole search's, none twice, with solutions on both sides in some cases."""
+    designs = [
+        PackingRequest((7, 7, 1), pieces=6, shell=1, inside=8, colours=4, seed=2),  # 18 solutions
+        PackingRequest((5, 5, 1), pieces=5, seed=1),  # 24
+    ]
+    both_sides = 0
+    for design in designs:
+        problem = model_of(yaml.safe_load(packing_spec_text(design))).cover_problem()
+        assert problem is not None
+        search = dataclasses.replace(CoverSearch.of(problem), choose=FEWEST)
+        whole = Part(problem.forced, problem.excluded)
+        expected = sorted(solutions(search, [whole]))
+        for after in (1, 5, 20, 60):
+            own, handed = _handed_back_after(search, whole, after)
+            elsewhere = [found for key in handed for found in solutions(search, parts_for(problem, None, key))]
+            assert sorted(own + elsewhere) == expected
+            both_sides += bool(own) and bool(elsewhere)
+    assert both_sides >= 3
 
 
 def test_a_run_loads_the_compiled_variant_its_search_takes_before_its_clock() -> None:

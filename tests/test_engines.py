@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 import time
 from collections.abc import Generator
@@ -24,6 +25,7 @@ from cpsolve.engines.chain_dfs import ChainWalkEngine
 from cpsolve.engines.exact_cover import ExactCoverEngine, parts_for
 from cpsolve.engines.TEMPLATE import TemplateEngine
 from cpsolve.formats import read_puzzle
+from cpsolve.generate import PackingRequest, packing_spec_text
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import BuildOptions, CoverProblem, PuzzleModel
 from cpsolve.run import RunOptions
@@ -420,6 +422,66 @@ def test_workers_stream_solutions_before_their_part_ends(tmp_path: Path) -> None
     assert len(first) == 12
     solutions.close()  # ends the workers
     assert not split.complete
+
+
+def _hands_back_when_a_worker_waits(unit: str) -> Generator[str, None, None]:
+    """Unit "long" waits (polling, up to a minute) until the other worker has done "short" and
+    waits with nothing queued, then hands "handed" back; the others just say their name."""
+    sharing = workers.sharing()
+    assert sharing is not None
+    if unit == "long":
+        waited = time.monotonic()
+        while not sharing.wanted():
+            assert time.monotonic() - waited < 60, "no worker came to wait"
+            time.sleep(0.001)
+        sharing.give(["handed"])
+        assert not sharing.wanted()  # the handed-back unit counts as queued at once: no second give
+    yield unit
+
+
+def test_a_forked_unit_hands_work_back_to_a_waiting_worker() -> None:
+    """With `grow`, a unit running in a forked worker sees another worker wait with nothing
+    queued and hands work back; the stream makes units of it, appends them, announces them (GREW)
+    and runs them like the others. Without `grow` a worker has no sharing at all."""
+    units = ["long", "short"]
+    events = list(workers.Forked(2).stream(_hands_back_when_a_worker_waits, units, lambda unit, work: list(work)))
+    assert units == ["long", "short", "handed"]
+    assert (0, workers.GREW) in events
+    assert sorted(item for _, item in events if item not in (workers.DONE, workers.GREW)) == ["handed", "long", "short"]
+    assert sorted(index for index, item in events if item == workers.DONE) == [0, 1, 2]
+    with pytest.raises(RuntimeError, match="AssertionError"):
+        list(workers.Forked(2).stream(_hands_back_when_a_worker_waits, ["long", "short"]))
+
+
+def _dies(unit: str) -> Generator[str, None, None]:
+    if unit == "dies":
+        os._exit(1)
+    yield unit
+
+
+def test_a_worker_that_dies_while_the_others_wait_for_work_ends_the_stream() -> None:
+    """Where units may be handed back, the workers wait for more until the stream ends them: one
+    that dies mid-unit is an error at once, not a stream waiting for ever for its unit."""
+    with pytest.raises(RuntimeError, match="a worker ended"):
+        list(workers.Forked(2).stream(_dies, ["dies", "lives"], lambda unit, work: list(work)))
+
+
+def test_a_design_searched_as_one_part_is_shared_by_two_workers(tmp_path: Path) -> None:
+    """A planted 8x8x8 design (7,202 assemblies) given to two forked workers as one part: the
+    fewest-placements search hands the untried placements of a level back to the idle worker
+    while it runs (the second worker waits from the start), and the two find every solution of
+    the search in one process, each once."""
+    spec = tmp_path / "design.yaml"
+    spec.write_text(packing_spec_text(PackingRequest((8, 8, 8), 32, shell=1, inside=80, colours=5, seed=2)))
+    design = read_puzzle(spec)
+    puzzle = design.model()[0]
+    prepared = ExactCoverEngine().prepare(puzzle, None)
+    alone = sorted(prepared.enumerate(SearchOptions()))
+    units = parts.units_of(prepared, design.file, None, [()], SearchOptions(), BuildOptions())
+    split = parts.PartsEnumeration(prepared, units, workers.Forked(2), SearchOptions())
+    shared = list(split)
+    assert len(alone) == 7202 and sorted(shared) == alone
+    assert split.complete and split.shared and split.parts_done == 1 + len(split.shared)
 
 
 def test_workers_respect_the_time_limit() -> None:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from cpsolve import native
+from cpsolve import native, workers
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 
@@ -42,6 +42,9 @@ def _fill_rank(problem: CoverProblem) -> Any:
     return rank
 
 
+# Placements per slice of a fewest-placements part that may hand work back: a slice of a 9x9x9
+# design (thousands of kills a placement) then takes milliseconds, not the whole search.
+SHARING_STEP_BUDGET = 20_000
 # The fewest-placements kernel keeps its counts before each level's placement (levels x columns)
 # where that is at most this many entries (32 MB), and else undoes kill by kill.
 SNAPSHOT_ENTRIES = 4_000_000
@@ -405,14 +408,53 @@ class CoverSearch:
     def _run_fewest(
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
     ) -> Iterator[tuple[list[Solution], int]]:
+        """The part's solutions slice by slice. In a forked worker whose stream takes work back
+        (cpsolve.workers.sharing), the slices are shorter and, after each, while another worker
+        waits with nothing queued, the part hands back the untried placements of its shallowest
+        level that has some (`_hand_back`)."""
         start = self._fewest_state(forced, left_out)
         if start is None:
             return
         levels = self._fewest_levels(capacity)
+        sharing = workers.sharing()
+        step = budget if sharing is None else min(budget, SHARING_STEP_BUDGET)
         depth = 0
         while depth >= 0:
-            depth, written, steps = self._fewest_slice(start, levels, depth, budget)
+            depth, written, steps = self._fewest_slice(start, levels, depth, step)
             yield found_solutions(start.held, levels.found, levels.found_length, written), steps
+            if sharing is not None and depth >= 0 and sharing.wanted():
+                keys = self._hand_back(start, levels, depth)
+                if keys:
+                    sharing.give(keys)
+
+    def _hand_back(self, start: _FewestStart, levels: _FewestLevels, depth: int) -> list[tuple[int, ...]]:
+        """The keys of the parts that the untried live placements of the shallowest level below
+        `depth` (in the part's own search, not its given atoms) that has some would search, each
+        the placements made above that level and one of them; the level is then closed, so the
+        part no longer searches them. Every solution of the part stays in exactly one place: the
+        level's placements all cover its column. Nothing where a level of the last phase (adding
+        placements on optional cells in increasing order) comes first."""
+        columns = self._lists
+        killed_below: Any = None
+        for level in range(len(start.forced), depth):
+            column = int(levels.cells[level])
+            if column < 0:
+                return []
+            end = int(columns.column_start[column + 1])
+            untried = columns.column_atoms[int(levels.positions[level]) : end]
+            if not len(untried):
+                continue
+            if killed_below is None:  # alive at a level: alive now, or killed by a placement at or below it
+                killed_below = np.zeros(len(start.alive), np.int32)
+            killed_below[levels.stack[int(levels.marks[level]) : int(levels.top[0])]] = 1
+            live = untried[start.alive[untried] | (killed_below[untried] == 1)]
+            killed_below[:] = 0
+            if not len(live):
+                continue
+            levels.positions[level] = end
+            made = (*start.held, *levels.chosen[:level].tolist())[len(self.problem.forced) :]
+            return [(*made, int(atom)) for atom in live.tolist()]
+        return []
 
     def _fewest_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The live atoms of the column the kernel decides first once `forced` are placed (every
