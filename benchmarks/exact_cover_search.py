@@ -39,7 +39,7 @@ from cpsolve.engines import SearchOptions
 from cpsolve.engines.breaking import FINAL_PROBES
 from cpsolve.engines.exact_cover import CoverEnumeration, ExactCoverEngine, parts_for, search_for
 from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, EVERY_OPEN_CELL, LOWEST, BoxSearch, Layout
-from cpsolve.engines.exact_cover.cover_search import CoverSearch
+from cpsolve.engines.exact_cover.cover_search import FEWEST, CoverSearch
 from cpsolve.formats import read_puzzle
 from cpsolve.limits import Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
@@ -87,9 +87,11 @@ def timed(search: Search, breaking: Breaking | None, repeat: int, limit: float) 
 def searches(problem: CoverProblem) -> list[tuple[str, Search]]:
     """Every search that takes the problem, labelled."""
     target_order = dataclasses.replace(problem, fill_order=tuple(range(problem.cells)))
+    short_side, z_y_x = CoverSearch.of(problem), CoverSearch.of(target_order)
+    cover = "fewest-placements" if short_side.choose == FEWEST else "lowest-cell"  # as CoverSearch.of chooses
     found: list[tuple[str, Search | None]] = [
-        ("lowest-cell, short side", CoverSearch.of(problem)),
-        ("lowest-cell, z y x", CoverSearch.of(target_order)),
+        (f"{cover}, short side", short_side),
+        (f"{cover}, z y x", z_y_x),
         ("box, lowest cell", BoxSearch.of(problem, LOWEST)),
     ]
     layout = Layout.of(problem.positions) if problem.positions else None
