@@ -217,7 +217,12 @@ class PartsEnumeration(Enumeration):
         self.runners = runners
         self.checkpoint = checkpoint
         self.on_dask = on_dask
-        self.workers = runners.workers if on_dask else max(1, min(runners.workers, len(units)))
+        # Parts hand work back to idle forked workers only where every part is merged in this run:
+        # a checkpoint (or a cluster's retried task) would know the shrunken part but not its
+        # handed-back parts.
+        self.sharing = isinstance(runners, Forked) and checkpoint is None and compiled.hands_back()
+        every = on_dask or self.sharing
+        self.workers = runners.workers if every else max(1, min(runners.workers, len(units)))
         self.merged: set[str] = set()
         self.shared: list[PartUnit] = []  # parts that running parts handed back (`_share`)
 
@@ -255,10 +260,7 @@ class PartsEnumeration(Enumeration):
 
     def _run(self, todo: list[PartUnit]) -> Iterator[list[Solution]]:
         found: dict[str, list[Solution]] = {}
-        # Parts hand work back to idle forked workers only where every part is merged in this run:
-        # a checkpoint (or a cluster's retried task) would know the shrunken part but not its
-        # handed-back parts.
-        share = self._share if isinstance(self.runners, Forked) and self.checkpoint is None else None
+        share = self._share if self.sharing else None
         for index, item in self.runners.stream(self._task(), todo, share):
             unit = todo[index]
             if unit.id in self.merged or item in (DONE, GREW):

@@ -230,6 +230,12 @@ class Prepared(ABC):
         without a breaking unless the engine cuts by its own first choices."""
         return self.breaking is not None
 
+    def hands_back(self) -> bool:
+        """Whether a part of this search, running in a forked worker, hands work back to an idle
+        one (cpsolve.workers.sharing): then the run starts every worker it was given, even for
+        fewer parts."""
+        return False
+
     def racing(self, search: SearchOptions, deadline: Deadline, runners: Workers) -> Enumeration | None:
         """A limited search (`--first`) that keeps the runners' processes busy, or None where the
         engine has none: a limited run is not split into parts, whose solutions would come in an

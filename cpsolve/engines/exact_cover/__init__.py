@@ -286,6 +286,10 @@ class ExactCoverPrepared(Prepared):
             size[key] = search.estimate_part(part.forced, part.left_out, PART_PROBES)
         return sorted(keys, key=lambda key: -size[key])
 
+    def hands_back(self) -> bool:
+        """The fewest-placements search does (`CoverSearch._hand_back`)."""
+        return isinstance(self.search, CoverSearch) and self.search.choose == FEWEST
+
     def splits(self) -> bool:
         """Always: a search without symmetry breaking (a design no symmetry keeps) is cut by its
         first choices, so that `--workers` shares it too."""
