@@ -9,7 +9,9 @@ when the unit's task has ended. Three places to run:
   compiled puzzle, the engines already loaded) reach them through the fork, so nothing of it is
   pickled; units go to them through a queue and items come back through another as they are
   made, so progress, `--solutions` and Ctrl-C see them before a unit ends. A worker leaves when
-  its parent is gone.
+  its parent is gone. Where the caller lets units grow, a running unit that sees another worker
+  waiting with nothing queued may hand part of its work back (`sharing()`), which becomes new
+  units: parts cut in advance are uneven, and one left running alone holds a core idle.
 - `OnDask`: a Dask cluster (a scheduler's address, or `local` for a LocalCluster of this
   machine). The task is pickled to the workers; a unit's items arrive when it has ended, and Dask
   runs a unit again when its worker dies, so the caller merges each unit once.
