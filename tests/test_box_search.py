@@ -584,7 +584,7 @@ def test_the_fewest_placements_columns_are_made_as_defined() -> None:
                                                                 lists.column_start, lists.column_atoms)  # fmt: skip
         rows, counted, columns = _columns_by_definition(search)
         assert [atom_columns[atom_start[a] : atom_start[a + 1]].tolist() for a in range(problem.atoms)] == rows
-        assert (lists.counted_end - atom_start[:-1]).tolist() == counted
+        assert np.diff(lists.counted_start).tolist() == counted
         packed = [
             lists.counted_columns[lists.counted_start[a] : lists.counted_start[a + 1]].tolist()
             for a in range(problem.atoms)

@@ -78,11 +78,11 @@ class FewestColumns(NamedTuple):
     then one per piece (cells + piece); the kernel counts no optional cell's placements (on 9x9x9
     designs whose inside may stay empty 92 % of the placements' cells are optional)."""
 
-    atom_start: Any  # int64: atom a's columns are atom_columns[atom_start[a] : atom_start[a + 1]]
-    counted_end: Any  # int64: ... those it is counted in (its cells that must be filled, in its row's order,
-    atom_columns: Any  # int32    then its piece's column) end here; its optional cells follow
-    counted_start: Any  # int32: the counted columns again, packed: all that a kill reads
-    counted_columns: Any  # int32
+    atom_start: Any  # int64: atom a's columns are atom_columns[atom_start[a] : atom_start[a + 1]]: first
+    atom_columns: Any  # int32    those it is counted in (its cells that must be filled in its row's
+    #                             order, then its piece's column), then its optional cells
+    counted_start: Any  # int32: the counted columns again, packed (all that a kill reads): atom a has
+    counted_columns: Any  # int32   counted_start[a + 1] - counted_start[a] of them
     column_start: Any  # int64: column c's atoms are column_atoms[column_start[c] : column_start[c + 1]],
     column_atoms: Any  # int32    in increasing order
     run_end: Any  # int32: where the run of one piece's atoms that an entry of column_atoms is in ends
@@ -275,7 +275,6 @@ class CoverSearch:
         # kernel reads at random, 12 % off its search there (p40: 1.55 -> 1.36 s).
         columns = FewestColumns(
             atom_start=np.empty(atoms + 1, np.int64),
-            counted_end=np.empty(atoms, np.int64),
             atom_columns=np.empty(entries, np.int32),
             counted_start=np.empty(atoms + 1, np.int32),
             counted_columns=np.empty(entries, np.int32),
@@ -290,7 +289,7 @@ class CoverSearch:
             np.ascontiguousarray(problem.atom_piece, np.int64),
             optional,
             columns.atom_start,
-            columns.counted_end,
+            np.empty(atoms, np.int64),  # where each atom's counted columns end: the kernel's own use
             columns.atom_columns,
             columns.column_start,
             columns.column_atoms,
