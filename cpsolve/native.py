@@ -58,6 +58,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "cpsolve.engines.chain_dfs.kernel": ("walk",),
     "cpsolve.disassembly.kernel": ("piece_boxes", "front_cells", "rehash", "expand"),
     "cpsolve.counting.frontier_kernel": ("step", "rehash"),
+    "cpsolve.grids.fitting_kernel": ("fitting",),
 }
 # The modules whose source the compiled code is made of: the kernels and the constants they import.
 SOURCES = (
@@ -193,6 +194,7 @@ class Build:
 
 _build: Build | None = None
 _looked = False
+_load_seconds = 0.0  # what looking for the build and loading it took
 _kernels: dict[KernelName, Callable[..., Any]] = {}
 _recording: dict[KernelName, dict[str, Any]] | None = None  # while `compile_kernels` records calls
 
@@ -200,10 +202,25 @@ _recording: dict[KernelName, dict[str, Any]] | None = None  # while `compile_ker
 def loaded_build() -> Build | None:
     """The build for this source and these versions, loaded once per process; None where there is
     none (or CPSOLVE_NATIVE=0, or it does not load: runs then use numba as before)."""
-    global _build, _looked
+    global _build, _looked, _load_seconds
     if _looked:
         return _build
     _looked = True
+    started = time.perf_counter()
+    try:
+        _build = _load_build()
+    finally:
+        _load_seconds = time.perf_counter() - started
+    return _build
+
+
+def load_seconds() -> float:
+    """The seconds `loaded_build` took (0 before it is called): a run's `seconds` leave them out,
+    as they leave out importing an engine's libraries, wherever the build is first asked for."""
+    return _load_seconds
+
+
+def _load_build() -> Build | None:
     if os.environ.get(USE_ENV, "1") == "0" or importlib.util.find_spec("numba") is None:
         return None
     try:
@@ -221,8 +238,7 @@ def loaded_build() -> Build | None:
     except (OSError, ImportError, ValueError, KeyError):
         return None
     exports = {(entry["module"], entry["name"]): entry["exports"] for entry in recorded["kernels"]}
-    _build = Build(module, exports, path)
-    return _build
+    return Build(module, exports, path)
 
 
 def warm_up_needed() -> bool:
@@ -256,6 +272,16 @@ def kernel(module: str, name: str) -> Callable[..., Any]:
             found = _numba_kernel(key) if build is None or not exports else _Native(key, build.module, exports)
         _kernels[key] = found
     return found
+
+
+def built_kernel(module: str, name: str) -> Callable[..., Any] | None:
+    """The kernel from the build, or None where no build has it: for work that has a numpy way
+    too (finding placements), which a run without a build keeps rather than import numba for it."""
+    if _recording is None:
+        build = loaded_build()
+        if build is None or not build.exports.get((module, name)):
+            return None
+    return kernel(module, name)
 
 
 def _numba_kernel(key: KernelName) -> Callable[..., Any]:

@@ -283,10 +283,10 @@ def test_the_build_is_named_by_every_source_its_code_is_made_of() -> None:
                 imported = f"{package}.{node.module}" if node.level else str(node.module)
                 assert imported in native.SOURCES, (module, imported)
     asked = set()
-    for path in (ROOT / "cpsolve").rglob("*.py"):
+    for path in [*(ROOT / "cpsolve").rglob("*.py"), *(ROOT / "models").rglob("*.py")]:
         text = path.read_text()
         constants = dict(re.findall(r'^(\w+) = "(cpsolve\.[\w.]+)"', text, re.MULTILINE))
-        for module, name in re.findall(r'native\.kernel\((\w+|"[\w.]+"), "(\w+)"\)', text):
+        for module, name in re.findall(r'native\.(?:built_)?kernel\((\w+|"[\w.]+"), "(\w+)"\)', text):
             asked.add((constants.get(module, module.strip('"')), name))
         asked.update((constants["KERNEL"], name) for name in re.findall(r'_kernel\("(\w+)"\)', text))
     assert len(asked) == sum(len(names) for names in native.KERNELS.values())

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
 import tempfile
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import yaml
 from conftest import SPECS, checked_run
@@ -12,7 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from cpsolve import native
 from cpsolve.cli import app
+from cpsolve.errors import ModelTooBigError
 from cpsolve.formats import read_puzzle
 from cpsolve.geometry import (
     ISOMETRIES,
@@ -26,8 +30,11 @@ from cpsolve.geometry import (
     orientations,
     transform,
 )
+from cpsolve.models.packing import placements
+from cpsolve.models.packing.puzzle import PackingPuzzle, Piece
 from cpsolve.run import RunOptions
 from cpsolve.spec import PackingSpec
+from cpsolve.symmetry import PieceBounds
 
 Cell3 = tuple[int, int, int]
 
@@ -131,3 +138,97 @@ def test_coloured_orientations_are_each_maps_image_sorted(piece: list[tuple[Cell
     assert ways == [tuple(k for _, k in shape) for shape in shapes]
     sizes = [tuple(max(c[axis] for c in shape) + 1 for axis in range(3)) for shape in orientations(cells)]
     assert list(orientation_sizes(cells)) == sizes
+
+
+# -- the compiled placement finder against the array operations ------------------------------------
+
+COLOURS = st.sampled_from([None, "red", "blue"])
+PIECE_CELLS = st.lists(
+    st.tuples(st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 1)), COLOURS),
+    min_size=1,
+    max_size=5,
+    unique_by=lambda cell: cell[0],
+)
+TARGET_CELLS = st.lists(
+    st.tuples(st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 2)), COLOURS),
+    min_size=1,
+    max_size=40,
+    unique_by=lambda cell: cell[0],
+)
+
+
+def _placements_both_ways(puzzle: PackingPuzzle, most: int) -> list[Any]:
+    """placement_arrays through the array operations and through the compiled kernel (numba's where
+    no build is loaded): each its arrays, or the error it raised."""
+    colour_code = {"blue": 1, "red": 2} if puzzle.coloured else {}
+    answers: list[Any] = []
+    for compiled in (False, True):
+        finder = native.kernel(placements.FITTING_KERNEL, "fitting") if compiled else None
+        with patch.object(native, "built_kernel", lambda module, name, finder=finder: finder):
+            try:
+                found = placements.placement_arrays(puzzle, colour_code, most)
+                answers.append((found.cells.tolist(), found.pieces.tolist(), _listed(found.colours)))
+            except ModelTooBigError as error:
+                answers.append(str(error))
+    return answers
+
+
+def _listed(array: Any | None) -> Any:
+    return None if array is None else array.tolist()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(PIECE_CELLS, min_size=1, max_size=3),
+    TARGET_CELLS,
+    st.sets(st.sampled_from([("red", "red"), ("blue", "blue"), ("red", "blue")])),
+    st.sampled_from([1, 5, 40, 10_000]),
+)
+def test_the_compiled_placement_finder_finds_what_the_array_operations_find(
+    pieces: list[list[tuple[Cell3, str | None]]],
+    target: list[tuple[Cell3, str | None]],
+    rule: set[tuple[str, str]],
+    most: int,
+) -> None:
+    """The same placements in the same order, cells sorted and colours along, coloured or not, a
+    target numbered in any order; the same refusal past --max-placements."""
+    bounds = PieceBounds(1, 1)
+    puzzle = PackingPuzzle(
+        "drawn",
+        tuple(
+            Piece(f"P{n}", tuple(cell for cell, _ in cells), bounds, tuple(colour for _, colour in cells))
+            for n, cells in enumerate(pieces)
+        ),
+        tuple(cell for cell, _ in target),
+        (),
+        "rotations",
+        False,
+        {},
+        target_colours={cell: colour for cell, colour in target if colour is not None},
+        colour_rule=frozenset(rule),
+    )
+    numpy_way, compiled_way = _placements_both_ways(puzzle, most)
+    assert compiled_way == numpy_way
+
+
+def test_the_compiled_placement_finder_sorts_each_placement_in_a_target_numbered_out_of_order() -> None:
+    """A full box whose cells are numbered in a shuffled order: the order of a piece's cells at one
+    shift is not their order at the next, so each placement is sorted on its own."""
+    box = [(x, y, z) for x in range(5) for y in range(4) for z in range(3)]
+    random.Random(7).shuffle(box)
+    bounds = PieceBounds(1, 1)
+    corner = ((0, 0, 0), (1, 0, 0), (2, 0, 0), (0, 1, 0), (0, 0, 1))
+    puzzle = PackingPuzzle(
+        "shuffled",
+        (Piece("L", corner, bounds, ("red", None, None, "blue", None)), Piece("I", corner[:3], bounds)),
+        tuple(box),
+        (),
+        "rotations",
+        False,
+        {},
+        target_colours={cell: "red" for cell in box[::3]},
+        colour_rule=frozenset({("red", "red"), ("blue", "red")}),
+    )
+    numpy_way, compiled_way = _placements_both_ways(puzzle, 10_000)
+    assert len(numpy_way[0]) > 100
+    assert compiled_way == numpy_way
