@@ -704,3 +704,25 @@ def test_a_slice_is_bounded_by_the_candidates_looked_at_not_only_by_placements()
         assert any(placements < budget for placements in steps[:-1]), search.choose
     looking = [placements for _, placements in lowest.run(problem.forced, problem.excluded, 1, 16)]
     assert EXAMINED_PER_STEP * len(looking) >= sum(looking)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 500), min_size=0, max_size=6, unique=True), min_size=0, max_size=8),
+    st.lists(st.integers(501, 600), max_size=3, unique=True),
+)
+def test_the_solutions_a_slice_wrote_are_its_rows_with_the_forced_atoms_sorted(
+    rows: list[list[int]], forced: list[int]
+) -> None:
+    """Rows of any lengths (a range of copies places fewer pieces), with what an earlier slice left
+    past each row's length, and the part's forced atoms: each solution is exactly its row's atoms
+    and the forced ones, sorted."""
+    from cpsolve.engines.exact_cover.cover_search import found_solutions
+
+    found = np.full((len(rows) + 2, 8), 999, np.int64)  # leftovers past every row's length
+    lengths = np.zeros(len(rows) + 2, np.int64)
+    for number, row in enumerate(rows):
+        found[number, : len(row)] = row
+        lengths[number] = len(row)
+    expected = [tuple(sorted(forced + row)) for row in rows]
+    assert found_solutions(forced, found, lengths, len(rows)) == expected

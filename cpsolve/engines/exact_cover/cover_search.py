@@ -68,9 +68,21 @@ def fills_optional(problem: CoverProblem) -> bool:
 def found_solutions(forced: list[int], found: Any, found_length: Any, written: int) -> list[Solution]:
     """The solutions a compiled slice wrote (both searches' kernels write rows the same way): each
     row's atoms with the part's forced ones, sorted."""
-    lengths = found_length[:written].tolist()
-    rows = found[:written, : max(lengths, default=0)].tolist()  # a row is as long as the board has cells
-    return [tuple(sorted(forced + row[:length])) for row, length in zip(rows, lengths, strict=True)]
+    if written == 0:
+        return []
+    lengths = found_length[:written]
+    width = int(lengths.max())
+    rows = found[:written, :width]  # a row is as long as the board has cells
+    uniform = bool((lengths == width).all())
+    if not uniform:  # past its length a row holds what an earlier solution left: sorted after the rest
+        rows = np.where(np.arange(width) < lengths[:, None], rows, np.iinfo(np.int64).max)
+    if forced:
+        rows = np.hstack([np.broadcast_to(np.array(forced, np.int64), (written, len(forced))), rows])
+    listed = np.sort(rows, axis=1).tolist()  # one sort of them all: 7,202 solutions of 32 atoms 0.027 -> 0.016 s
+    if uniform:
+        return list(map(tuple, listed))
+    total = (lengths + len(forced)).tolist()
+    return [tuple(row[:length]) for row, length in zip(listed, total, strict=True)]
 
 
 class FewestColumns(NamedTuple):
