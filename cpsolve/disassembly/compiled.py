@@ -48,8 +48,8 @@ def _next_power_of_two(value: int) -> int:
 
 
 class CompiledDisassembler:
-    """The kernel's tables for one puzzle's assemblies: the gaps remembered (forgotten at each new
-    assembly, whose pieces are others), the moves of one position and the counters."""
+    """The kernel's tables for one puzzle's assemblies: the gaps remembered (by the pieces' shapes:
+    kept from one assembly to the next), the moves of one position and the counters."""
 
     def __init__(self, grid: Grid) -> None:
         steps = grid.steps
@@ -66,10 +66,12 @@ class CompiledDisassembler:
         self.gap_keys = np.zeros((GAP_SLOTS, 5), np.int64)
         self.gap_values = np.zeros((GAP_SLOTS, len(steps)), np.int64)
         self.gap_stamps = np.zeros(GAP_SLOTS, np.int64)
-        self.gap_counters = np.zeros(2, np.int64)  # generation 0 is never used: stamps start at 0
+        self.gap_counters = np.zeros(2, np.int64)
+        self.gap_counters[codes.GAP_GENERATION] = 1  # stamps start at 0: no slot is held
         self._size_moves(FIRST_MOVES)
         self.counters = np.zeros(codes.COUNTERS, np.int64)
         self.geometry: tuple[np.ndarray, ...] = ()
+        self._shape_numbers: dict[bytes, int] = {}
         self._kept_tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _size_moves(self, moves: int) -> None:
@@ -89,10 +91,21 @@ class CompiledDisassembler:
             kinds[:] = [self.grid.step_kind((x, y, z)) for x, y, z in cells.tolist()]
         boxes = _kernel("piece_boxes")(cells, starts, self.vectors)
         fronts = _kernel("front_cells")(cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes)
-        self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes, *fronts)
-        self.gap_counters[codes.GAP_GENERATION] += 1  # other pieces: forget the gaps
-        self.gap_counters[codes.GAP_FILL] = 0
+        shape_of = self._shapes(cells - np.repeat(boxes[0], np.diff(starts), axis=0), kinds, starts)
+        self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes, *fronts, shape_of)
         self.counters[codes.LOOKED_AT] = 0
+
+    def _shapes(self, placed: np.ndarray, kinds: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """Each piece's shape number: its cells from its box's corner and their kinds, numbered
+        as first met in any assembly of the puzzle, so that the gaps remembered between two
+        shapes hold in the next assembly too (a piece's cells come in the same order wherever
+        it lies; another order would only be another number)."""
+        numbers = np.empty(len(starts) - 1, np.int64)
+        for piece in range(len(numbers)):
+            start, end = starts[piece], starts[piece + 1]
+            key = placed[start:end].tobytes() + kinds[start:end].tobytes()
+            numbers[piece] = self._shape_numbers.setdefault(key, len(self._shape_numbers))
+        return numbers
 
     @property
     def positions(self) -> int:
