@@ -460,3 +460,37 @@ def test_generated_designs_with_holes_and_colours_come_apart_as_burrtools_says(t
         levels = [outcome["level"] for outcome in outcomes if outcome["outcome"] == str(Outcome.APART)]
         assert theirs and Counter(levels) == Counter(theirs), design
         _check_plans(found)
+
+
+def _one_disassembler_for_all(assemblies: Sequence[Sequence[AssembledPiece]], grid: Grid = CUBE) -> None:
+    """Assemblies taken apart one after another by one compiled disassembler (which keeps the
+    gaps between shapes from one to the next), each answered as the Python search answers it alone."""
+    if importlib.util.find_spec("numba") is None:
+        pytest.skip("numba is not installed: no compiled disassembler")
+    kept = Disassembler(grid=grid, compiled=True)
+    for pieces in assemblies:
+        alone = Disassembler(grid=grid, compiled=False).analyse(pieces)
+        after_others = kept.analyse(pieces)
+        assert (after_others.as_json(), after_others.positions) == (alone.as_json(), alone.positions)
+
+
+def test_gaps_kept_from_an_earlier_assembly_hold_only_where_the_pieces_lie_alike() -> None:
+    """A cube in the notch of a U, then the same U and cube with the cube beside it: at their
+    start the pieces have the same offsets, but the cube's box lies elsewhere from the U's, so
+    the gaps of the first would send the cube out along +y where it comes out along +x."""
+    frame = ((0, 0, 0), (1, 0, 0), (2, 0, 0), (0, 1, 0), (2, 1, 0))
+    in_notch = [AssembledPiece("U", "U", frame), AssembledPiece("K", "K", ((1, 1, 0),))]
+    beside = [AssembledPiece("U", "U", frame), AssembledPiece("K", "K", ((3, 1, 0),))]
+    _one_disassembler_for_all([in_notch, beside])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(small_assemblies(most_pieces=4, most_layers=3), min_size=2, max_size=4))
+def test_one_disassembler_answers_each_assembly_as_if_alone(assemblies: list[list[list[Cell]]]) -> None:
+    _one_disassembler_for_all([_assembled(pieces) for pieces in assemblies])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(small_assemblies(most_pieces=3, most_layers=2), min_size=2, max_size=4))
+def test_one_disassembler_answers_each_assembly_as_if_alone_on_prisms(assemblies: list[list[list[Cell]]]) -> None:
+    _one_disassembler_for_all([_assembled(pieces) for pieces in assemblies], grid_named("prism"))
