@@ -118,8 +118,8 @@ __all__ = [
 def load_every_kernel(engines: Engines = DEFAULT) -> None:
     """Call every compiled kernel in every variant a run may call, for `cpsolve compile` to record
     and build (cpsolve.native): the installed numba engines' and the three kernels that are not an
-    engine's, the disassembler's, the frontier counter's and the placement finder's. Each engine is a new instance, as
-    the registry's may have loaded already (and would then call nothing)."""
+    engine's, the disassembler's, the frontier counter's and the placement finder's. Each engine
+    is a new instance, as the registry's may have loaded already (and would then call nothing)."""
     from cpsolve.counting.frontier import load_compiled
     from cpsolve.disassembly import Disassembler
     from cpsolve.models.packing.placements import load_compiled_fitting

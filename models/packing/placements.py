@@ -299,7 +299,7 @@ def _too_many(puzzle: PackingPuzzle, max_atoms: int) -> ModelTooBigError:
 
 
 def _piece_placements(
-    puzzle: PackingPuzzle, piece: Piece, box: _Box, by_colour: tuple[Any, dict[Colour, int]] | None
+    puzzle: PackingPuzzle, piece: Piece, box: _Box, by_colour: _ByColour | None
 ) -> tuple[Any, Any, list[tuple[Colour, ...]] | None]:
     """Every placement of one piece (its target cell indexes: placements x cells, in the
     orientations' order), the orientation of each, and for a coloured piece each orientation's
@@ -328,7 +328,7 @@ def _piece_placements(
     return indexes[keep], orientation[keep], colours
 
 
-def _allowed(puzzle: PackingPuzzle, box: _Box) -> tuple[Any, dict[Colour, int]]:
+def _allowed(puzzle: PackingPuzzle, box: _Box) -> _ByColour:
     """Where a piece's cell of each colour may lie (colour code x place; code 0: uncoloured,
     anywhere in the target), so that colours are checked with the cells, all shifts at once: a
     9x9x9 design with five colours spent 1 s of its 2 s model in a colour check per placement."""
