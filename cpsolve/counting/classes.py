@@ -26,7 +26,13 @@ from cpsolve.symmetry import Breaking, Solution, SymmetryGroup
 # or two: `Classifier._register`) 4 bytes an atom plus a bytes object and a dictionary entry.
 CLASS_BYTES = 200
 KEY_BYTES = 110
+
 IMAGE_CHUNK_BYTES = 64 * 2**20  # the images of one chunk of a batch, as one array
+
+
+def class_cost(key_bytes: int, keys: int) -> int:
+    """What a class stored under `keys` keys of `key_bytes` bytes each counts against the budget."""
+    return CLASS_BYTES + keys * (key_bytes + KEY_BYTES)
 
 
 class ClassStoreFull(Exception):
@@ -131,8 +137,10 @@ class Classifier:
         """`_add_keys` where the mirror images are one coset (every listing run but those whose
         parts turn on their own): each solution looked up by the least key of its rotation class,
         a new class stored under that key and its mirror image's (one or two). The loop every
-        listed solution goes through, so it keeps to local names and builds nothing but the class:
-        2.5 -> 1.4 us a solution on the 9x9 design of 21,644 classes (benchmarks/classify.py)."""
+        listed solution goes through (627,563 of them for the pentominoes with open ends), so it
+        keeps to local names and builds nothing but the class: 2.4 -> 1.6 us a solution on the 9x9
+        design of 21,644 classes, where each new class was registered through two calls
+        (benchmarks/classify.py)."""
         class_of, classes, max_bytes = self._class_of, self.classes, self.max_bytes
         is_valid, order = self.group.is_valid, self.group.order
         proper_elements = order - self._improper_elements
@@ -150,7 +158,7 @@ class Classifier:
                 if mirrored and is_valid is not None and not is_valid(solution_of(mirrored)):
                     mirrored = b""  # BurrTools' mirror partners bounded apart: the mirror image is no solution
                 two = bool(mirrored) and mirrored != key
-                cost = CLASS_BYTES + (2 if two else 1) * (len(key) + KEY_BYTES)
+                cost = class_cost(len(key), 2 if two else 1)
                 if stored_bytes + cost > max_bytes:
                     raise ClassStoreFull(max_bytes)
                 stored_bytes += cost
@@ -183,8 +191,8 @@ class Classifier:
         found: list[SolutionClass | None],
     ) -> None:
         """Count each solution (by its look-up key) into its class, registering the classes met
-        for the first time; the loop every listed solution goes through (627,563 of them for the
-        pentominoes with open ends), so it keeps to local names and sums the tallies once."""
+        for the first time (`_add_orbits` where the mirror images are one coset: most runs); it
+        keeps to local names and sums the tallies once."""
         class_of, classes = self._class_of, self.classes
         place = 0
         try:
@@ -243,7 +251,7 @@ class Classifier:
         self, keys: list[bytes], valid_images: int, valid_elements: int, proper_images: int, stabiliser: int
     ) -> SolutionClass:
         """Store a new class under its keys (a NewClass's fields), within the memory budget."""
-        cost = CLASS_BYTES + len(keys) * (len(keys[0]) + KEY_BYTES)
+        cost = class_cost(len(keys[0]), len(keys))
         if self.stored_bytes + cost > self.max_bytes:
             raise ClassStoreFull(self.max_bytes)
         self.stored_bytes += cost
@@ -355,12 +363,9 @@ def row_keys(atoms: Any) -> list[bytes]:
 def by_length(solutions: Sequence[Solution]) -> dict[int, list[int]]:
     """The solutions' places in the batch by their length (pieces placed), so that each length
     is one array."""
-    lengths = list(map(len, solutions))
-    if lengths and lengths.count(lengths[0]) == len(lengths):  # most batches: every piece placed
-        return {lengths[0]: list(range(len(lengths)))}
     numbers: dict[int, list[int]] = {}
-    for number, length in enumerate(lengths):
-        numbers.setdefault(length, []).append(number)
+    for number, solution in enumerate(solutions):
+        numbers.setdefault(len(solution), []).append(number)
     return numbers
 
 
