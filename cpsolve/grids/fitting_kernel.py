@@ -4,8 +4,8 @@ every orientation tried cell by cell, the placements written with their cells al
 The same placements, in the same order, as the array operations of models/packing/placements.py
 (each orientation in turn, its shifts z slowest and x fastest), which stay where no build of the
 kernels is loaded: on a 9x9x9 design of 76,000 placements those took 0.035 s (whole arrays of
-shifts, a mask, then a sort of every placement's cells) and this 0.009 s
-(benchmarks/model_build.py).
+shifts, a mask, then a sort of every placement's cells) and this 0.009 s (both timed side by side
+in one process; the model as a whole: benchmarks/model_build.py).
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ def _rooms(size: Any, shapes: Any) -> Any:
 @njit(cache=True)
 def fitting(
     index: Any, size: Any, shapes: Any, checks: Any, codes: Any, allowed: Any, most: int
-) -> tuple[Any, Any, Any, int]:
+) -> tuple[Any, Any, int]:
     """The placements of one piece: `index` each box place's target cell (-1: none; C order of a
     box of `size`), `shapes` the orientations (orientations x cells x 3), `checks` each cell's row
     of `allowed` (kind x place: where a cell of that kind may lie) and `codes` its colour code.
 
     Returns the target cells of each placement sorted (placements x cells, int32), their colour
-    codes moved along, the orientation of each and how many were found; stops once more than
+    codes moved along and how many were found; stops once more than
     `most` are (the caller refuses the model then), so it never holds more than that."""
     orientations, length = shapes.shape[0], shapes.shape[1]
     rooms = _rooms(size, shapes)
@@ -48,7 +48,6 @@ def fitting(
     bound = min(bound, most + 1)
     cells = np.empty((bound, length), np.int32)
     colours = np.empty((bound, length), np.int16)
-    lying = np.empty(bound, np.int64)
     strides = (size[1] * size[2], size[2], 1)
     offsets = np.empty(length, np.int64)  # the orientation's cells as place offsets, their rows
     kinds = np.empty(length, np.int64)  # of `allowed` and their colour codes, in the order of
@@ -76,14 +75,13 @@ def fitting(
                     if not fits:
                         continue
                     if found == bound:
-                        return cells, colours, lying, found + 1
+                        return cells, colours, found + 1
                     if not arranged:
                         _arrange(index, start, offsets, kinds, marks)
                         arranged = True
                     _sorted_row(index, start, offsets, marks, cells[found], colours[found])
-                    lying[found] = orientation
                     found += 1
-    return cells, colours, lying, found
+    return cells, colours, found
 
 
 @njit(cache=True)

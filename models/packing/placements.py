@@ -285,7 +285,7 @@ class _CompiledFitting:
             shapes = np.array(self.grid.orientations(piece.cells), np.int64)
             checks = codes = np.zeros(shapes.shape[:2], np.int64)
         shapes = np.ascontiguousarray(shapes, np.int64)
-        cells, colours, _, found = self.fitting(self.box.index, self.size, shapes, checks, codes, self.allowed, most)
+        cells, colours, found = self.fitting(self.box.index, self.size, shapes, checks, codes, self.allowed, most)
         if found > most:
             return None
         return _Block(number, cells[:found], colours[:found] if piece.coloured else None)
