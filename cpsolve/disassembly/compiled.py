@@ -105,7 +105,7 @@ class CompiledDisassembler:
         shapes hold in the next assembly too (a piece's cells come in the same order wherever
         it lies; another order would only be another number). A piece given as the very cells
         object of an earlier assembly (a model hands out one per placement) is looked up by it:
-        working the key out again cost SolidSixPieceBurrs' 588 assemblies 12 ms."""
+        working the key out again cost SolidSixPieceBurrs' 588 assemblies 8 ms (0.092 -> 0.084 s)."""
         numbers = np.empty(len(pieces), np.int64)
         placed = None
         for piece, given in enumerate(pieces):
