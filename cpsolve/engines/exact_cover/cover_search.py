@@ -96,10 +96,12 @@ class FewestColumns(NamedTuple):
     counted_start: Any  # int32: the counted columns again, packed (all that a kill reads): atom a has
     counted_columns: Any  # int32   counted_start[a + 1] - counted_start[a] of them
     column_start: Any  # int64: column c's atoms are column_atoms[column_start[c] : column_start[c + 1]],
-    column_atoms: Any  # int32    in increasing order
+    column_atoms: Any  # int32    in increasing order (a piece's: those on optional cells only last)
     run_end: Any  # int32: where the run of one piece's atoms that an entry of column_atoms is in ends
     optional: Any  # bool, per cell
     once: Any  # bool, per piece: used exactly once (its column is chosen like a cell's)
+    optional_only: Any  # bool, per atom: it lies on optional cells only (in no cell's column: never
+    #                     killed, checked when tried)
 
 
 @dataclass(frozen=True)
@@ -295,6 +297,7 @@ class CoverSearch:
             run_end=np.empty(entries, np.int32),
             optional=optional,
             once=(self.least == 1) & (self.most == 1),
+            optional_only=np.empty(atoms, np.bool_),
         )
         packed = native.kernel(FEWEST_KERNEL, "column_lists")(
             np.ascontiguousarray(self.ranks, np.int64),
@@ -308,8 +311,14 @@ class CoverSearch:
             columns.run_end,
             columns.counted_start,
             columns.counted_columns,
+            columns.optional_only,
         )
-        return columns._replace(counted_columns=columns.counted_columns[:packed].copy())
+        listed = int(columns.column_start[-1])
+        return columns._replace(
+            counted_columns=columns.counted_columns[:packed].copy(),
+            column_atoms=columns.column_atoms[:listed].copy(),
+            run_end=columns.run_end[:listed].copy(),
+        )
 
     def _fewest_state(self, forced: Sequence[int], left_out: frozenset[int]) -> _FewestStart | None:
         """The kernel's state for a part: the state once the problem's own forced atoms are placed
@@ -342,7 +351,7 @@ class CoverSearch:
         if left_out:
             alive[list(left_out)] = False
         count = np.empty(len(columns.column_start) - 1, np.int64)
-        native.kernel(FEWEST_KERNEL, "live_counts")(alive, columns.atom_start, columns.atom_columns, count)
+        native.kernel(FEWEST_KERNEL, "live_counts")(alive, columns.counted_start, columns.counted_columns, count)
         self._fewest_bases.clear()
         self._fewest_bases[(forced, left_out)] = (alive, count, decided, left)
         return alive, count, decided, left
@@ -413,6 +422,7 @@ class CoverSearch:
             levels.found_length,
             start.forced,
             levels.saved,
+            columns.optional_only,
         )
         return result
 
@@ -444,7 +454,8 @@ class CoverSearch:
         the placements made above that level and one of them; the level is then closed, so the
         part no longer searches them. Every solution of the part stays in exactly one place: the
         level's placements all cover its column. Nothing where a level of the last phase (adding
-        placements on optional cells in increasing order) comes first."""
+        placements on optional cells in increasing order) comes first. A placement on optional
+        cells only is handed back as it is (never killed, it is checked by the part that tries it)."""
         columns = self._lists
         killed_below: Any = None
         for level in range(len(start.forced), depth):
@@ -490,7 +501,15 @@ class CoverSearch:
             return None  # the last phase: placements on optional cells only
         columns = self._lists
         atoms = columns.column_atoms[columns.column_start[column] : columns.column_start[column + 1]]
-        return [int(atom) for atom in atoms[start.alive[atoms]]]
+        return [int(atom) for atom in self._placeable(atoms, start)]
+
+    def _placeable(self, atoms: Any, start: _FewestStart) -> Any:
+        """Those of `atoms` that may be placed in the state `start` is in: alive, and where one
+        lies on optional cells only (never killed), a copy of its piece left and its cells open,
+        as the kernel checks it."""
+        open_cell = np.append(~start.decided, True)  # the rows' padding (-1) looks up the last
+        fits = open_cell[self.ranks[atoms]].all(axis=1) & (start.left[self.problem.atom_piece[atoms]] > 0)
+        return atoms[start.alive[atoms] & (fits | ~self._lists.optional_only[atoms])]
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,16 @@ least counts, with at most `max_holes` optional cells left empty, is a solution.
 optional cell in turn (filled, or a hole) instead made a search of every way to leave each
 empty. Piece groups are not taken here (the lowest-cell kernel takes them).
 
+A placement on optional cells only (on those 9x9x9 designs two in three: they lie inside the
+box) is never killed: it is in no cell's column, only in its piece's, after the others, and is
+checked where it is tried (its cells open, a copy of its piece left). Its piece's count keeps it
+as if it were alive, which can only make that column look dearer than it is; the counts of the
+cells that must be filled stay exact. Killing such placements was most of the search: on one of
+those designs (40 pieces, 4 solutions) 412 million entries of optional cells' columns read and
+78 million kills, 64 million of them such placements. Without: the same 51,170 placements, the
+search 3.22-3.25 -> 1.36-1.38 s (40 pieces seed 2: 6.7-6.9 -> 3.2 s, the 8x8x8 design 0.137 ->
+0.086 s; benchmarks/exact_cover_search.py --search "short side").
+
 Measured on the Kanoodle pyramid (spheres, 55 cells, 1,646 placements): the lowest-cell order
 makes 1,694 million placements, this choice 1.5 million (benchmarks/exact_cover_search.py).
 
@@ -72,16 +82,18 @@ def column_lists(
     run_end: Array,
     counted_start: Array,
     counted_columns: Array,
+    optional_only: Array,
 ) -> int:
     """Fill the search's columns from the atoms' cells (`ranks`: fill ranks, -1 where a row is
     shorter; `uncounted`: per cell, whether it is optional; piece p's column is cells + p): each
     atom's counted columns in its row's order with its piece's column last among them, then its
-    optional cells; each column's atoms in increasing order, and for each entry where its
-    column's run of atoms of one piece ends (`run_end`); the counted columns again, packed
-    (`counted_start`, `counted_columns`: a kill reads nothing else, and a killed atom is anywhere
-    in the table). Returns the counted columns made. Two passes over the rows, where numpy's
-    version (cumulative sums, a scatter and an argsort of 1.6 million entries on a 9x9x9 design)
-    took 0.05-0.2 s of each such run."""
+    optional cells; whether each atom lies on optional cells only (`optional_only`: such an atom
+    is in no cell's column, and in its piece's column after the others); each column's atoms in
+    increasing order otherwise, and for each entry where its column's run of atoms of one piece
+    ends (`run_end`); the counted columns again, packed (`counted_start`, `counted_columns`: a
+    kill reads nothing else, and a killed atom is anywhere in the table). Returns the counted
+    columns made. Two passes over the rows, where numpy's version (cumulative sums, a scatter and
+    an argsort of 1.6 million entries on a 9x9x9 design) took 0.05-0.2 s of each such run."""
     atoms, width = ranks.shape
     cells = uncounted.shape[0]
     column_start[:] = 0
@@ -92,10 +104,14 @@ def column_lists(
         for place in range(width):
             cell = ranks[atom, place]
             if cell >= 0:
-                column_start[cell + 1] += 1
                 if not uncounted[cell]:
                     counted += 1
                 total += 1
+        optional_only[atom] = counted == 1
+        for place in range(width):
+            cell = ranks[atom, place]
+            if cell >= 0 and not optional_only[atom]:  # one on optional cells only is never killed: in no cell's list
+                column_start[cell + 1] += 1
         column_start[atom_piece[atom] + cells + 1] += 1
         total += 1
         counted_end[atom] = atom_start[atom] + counted
@@ -116,12 +132,16 @@ def column_lists(
             else:
                 atom_columns[counted_at] = cell
                 counted_at += 1
-            column_atoms[next_of[cell]] = atom
-            next_of[cell] += 1
-        piece_column = atom_piece[atom] + cells
-        atom_columns[counted_at] = piece_column
-        column_atoms[next_of[piece_column]] = atom
-        next_of[piece_column] += 1
+            if not optional_only[atom]:
+                column_atoms[next_of[cell]] = atom
+                next_of[cell] += 1
+        atom_columns[counted_at] = atom_piece[atom] + cells
+    for last in range(2):  # each piece's column: the atoms that are killed first, then the others
+        for atom in range(atoms):
+            if optional_only[atom] == (last == 1):
+                piece_column = atom_piece[atom] + cells
+                column_atoms[next_of[piece_column]] = atom
+                next_of[piece_column] += 1
     for column in range(column_start.shape[0] - 1):  # where each entry's run of one piece ends
         end = column_start[column + 1]
         for index in range(end - 1, column_start[column] - 1, -1):
@@ -138,13 +158,14 @@ def column_lists(
 
 
 @njit(cache=True)
-def live_counts(alive: Array, atom_start: Array, atom_columns: Array, count: Array) -> None:
-    """Each column's live atoms (count is zeroed first)."""
+def live_counts(alive: Array, counted_start: Array, counted_columns: Array, count: Array) -> None:
+    """Each counted column's live atoms (count is zeroed first; an optional cell's stays 0: the
+    search never reads it)."""
     count[:] = 0
     for atom in range(alive.shape[0]):
         if alive[atom]:
-            for index in range(atom_start[atom], atom_start[atom + 1]):
-                count[atom_columns[index]] += 1
+            for index in range(counted_start[atom], counted_start[atom + 1]):
+                count[counted_columns[index]] += 1
 
 
 @njit(cache=True, inline="always")
@@ -164,6 +185,33 @@ def _kill(
     for index in range(counted_start[atom], counted_start[atom + 1]):
         count[counted_columns[index]] -= 1
     return top + 1
+
+
+@njit(cache=True, inline="always")
+def _usable(
+    atom: int,
+    alive: Array,
+    optional_only: Array,
+    atom_start: Array,
+    atom_cells: Array,
+    decided: Array,
+    left: Array,
+    atom_piece: Array,
+    pieces_column: int,
+) -> bool:
+    """Whether `atom` may be placed now: alive, and where it lies on optional cells only (never
+    killed) a copy of its piece left and none of its cells decided."""
+    if not alive[atom]:
+        return False
+    if not optional_only[atom]:
+        return True
+    if left[atom_piece[atom]] <= 0:
+        return False
+    for index in range(atom_start[atom], atom_start[atom + 1]):
+        cell = atom_cells[index]
+        if cell < pieces_column and decided[cell]:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -269,6 +317,7 @@ def search(
     found_length: Array,
     forced: Array,
     saved: Array,
+    optional_only: Array,
 ) -> tuple[int, int, int]:
     """Continue the search from `depth`; return (depth, solutions written to `found`, placements).
 
@@ -329,7 +378,9 @@ def search(
                         return depth, written, steps
                     atom = column_atoms[index]
                     index += 1
-                    if not alive[atom]:
+                    if not _usable(
+                        atom, alive, optional_only, atom_start, atom_cells, decided, left, atom_piece, pieces_column
+                    ):
                         continue
                     steps += 1  # as many placements as placing each would make
                     counted = counted_start[atom + 1] - counted_start[atom]
@@ -341,16 +392,38 @@ def search(
                 positions[depth] = index
                 atom = -1
             elif cell == FORCED:
-                if index == 0 and alive[forced[depth]]:
+                if index == 0 and _usable(
+                    forced[depth],
+                    alive,
+                    optional_only,
+                    atom_start,
+                    atom_cells,
+                    decided,
+                    left,
+                    atom_piece,
+                    pieces_column,
+                ):
                     atom = forced[depth]
             elif cell == OPTIONAL_PHASE:
-                while index < atoms and not alive[index]:
+                while index < atoms and not _usable(
+                    index, alive, optional_only, atom_start, atom_cells, decided, left, atom_piece, pieces_column
+                ):
                     index += 1
                 if index < atoms:
                     atom = index
             else:
                 end = cell_start[cell + 1]
-                while index < end and not alive[column_atoms[index]]:
+                while index < end and not _usable(
+                    column_atoms[index],
+                    alive,
+                    optional_only,
+                    atom_start,
+                    atom_cells,
+                    decided,
+                    left,
+                    atom_piece,
+                    pieces_column,
+                ):
                     index += 1
                 if index < end:
                     atom = column_atoms[index]
@@ -381,6 +454,8 @@ def search(
                 left[piece] -= 1
                 if left[piece] == 0:
                     for other in range(cell_start[pieces_column + piece], cell_start[pieces_column + piece + 1]):
+                        if optional_only[column_atoms[other]]:
+                            break  # the rest are never killed (listed last)
                         if alive[column_atoms[other]]:
                             top = _kill(column_atoms[other], alive, count, counted_start, counted_columns, stack, top)
                 killed += top - before
