@@ -101,7 +101,7 @@ class FewestColumns(NamedTuple):
     optional: Any  # bool, per cell
     once: Any  # bool, per piece: used exactly once (its column is chosen like a cell's)
     optional_only: Any  # bool, per atom: it lies on optional cells only (in no cell's column: never
-    #                     killed, checked when tried)
+    #                     killed, checked when tried); empty where none is left unkilled
 
 
 @dataclass(frozen=True)
@@ -318,6 +318,7 @@ class CoverSearch:
             counted_columns=columns.counted_columns[:packed].copy(),
             column_atoms=columns.column_atoms[:listed].copy(),
             run_end=columns.run_end[:listed].copy(),
+            optional_only=columns.optional_only if columns.optional_only.any() else np.zeros(0, np.bool_),
         )
 
     def _fewest_state(self, forced: Sequence[int], left_out: frozenset[int]) -> _FewestStart | None:
@@ -507,9 +508,13 @@ class CoverSearch:
         """Those of `atoms` that may be placed in the state `start` is in: alive, and where one
         lies on optional cells only (never killed), a copy of its piece left and its cells open,
         as the kernel checks it."""
+        alive = atoms[start.alive[atoms]]
+        unkilled = self._lists.optional_only
+        if not len(unkilled):
+            return alive
         open_cell = np.append(~start.decided, True)  # the rows' padding (-1) looks up the last
-        fits = open_cell[self.ranks[atoms]].all(axis=1) & (start.left[self.problem.atom_piece[atoms]] > 0)
-        return atoms[start.alive[atoms] & (fits | ~self._lists.optional_only[atoms])]
+        fits = open_cell[self.ranks[alive]].all(axis=1) & (start.left[self.problem.atom_piece[alive]] > 0)
+        return alive[fits | ~unkilled[alive]]
 
 
 @dataclass(frozen=True)

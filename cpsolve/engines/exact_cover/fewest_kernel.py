@@ -27,8 +27,17 @@ as if it were alive, which can only make that column look dearer than it is; the
 cells that must be filled stay exact. Killing such placements was most of the search: on one of
 those designs (40 pieces, 4 solutions) 412 million entries of optional cells' columns read and
 78 million kills, 64 million of them such placements. Without: the same 51,170 placements, the
-search 3.22-3.25 -> 1.36-1.38 s (40 pieces seed 2: 6.7-6.9 -> 3.2 s, the 8x8x8 design 0.137 ->
-0.086 s; benchmarks/exact_cover_search.py --search "short side").
+search 3.22-3.25 -> 1.23 s (40 pieces seed 2: 6.7-6.9 -> 3.0 s, the 8x8x8 design 0.137 -> 0.072
+s, the flat 9x9 0.016-0.017 -> 0.013 s; benchmarks/exact_cover_search.py --search "short side",
+two rounds each).
+Where such placements are few, the exact count of their pieces is worth more than the kills
+saved: on BurrTools' CubeInCage (a third of its placements; the last piece often goes inside
+the cage, so its column is tested placement by placement) the search took 0.53 -> 0.74 ms, on
+Prisgon (8 %) its placements 146 -> 200. So they are left unkilled only where they are at least
+OPTIONAL_ONLY_SHARE of all: on small designs from 45 % up (`cpsolve generate packing --shell
+1`, 6x6x6 to 9x9x9, and flat ones) the search took the same time or less (the 9x9 flat design
+16.7 -> 13.2 ms, a 7x7x7 one 0.42 -> 0.20 ms; medians of 40 runs, a throwaway script), and
+CubeInCage 0.51 -> 0.54 ms (the tests that pass over them).
 
 Measured on the Kanoodle pyramid (spheres, 55 cells, 1,646 placements): the lowest-cell order
 makes 1,694 million placements, this choice 1.5 million (benchmarks/exact_cover_search.py).
@@ -67,6 +76,9 @@ Array = Any
 OPTIONAL_PHASE = -3  # cells[d] of a level that adds a placement on optional cells only
 FORCED = -4  # cells[d] of a level that places the part's atom forced[d] (d < len(forced))
 LAST_COPY = -10  # cells[d] = LAST_COPY - c: column c decided by the last copy left (not placed)
+# Placements on optional cells only are left unkilled (checked where tried) where they are at
+# least this share of all: see the module's docstring.
+OPTIONAL_ONLY_SHARE = 0.4
 
 
 @njit(cache=True)
@@ -87,9 +99,10 @@ def column_lists(
     """Fill the search's columns from the atoms' cells (`ranks`: fill ranks, -1 where a row is
     shorter; `uncounted`: per cell, whether it is optional; piece p's column is cells + p): each
     atom's counted columns in its row's order with its piece's column last among them, then its
-    optional cells; whether each atom lies on optional cells only (`optional_only`: such an atom
-    is in no cell's column, and in its piece's column after the others); each column's atoms in
-    increasing order otherwise, and for each entry where its column's run of atoms of one piece
+    optional cells; whether each atom lies on optional cells only, where such atoms are at least
+    OPTIONAL_ONLY_SHARE of all (`optional_only`, else all False: such an atom is in no cell's
+    column, and in its piece's column after the others); each column's atoms in increasing order
+    otherwise, and for each entry where its column's run of atoms of one piece
     ends (`run_end`); the counted columns again, packed (`counted_start`, `counted_columns`: a
     kill reads nothing else, and a killed atom is anywhere in the table). Returns the counted
     columns made. Two passes over the rows, where numpy's version (cumulative sums, a scatter and
@@ -98,6 +111,7 @@ def column_lists(
     cells = uncounted.shape[0]
     column_start[:] = 0
     total = 0
+    found_only = 0
     for atom in range(atoms):  # first: each column's length, each atom's start and counted end
         atom_start[atom] = total
         counted = 1  # the piece's column
@@ -107,15 +121,20 @@ def column_lists(
                 if not uncounted[cell]:
                     counted += 1
                 total += 1
-        optional_only[atom] = counted == 1
-        for place in range(width):
-            cell = ranks[atom, place]
-            if cell >= 0 and not optional_only[atom]:  # one on optional cells only is never killed: in no cell's list
                 column_start[cell + 1] += 1
+        optional_only[atom] = counted == 1
+        found_only += counted == 1
         column_start[atom_piece[atom] + cells + 1] += 1
         total += 1
         counted_end[atom] = atom_start[atom] + counted
     atom_start[atoms] = total
+    if found_only < OPTIONAL_ONLY_SHARE * atoms:
+        optional_only[:] = False
+    for atom in range(atoms):  # one on optional cells only is never killed: in no cell's list
+        if optional_only[atom]:
+            for place in range(width):
+                if ranks[atom, place] >= 0:
+                    column_start[ranks[atom, place] + 1] -= 1
     for column in range(column_start.shape[0] - 1):
         column_start[column + 1] += column_start[column]
     next_of = column_start[:-1].copy()
@@ -187,24 +206,14 @@ def _kill(
     return top + 1
 
 
-@njit(cache=True, inline="always")
-def _usable(
-    atom: int,
-    alive: Array,
-    optional_only: Array,
-    atom_start: Array,
-    atom_cells: Array,
-    decided: Array,
-    left: Array,
-    atom_piece: Array,
-    pieces_column: int,
+@njit(cache=True)
+def _fits(
+    atom: int, atom_start: Array, atom_cells: Array, decided: Array, left: Array, atom_piece: Array, pieces_column: int
 ) -> bool:
-    """Whether `atom` may be placed now: alive, and where it lies on optional cells only (never
-    killed) a copy of its piece left and none of its cells decided."""
-    if not alive[atom]:
-        return False
-    if not optional_only[atom]:
-        return True
+    """Whether an atom on optional cells only (never killed) may be placed now: a copy of its
+    piece left and none of its cells decided. Called only for such atoms that are alive: the
+    search writes `alive[a] and (not optional_only[a] or _fits(...))` out where it tries atoms (an
+    inlined function holding the test made the search 50 % slower on BurrTools' PelikanBurr)."""
     if left[atom_piece[atom]] <= 0:
         return False
     for index in range(atom_start[atom], atom_start[atom + 1]):
@@ -329,9 +338,12 @@ def search(
     run of one piece's atoms that entry i is in ends in its column.
     `once[p]`: piece p is used exactly once (its column is chosen like a cell's). `top_of[0]` is
     the stack's height (kept between calls). Levels 0 .. len(forced) - 1 place `forced` (a
-    part's atoms; the part is empty when one is dead by then); solutions hold them."""
+    part's atoms; the part is empty when one is dead by then); solutions hold them.
+    `optional_only[a]`: atom a lies on optional cells only and is never killed (checked where it
+    is tried); empty where column_lists left none so."""
     pieces_column = optional.shape[0]
     atoms = alive.shape[0]
+    unkilled = optional_only.shape[0] > 0  # a loop-invariant test first: 10 % off CubeInCage's search, which has none
     written = 0
     steps = 0
     killed = 0  # placements killed: a slice is bounded by them too (each costs about a placement)
@@ -378,8 +390,13 @@ def search(
                         return depth, written, steps
                     atom = column_atoms[index]
                     index += 1
-                    if not _usable(
-                        atom, alive, optional_only, atom_start, atom_cells, decided, left, atom_piece, pieces_column
+                    if not (
+                        alive[atom]
+                        and (
+                            not unkilled
+                            or not optional_only[atom]
+                            or _fits(atom, atom_start, atom_cells, decided, left, atom_piece, pieces_column)
+                        )
                     ):
                         continue
                     steps += 1  # as many placements as placing each would make
@@ -392,37 +409,36 @@ def search(
                 positions[depth] = index
                 atom = -1
             elif cell == FORCED:
-                if index == 0 and _usable(
-                    forced[depth],
-                    alive,
-                    optional_only,
-                    atom_start,
-                    atom_cells,
-                    decided,
-                    left,
-                    atom_piece,
-                    pieces_column,
+                if index == 0 and (
+                    alive[forced[depth]]
+                    and (
+                        not unkilled
+                        or not optional_only[forced[depth]]
+                        or _fits(forced[depth], atom_start, atom_cells, decided, left, atom_piece, pieces_column)
+                    )
                 ):
                     atom = forced[depth]
             elif cell == OPTIONAL_PHASE:
-                while index < atoms and not _usable(
-                    index, alive, optional_only, atom_start, atom_cells, decided, left, atom_piece, pieces_column
+                while index < atoms and not (
+                    alive[index]
+                    and (
+                        not unkilled
+                        or not optional_only[index]
+                        or _fits(index, atom_start, atom_cells, decided, left, atom_piece, pieces_column)
+                    )
                 ):
                     index += 1
                 if index < atoms:
                     atom = index
             else:
                 end = cell_start[cell + 1]
-                while index < end and not _usable(
-                    column_atoms[index],
-                    alive,
-                    optional_only,
-                    atom_start,
-                    atom_cells,
-                    decided,
-                    left,
-                    atom_piece,
-                    pieces_column,
+                while index < end and not (
+                    alive[column_atoms[index]]
+                    and (
+                        not unkilled
+                        or not optional_only[column_atoms[index]]
+                        or _fits(column_atoms[index], atom_start, atom_cells, decided, left, atom_piece, pieces_column)
+                    )
                 ):
                     index += 1
                 if index < end:
@@ -454,7 +470,7 @@ def search(
                 left[piece] -= 1
                 if left[piece] == 0:
                     for other in range(cell_start[pieces_column + piece], cell_start[pieces_column + piece + 1]):
-                        if optional_only[column_atoms[other]]:
+                        if unkilled and optional_only[column_atoms[other]]:
                             break  # the rest are never killed (listed last)
                         if alive[column_atoms[other]]:
                             top = _kill(column_atoms[other], alive, count, counted_start, counted_columns, stack, top)
