@@ -599,7 +599,8 @@ def _columns_by_definition(search: CoverSearch) -> tuple[list[list[int]], list[i
     alone, after the others."""
     problem = search.problem
     optional = set(np.flatnonzero(search._lists.optional).tolist())
-    rows, counted = [], []
+    rows: list[list[int]] = []
+    counted: list[int] = []
     columns: list[list[int]] = [[] for _ in range(problem.cells + len(search.least))]
     for row in search.ranks.tolist():
         cells = [cell for cell in row if cell >= 0]
