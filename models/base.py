@@ -195,7 +195,8 @@ class CoverProblem:
         """How many optional cells a solution may leave empty at once: at most `max_holes`, and
         no more than the cells the pieces' least counts leave over."""
         sizes = np.zeros(len(self.piece_bounds), np.int64)
-        sizes[self.atom_piece] = (self.atom_cells >= 0).sum(axis=1)
+        pieces, first = np.unique(self.atom_piece, return_index=True)  # a piece's atoms all have its size
+        sizes[pieces] = (self.atom_cells[first] >= 0).sum(axis=1)
         least = sum(int(size) * low for size, (low, _) in zip(sizes.tolist(), self.piece_bounds, strict=True))
         most = min(len(self.optional), max(self.cells - least, 0))
         return most if self.max_holes is None else min(most, self.max_holes)
