@@ -344,12 +344,31 @@ def packings_with_holes(draw: st.DrawFn) -> dict[str, Any]:
     """small_packings with some target cells optional (and sometimes a hole limit)."""
     data = draw(small_packings())
     cells = [tuple(c) for c in data["target"]["cells"]]
-    optional: set[tuple[Any, ...]] = draw(st.sets(st.sampled_from(cells), max_size=3))
+    return _with_optional(draw, data, draw(st.sets(st.sampled_from(cells), max_size=3)))
+
+
+def _with_optional(draw: st.DrawFn, data: dict[str, Any], optional: set[tuple[Any, ...]]) -> dict[str, Any]:
+    """`data` with the `optional` cells of its target made optional, and sometimes a hole limit."""
+    cells = [tuple(c) for c in data["target"]["cells"]]
     data["target"] = {"cells": [list(c) for c in cells if c not in optional], "optional": [list(c) for c in optional]}
-    hole_limit: bool = draw(st.booleans())
-    if optional and hole_limit:
+    limited: bool = draw(st.booleans())
+    if optional and limited:
         data["max_holes"] = draw(st.integers(0, len(optional)))
     return data
+
+
+def _searches_of(data: dict[str, Any]) -> tuple[CoverProblem, CoverSearch, CoverSearch, list[Part]]:
+    """The cover problem of `data` (rejected where the volumes cannot match: refused before any
+    search), its lowest-cell and fewest-placements searches, and the parts of the run's breaking."""
+    try:
+        puzzle = model_of(data)
+    except CpsolveError:
+        reject()
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    lowest = CoverSearch.of(problem)
+    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    return problem, lowest, dataclasses.replace(lowest, choose=FEWEST), parts
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -358,16 +377,8 @@ def test_every_search_meets_the_same_solutions_with_holes(data: dict[str, Any]) 
     """The fewest-placements search and the box search (every cell choice, holes as a choice of
     their own) against the lowest-cell search, whole and in the parts of the run's breaking; and
     the count against the independent brute force."""
-    try:
-        puzzle = model_of(data)
-    except CpsolveError:
-        reject()  # the volumes cannot match: refused before any search
-    problem = puzzle.cover_problem()
-    assert problem is not None
-    lowest = CoverSearch.of(problem)
-    fewest = dataclasses.replace(lowest, choose=FEWEST)
+    problem, lowest, fewest, parts = _searches_of(data)
     boxes = [BoxSearch.of(problem, choose) for choose in (CHOOSE_AMONG, LOWEST, EVERY_OPEN_CELL)]
-    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
     whole = [Part(problem.forced, problem.excluded)]
     for split in (whole, parts):
         expected = sorted(solutions(lowest, split))
@@ -391,32 +402,20 @@ def mostly_optional_packings(draw: st.DrawFn) -> dict[str, Any]:
     """small_packings where at least half the target's cells may stay empty, every one of them in
     some: many placements lie on optional cells only."""
     data = draw(small_packings())
-    cells = [tuple(c) for c in data["target"]["cells"]]
-    shown = draw(st.permutations(cells))
-    optional = set(shown[: draw(st.integers((len(cells) + 1) // 2, len(cells)))])
-    data["target"] = {"cells": [list(c) for c in cells if c not in optional], "optional": [list(c) for c in optional]}
-    if draw(st.booleans()):
-        data["max_holes"] = draw(st.integers(0, len(optional)))
-    return data
+    shuffled = [tuple(c) for c in draw(st.permutations(data["target"]["cells"]))]
+    return _with_optional(draw, data, set(shuffled[: draw(st.integers((len(shuffled) + 1) // 2, len(shuffled)))]))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mostly_optional_packings())
 def test_placements_on_optional_cells_only_are_checked_where_they_are_tried(data: dict[str, Any]) -> None:
-    """The fewest-placements search never kills a placement on optional cells only (most of a
-    9x9x9 design's: its search 3.3 -> 1.2 s); it checks one where it tries it (its cells open, a
-    copy of its piece left). Against the lowest-cell search, whole and in the run's parts, where
-    such placements are most of the search or all of it; and a part's first choices are the
-    atoms it could place (none whose cells a forced atom took)."""
-    try:
-        puzzle = model_of(data)
-    except CpsolveError:
-        reject()  # the volumes cannot match: refused before any search
-    problem = puzzle.cover_problem()
-    assert problem is not None
-    lowest = CoverSearch.of(problem)
-    fewest = dataclasses.replace(lowest, choose=FEWEST)
-    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    """Where placements on optional cells only are at least OPTIONAL_ONLY_SHARE of all (two in
+    three of a 9x9x9 design's: its search 3.2 -> 1.2 s), the fewest-placements search never kills
+    one; it checks one where it tries it (its cells open, a copy of its piece left). Against the
+    lowest-cell search, whole and in the run's parts, where such placements are most of the
+    search or all of it; and a part's first choices are the atoms it could place (none whose
+    cells a forced atom took)."""
+    problem, lowest, fewest, parts = _searches_of(data)
     for split in ([Part(problem.forced, problem.excluded)], parts):
         assert sorted(solutions(fewest, split)) == sorted(solutions(lowest, split))
     for atom in range(min(problem.atoms, 8)):
