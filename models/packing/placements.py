@@ -238,7 +238,7 @@ def placement_arrays(
             indexes, lying, colours = _piece_placements(puzzle, piece, box, by_colour)
             codes = None
             if colours is not None:
-                codes = np.array([[colour_code.get(c or "", 0) for c in way] for way in colours], np.int64)[lying]
+                codes = _colour_codes(colours, colour_code)[lying]
             block = _Block.of(index, indexes, codes)
         blocks.append(block)
         found += len(block.cells)
@@ -261,7 +261,6 @@ class _CompiledFitting:
     allowed: Any  # bool, kind x place: where a cell of each kind may lie (kind 0: uncoloured)
     kind_of: Mapping[Colour, int]  # each colour's row of `allowed`
     colour_code: Mapping[str, int]
-    grid: Grid
 
     @staticmethod
     def of(
@@ -273,22 +272,27 @@ class _CompiledFitting:
         uncoloured: _ByColour = ((box.index >= 0)[None].copy(), {None: 0})
         allowed, kind_of = by_colour if by_colour is not None else uncoloured
         size = np.array(box.size, np.int64)
-        return _CompiledFitting(fitting, box, size, allowed, kind_of, colour_code, puzzle.grid)
+        return _CompiledFitting(fitting, box, size, allowed, kind_of, colour_code)
 
     def block(self, number: int, piece: Piece, most: int) -> _Block | None:
         """The piece's placements; None when there are more than `most`."""
         if piece.coloured:
-            shapes, ways = self.grid.coloured_orientation_arrays(piece.cells, piece.colours)
+            shapes, ways = CUBE.coloured_orientation_arrays(piece.cells, piece.colours)
             checks = np.array([[self.kind_of[colour] for colour in way] for way in ways], np.int64)
-            codes = np.array([[self.colour_code.get(colour or "", 0) for colour in way] for way in ways], np.int64)
+            codes = _colour_codes(ways, self.colour_code)
         else:
-            shapes = np.array(self.grid.orientations(piece.cells), np.int64)
+            shapes = np.array(CUBE.orientations(piece.cells), np.int64)
             checks = codes = np.zeros(shapes.shape[:2], np.int64)
         shapes = np.ascontiguousarray(shapes, np.int64)
         cells, colours, found = self.fitting(self.box.index, self.size, shapes, checks, codes, self.allowed, most)
         if found > most:
             return None
         return _Block(number, cells[:found], colours[:found] if piece.coloured else None)
+
+
+def _colour_codes(ways: Sequence[Sequence[Colour]], colour_code: Mapping[str, int]) -> Any:
+    """Each cell's colour code (0: uncoloured), way by way (int64, ways x cells)."""
+    return np.array([[colour_code.get(colour or "", 0) for colour in way] for way in ways], np.int64)
 
 
 def _too_many(puzzle: PackingPuzzle, max_atoms: int) -> ModelTooBigError:
@@ -417,7 +421,7 @@ def _given_blocks(
         _Block.of(
             p.piece,
             np.array([[index[cell] for cell in p.cells]], np.int64),
-            None if p.colours is None else np.array([colour_code.get(c or "", 0) for c in p.colours], np.int64),
+            None if p.colours is None else _colour_codes([p.colours], colour_code)[0],
         )
         for p in placements
     ]
