@@ -55,7 +55,8 @@ class Result:
         self, folder: str | Path, number: int = 1, unit: float = DEFAULT_UNIT_MM, gap: float = 0.0, bevel: float = 0.0
     ) -> list[Path]:
         """Each piece of unique solution `number` (from 1) as an STL file in `folder`, as `cpsolve run
-        --stl` writes them (needs the `stl` extra); returns the files written."""
+        --stl` writes them on any grid (needs the `stl` extra); `unit`: millimetres to a cell (a
+        cube's side, a ball's diameter, ...); returns the files written."""
         from cpsolve.stl import StlOptions, solution_pieces, write_stl
 
         collected = self.collected

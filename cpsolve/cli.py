@@ -179,12 +179,17 @@ def run_command(
             "--stl", help="write each piece of the first solution (or --solution N) as an STL file in this folder"
         ),
     ] = None,
-    stl_unit: Annotated[float, typer.Option("--stl-unit", help="--stl: millimetres to a cube's side")] = 10.0,
+    stl_unit: Annotated[
+        float,
+        typer.Option(
+            "--stl-unit", help="--stl: millimetres to a cell: a cube's side, a ball's diameter, a prism's edge"
+        ),
+    ] = 10.0,
     stl_gap: Annotated[
         float, typer.Option("--stl-gap", help="--stl: millimetres between neighbouring pieces (each shrinks by half)")
     ] = 0.0,
     stl_bevel: Annotated[
-        float, typer.Option("--stl-bevel", help="--stl: millimetres cut off each outer edge, at 45 degrees")
+        float, typer.Option("--stl-bevel", help="--stl: millimetres cut off each outer edge of a cube, at 45 degrees")
     ] = 0.0,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts (every problem of a file
@@ -357,8 +362,7 @@ class Meshes:
         """Refuse before the run what cannot be meshed (the model is built once: the run reuses it)."""
         from cpsolve.stl import check_meshable
 
-        self.options.check()
-        check_meshable(puzzle.model(options.build)[0])
+        self.options.check(check_meshable(puzzle.model(options.build)[0]))
 
     def write(self, collected: ClassCollector) -> None:
         from cpsolve.stl import solution_pieces, write_stl

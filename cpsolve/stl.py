@@ -17,10 +17,22 @@ booleans, which keep the result closed). Prisms of cubes in a row meet, so a lon
 in one straight line; concave edges are left alone; where three cut edges meet, the corner is
 cut by all three.
 
+On BurrTools' other grids a cell is a solid of cpsolve.grids.solids. Prisms, and the tetrahedra
+that the rhombic and tetra-octa grids cut a cube into, are convex: a piece is the union of its
+cells' hulls (manifold3d's booleans fuse the faces two cells share, so none lies inside), and a
+gap takes away from it every point nearer than half the gap to the outside: the erosion by the
+hull of the cells' face normals, each scaled to half the gap, which moves every face of the piece
+in by exactly that (on a convex corner the faces simply meet further in; a concave one keeps the
+small solid's shape). Balls of the sphere grid touch at one point only, so a ball piece is its
+balls joined by a neck (NECK_RADIUS) along each pair of neighbours, as BurrTools' sphere export
+joins them; a gap makes the balls smaller. A piece thinner than the gap would come apart, and is
+refused. Bevels are the cube grid's alone (BurrTools bevels cubes only).
+
 Each piece keeps its place in the assembly (a viewer that opens them all shows the solution);
-coordinates are millimetres, `unit` to a cube. The meshes are written by trimesh (the `stl`
-extra), which the tests also use to check that each is watertight, wound consistently and of the
-expected volume. Cube grid only: BurrTools' other grids are not meshed.
+coordinates are millimetres, `unit` to a cell (a cube's side, a ball's diameter, a prism's
+edge, the cube that the rhombic and tetra-octa grids cut up). The meshes are written by trimesh
+(the `stl` extra), which the tests also use to check that each is watertight, wound consistently
+and of the expected volume.
 """
 
 from __future__ import annotations
@@ -30,18 +42,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.files import write_file
 from cpsolve.geometry import Cell
+from cpsolve.grids import CUBE, Grid, solids
 from cpsolve.models import PuzzleModel
 from cpsolve.models.base import Disassemblable
 from cpsolve.symmetry import Solution
 
 DEFAULT_UNIT_MM = 10.0
+NECK_RADIUS = 0.25  # of a ball piece's necks, in ball diameters: clear of every other piece's balls (docs/pictures.md)
+BALL_SEGMENTS = 32  # a ball's mesh: a geodesic sphere this many segments round (512 triangles)
+NECK_SEGMENTS = 24  # points round each end of a neck
+UNIT_NAMES = {"cube": "a cube's side", "sphere": "a ball's diameter", "prism": "a prism's edge"}
+
+
+def unit_name(grid: Grid) -> str:
+    """What `--stl-unit` measures on the grid: its cells' unit edge (cpsolve.grids.solids.real)."""
+    return UNIT_NAMES.get(grid.name, f"the side of the cube the {grid.name} grid cuts up")
 
 
 @dataclass(frozen=True)
@@ -53,12 +75,24 @@ class StlOptions:
     gap: float = 0.0
     bevel: float = 0.0
 
-    def check(self) -> None:
-        """Refuse sizes a printer cannot take, in one line."""
+    def check(self, grid: Grid = CUBE) -> None:
+        """Refuse sizes a printer cannot take on the grid, in one line."""
+        cell = unit_name(grid)
         if not self.unit > 0:
-            raise CpsolveError(f"--stl-unit: a cube's side in millimetres is more than 0, not {self.unit}")
-        if not 0 <= self.gap < self.unit:
-            raise CpsolveError(f"--stl-gap: between 0 and the cube's side {self.unit} mm, not {self.gap}")
+            raise CpsolveError(f"--stl-unit: {cell} in millimetres is more than 0, not {self.unit}")
+        if grid.name == "sphere":  # a ball at least as thick as its necks
+            most = self.unit * (1 - 2 * NECK_RADIUS)
+            if not 0 <= self.gap < most:
+                raise CpsolveError(
+                    f"--stl-gap: from 0 to less than {most:g} mm (balls of {self.unit:g} mm, thicker than their necks),"
+                    f" not {self.gap}"
+                )
+        elif not 0 <= self.gap < self.unit:
+            raise CpsolveError(f"--stl-gap: from 0 to less than {cell} ({self.unit:g} mm), not {self.gap}")
+        if grid is not CUBE and self.bevel:
+            raise CpsolveError(
+                f"--stl-bevel: only cubes' edges are bevelled (as in BurrTools), not the {grid.name} grid's"
+            )
         half_side = (self.unit - self.gap) / 2  # two cuts on one face of a shrunk cube may not cross
         if not 0 <= self.bevel < half_side:
             raise CpsolveError(
@@ -66,9 +100,13 @@ class StlOptions:
             )
 
 
-def piece_mesh(cells: Sequence[Cell], options: StlOptions = StlOptions()) -> tuple[Any, Any]:
+def piece_mesh(cells: Sequence[Cell], options: StlOptions = StlOptions(), grid: Grid = CUBE) -> tuple[Any, Any]:
     """The piece's surface: vertices (millimetres, float64, n x 3) and triangles (int64, m x 3,
     each wound counter-clockwise seen from outside)."""
+    if grid is not CUBE:
+        solid = _balls(cells, grid, options) if grid.name == "sphere" else _solids(cells, grid, options)
+        mesh = solid.to_mesh64()
+        return np.asarray(mesh.vert_properties, np.float64)[:, :3] * options.unit, np.asarray(mesh.tri_verts, np.int64)
     inside = set(cells)
     sliver = options.gap / 2 / options.unit  # in cubes
     if not sliver:  # the cubes themselves, on their own grid
@@ -85,6 +123,63 @@ def piece_mesh(cells: Sequence[Cell], options: StlOptions = StlOptions()) -> tup
     if options.bevel:
         vertices, triangles = _bevelled(inside, vertices, triangles, sliver, options.bevel / options.unit)
     return vertices * options.unit, triangles
+
+
+def _solids(cells: Sequence[Cell], grid: Grid, options: StlOptions) -> Any:
+    """A piece of convex cells (in grid units): their hulls fused, eroded by half the gap."""
+    import manifold3d
+
+    kinds = [
+        np.array([corner for face in solids.solid(grid, kind) for corner in face]) for kind in solids.cell_kinds(grid)
+    ]
+    hulls = [manifold3d.Manifold.hull_points(kinds[kind] + origin) for kind, origin in solids.placed_cells(grid, cells)]
+    piece = manifold3d.Manifold.batch_boolean(hulls, manifold3d.OpType.Add)
+    if not options.gap:
+        return piece
+    normals = np.array([_normal(face) for kind in solids.cell_kinds(grid) for face in solids.solid(grid, kind)])
+    reach = options.gap / 2 / options.unit
+    eroder = manifold3d.Manifold.hull_points(np.concatenate([normals, -normals]) * reach)
+    return _whole(piece.minkowski_difference(eroder), len(piece.decompose()), options)
+
+
+def _normal(face: Sequence[solids.Point]) -> Any:
+    corners = np.asarray(face, np.float64)
+    normal = np.cross(corners[1] - corners[0], corners[2] - corners[0])
+    return normal / np.linalg.norm(normal)
+
+
+def _balls(cells: Sequence[Cell], grid: Grid, options: StlOptions) -> Any:
+    """A ball piece (in ball diameters): each ball, shrunk by half the gap, and a neck of
+    NECK_RADIUS between each two that touch (their centres one apart)."""
+    import manifold3d
+
+    centres = solids.real(grid, np.asarray(cells, np.int64))
+    radius = solids.BALL_RADIUS - options.gap / 2 / options.unit
+    parts = [manifold3d.Manifold.sphere(radius, BALL_SEGMENTS).translate(tuple(centre)) for centre in centres.tolist()]
+    for first, second in zip(*np.triu_indices(len(centres), 1), strict=True):
+        if abs(np.linalg.norm(centres[first] - centres[second]) - 1) < 1e-9:
+            parts.append(manifold3d.Manifold.hull_points(_neck(centres[first], centres[second])))
+    return _whole(manifold3d.Manifold.batch_boolean(parts, manifold3d.OpType.Add), 1, options)
+
+
+def _neck(start: Any, end: Any) -> Any:
+    """Points round both ends of a neck from one ball's centre to the other's."""
+    along = (end - start) / np.linalg.norm(end - start)
+    across = np.cross(along, [1.0, 0.0, 0.0] if abs(along[0]) < 0.9 else [0.0, 1.0, 0.0])
+    across /= np.linalg.norm(across)
+    other = np.cross(along, across)
+    turns = np.linspace(0, 2 * np.pi, NECK_SEGMENTS, endpoint=False)
+    ring = NECK_RADIUS * (np.outer(np.cos(turns), across) + np.outer(np.sin(turns), other))
+    return np.concatenate([ring + start, ring + end])
+
+
+def _whole(solid: Any, parts: int, options: StlOptions) -> Any:
+    """The shrunk piece, refused when the gap took it away or cut it in two."""
+    if solid.is_empty() or len(solid.decompose()) > parts:
+        raise CpsolveError(
+            f"--stl-gap: {options.gap:g} mm cuts a piece apart (it is thinner than the gap there); use a smaller gap"
+        )
+    return solid
 
 
 def _bevelled(inside: set[Cell], vertices: Any, triangles: Any, sliver: float, bevel: float) -> tuple[Any, Any]:
@@ -186,39 +281,49 @@ def file_names(labels: Sequence[str]) -> list[str]:
     return [f"{n:0{width}d}-{name}.stl" for n, name in enumerate(safe, 1)]
 
 
-def check_meshable(model: PuzzleModel) -> None:
-    """Refuse, in one line, a puzzle whose pieces are not made of cubes."""
+class Pieces(NamedTuple):
+    """A solution's pieces to print: the grid of their cells, and each piece's label (as the text
+    drawing and the plan name it) and cells."""
+
+    grid: Grid
+    labelled: list[tuple[str, Sequence[Cell]]]
+
+
+def check_meshable(model: PuzzleModel) -> Grid:
+    """The grid of the puzzle's pieces; a puzzle without pieces refused in one line."""
     if not isinstance(model, Disassemblable):
-        raise CpsolveError(f"{model.name}: --stl writes pieces made of cubes; a {model.kind} puzzle has no pieces")
-    grid = model.disassembly_grid().name
-    if grid != "cube":
-        raise CpsolveError(f"{model.name}: --stl writes pieces made of cubes; the {grid} grid's cells are not meshed")
+        raise CpsolveError(f"{model.name}: --stl writes a packing's pieces; a {model.kind} puzzle has no pieces")
+    return model.disassembly_grid()
 
 
-def solution_pieces(model: PuzzleModel, solution: Solution) -> list[tuple[str, Sequence[Cell]]]:
-    """Each piece of a solution: its label (as the text drawing and the plan name it), its cells."""
-    check_meshable(model)
+def solution_pieces(model: PuzzleModel, solution: Solution) -> Pieces:
+    """Each piece of a solution, on its grid."""
+    grid = check_meshable(model)
     assert isinstance(model, Disassemblable)
-    return [(piece.label, piece.cells) for piece in model.assembled(solution)]
+    return Pieces(grid, [(piece.label, piece.cells) for piece in model.assembled(solution)])
 
 
-def write_stl(folder: Path, pieces: Sequence[tuple[str, Sequence[Cell]]], options: StlOptions) -> list[Path]:
-    """One binary STL per (label, cells) in `folder` (made if missing), each written whole or not
-    at all (cpsolve.files). Returns the files written."""
+def write_stl(folder: Path, pieces: Pieces, options: StlOptions) -> list[Path]:
+    """One binary STL per piece in `folder` (made if missing), each written whole or not at all
+    (cpsolve.files); the meshes are all made before the first is written, so a piece the gap
+    cuts apart leaves nothing half-written. Returns the files written."""
     import trimesh
 
-    options.check()
+    options.check(pieces.grid)
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder}: --stl takes a folder for the pieces' files; this is a file")
+    meshes = []
+    for _, cells in pieces.labelled:
+        vertices, triangles = piece_mesh(cells, options, pieces.grid)
+        data = trimesh.Trimesh(vertices, triangles, process=False).export(file_type="stl")
+        assert isinstance(data, bytes)  # binary STL
+        meshes.append(data)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise OutputError(f"{folder}: cannot make the folder for --stl: {error.strerror}") from None
     written = []
-    for name, (_, cells) in zip(file_names([label for label, _ in pieces]), pieces, strict=True):
-        vertices, triangles = piece_mesh(cells, options)
-        data = trimesh.Trimesh(vertices, triangles, process=False).export(file_type="stl")
-        assert isinstance(data, bytes)  # binary STL
+    for name, data in zip(file_names([label for label, _ in pieces.labelled]), meshes, strict=True):
         path = folder / name
         write_file(path, data, "the piece's STL")
         written.append(path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SPECS
+from conftest import SPECS, corpus_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -16,7 +16,9 @@ from typer.testing import CliRunner
 import cpsolve
 from cpsolve.cli import app
 from cpsolve.errors import CpsolveError
-from cpsolve.stl import StlOptions, file_names, piece_mesh
+from cpsolve.grids import Grid, grid_named, solids
+from cpsolve.models.base import Disassemblable
+from cpsolve.stl import NECK_RADIUS, StlOptions, file_names, piece_mesh
 
 trimesh = pytest.importorskip("trimesh")
 runner = CliRunner()
@@ -196,7 +198,7 @@ def test_the_api_saves_the_same_meshes(tmp_path: Path) -> None:
     [
         (["--stl-unit", "0"], "--stl-unit: a cube's side"),
         (["--stl-unit", "-3"], "--stl-unit: a cube's side"),
-        (["--stl-gap", "10"], "--stl-gap: between 0 and the cube's side"),
+        (["--stl-gap", "10"], "--stl-gap: from 0 to less than a cube's side (10 mm)"),
         (["--stl-bevel", "5"], "--stl-bevel: from 0 to less than half a shrunk cube's side (5 mm)"),
         (["--stl-gap", "2", "--stl-bevel", "4"], "--stl-bevel: from 0 to less than half a shrunk cube's side (4 mm)"),
         (["--stl-bevel", "-1"], "--stl-bevel"),
@@ -212,8 +214,6 @@ def test_sizes_a_printer_cannot_take_are_refused_in_one_line(tmp_path: Path, arg
 def test_what_has_no_cubes_or_no_folder_is_refused(tmp_path: Path) -> None:
     code, output = cli("run", SPECS / "tiles_bugs_3x3.yaml", "--stl", tmp_path / "out")
     assert code == 2 and "a tiles puzzle has no pieces" in output
-    code, output = cli("run", SPECS / "kanoodle_pyramid.yaml", "--stl", tmp_path / "out", "--first")
-    assert code == 2 and "the sphere grid's cells are not meshed" in output
     a_file = tmp_path / "taken.stl"
     a_file.write_text("not a folder")
     code, output = cli("run", SPECS / "coffin.yaml", "--stl", a_file)
@@ -230,3 +230,151 @@ def test_what_has_no_cubes_or_no_folder_is_refused(tmp_path: Path) -> None:
 def test_file_names_are_the_pieces_labels_numbered() -> None:
     assert file_names(["A", "B"]) == ["1-A.stl", "2-B.stl"]
     assert file_names(["../x", "", *"abcdefghij"])[:2] == ["01-_x.stl", "02-piece.stl"]
+
+
+# -- BurrTools' other grids ------------------------------------------------------------------------
+
+
+def solid_volume(faces: list[solids.Face]) -> float:
+    """A convex cell's volume from its outward faces (fanned into triangles, divergence theorem):
+    independent of the meshing, which fuses hulls."""
+    total = 0.0
+    for face in faces:
+        corners = np.asarray(face)
+        for i in range(1, len(corners) - 1):
+            total += float(np.dot(corners[0], np.cross(corners[i], corners[i + 1]))) / 6
+    return total
+
+
+def cells_volume(grid: Grid, cells: list[Cell]) -> float:
+    volumes = [solid_volume(solids.solid(grid, kind)) for kind in solids.cell_kinds(grid)]
+    return sum(volumes[kind] for kind, _ in solids.placed_cells(grid, cells))
+
+
+def grid_mesh(grid: Grid, cells: list[Cell], unit: float = 10.0, gap: float = 0.0) -> object:
+    vertices, triangles = piece_mesh(cells, StlOptions(unit, gap), grid)
+    return trimesh.Trimesh(vertices, triangles, process=False)
+
+
+GRID_FILES = [
+    ("prism", "Bermuda.xmpuzzle", "0"),
+    ("rhombic", "PiecesOfEight.xmpuzzle", "0"),
+    ("tetra-octa", "FourPieceTetrahedron.xmpuzzle", None),
+]
+
+
+def solved_pieces(path: Path, problem: str | None) -> tuple[Grid, list[list[Cell]]]:
+    result = cpsolve.solve(path, first_only=True, **({"problem": problem} if problem else {}))
+    collected = result.collected
+    assert collected is not None and collected.model is not None and collected.solutions
+    model = collected.model
+    assert isinstance(model, Disassemblable)
+    return model.disassembly_grid(), [list(piece.cells) for piece in model.assembled(collected.solutions[0])]
+
+
+@pytest.mark.parametrize(("grid_name", "name", "problem"), GRID_FILES)
+def test_pieces_of_convex_cells_are_closed_and_fill_their_cells(grid_name: str, name: str, problem: str | None) -> None:
+    """Each piece of a solution on the prism, rhombic and tetra-octa grids: one closed body whose
+    volume is its cells' (no face inside, none missing); with a gap, pieces that touched are the
+    gap apart and each lost volume."""
+    grid, pieces = solved_pieces(corpus_dir("burrtools-grids") / name, problem)
+    assert grid.name == grid_name
+    for cells in pieces:
+        mesh = grid_mesh(grid, cells)
+        assert_closed(mesh)
+        assert bodies(mesh.faces.tolist()) == 1  # type: ignore[attr-defined]
+        assert mesh.volume == pytest.approx(cells_volume(grid, cells) * 1000)  # type: ignore[attr-defined]
+    assert_apart(grid, pieces, gap=1.0)
+
+
+def assert_apart(grid: Grid, pieces: list[list[Cell]], gap: float) -> None:
+    """Pieces meshed with the gap: every two at least the gap apart (manifold3d's distance between
+    the meshes as written), and each closed and smaller than without it."""
+    import manifold3d
+
+    shrunk = []
+    for cells in pieces:
+        mesh = grid_mesh(grid, cells, gap=gap)
+        assert_closed(mesh)
+        assert mesh.volume < grid_mesh(grid, cells).volume  # type: ignore[attr-defined]
+        shrunk.append(
+            manifold3d.Manifold(
+                manifold3d.Mesh64(np.asarray(mesh.vertices), np.asarray(mesh.faces, np.uint32))  # type: ignore[attr-defined]
+            )
+        )
+    closest = min(a.min_gap(b, 2 * gap) for i, a in enumerate(shrunk) for b in shrunk[i + 1 :])
+    assert closest == pytest.approx(gap, rel=1e-6)  # pieces that touched face to face are exactly the gap apart
+
+
+@pytest.mark.parametrize(
+    ("grid_name", "cell", "inradius"),
+    [
+        ("prism", (0, 0, 0), 1 / (2 * np.sqrt(3))),  # a triangle of side 1: its incircle
+        ("tetra-octa", (1, 1, 1), np.sqrt(2) / (2 * np.sqrt(6))),  # the regular tetrahedron of edge sqrt 2
+    ],
+)
+def test_a_gap_moves_every_face_of_a_convex_cell_in_by_half_of_it(grid_name: str, cell: Cell, inradius: float) -> None:
+    """A cell shrunk by half the gap on every face is the cell scaled about its incentre: a
+    triangle's sides (and the prism's ends) or a tetrahedron's faces all move in by exactly that."""
+    grid = grid_named(grid_name)
+    mesh = grid_mesh(grid, [cell], unit=10.0, gap=0.6)
+    assert_closed(mesh)
+    whole = solid_volume(solids.solid(grid, cell)) * 1000
+    scale = (inradius - 0.03) / inradius  # half the gap, in units of 10 mm
+    if grid_name == "prism":
+        assert mesh.volume == pytest.approx(whole * scale**2 * (10 - 0.6) / 10)  # type: ignore[attr-defined]
+    else:
+        assert mesh.volume == pytest.approx(whole * scale**3)  # type: ignore[attr-defined]
+
+
+def test_ball_pieces_are_their_balls_joined_by_necks() -> None:
+    """Kanoodle's pieces, as the flat challenge's solution places them: each one closed body (the
+    necks join balls that touch only at a point), holding its balls and no more than their necks
+    besides; with a gap, the pieces the gap apart."""
+    grid, pieces = solved_pieces(SPECS / "kanoodle_challenge.yaml", None)
+    assert grid.name == "sphere"
+    ball = 4 / 3 * np.pi * 5.0**3  # a ball of 10 mm across
+    for cells in pieces:
+        mesh = grid_mesh(grid, cells)
+        assert_closed(mesh)
+        assert bodies(mesh.faces.tolist()) == 1  # type: ignore[attr-defined]
+        centres = solids.real(grid, np.asarray(cells))
+        distances = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+        necks = int(np.isclose(distances, 1).sum()) // 2
+        neck = np.pi * (NECK_RADIUS * 10) ** 2 * 10  # a neck from centre to centre, at most
+        assert 0.97 * len(cells) * ball <= mesh.volume <= len(cells) * ball + necks * neck  # type: ignore[attr-defined]
+    assert_apart(grid, pieces, gap=1.0)
+
+
+@pytest.mark.parametrize(
+    ("spec", "arguments", "said"),
+    [
+        ("hexiamonds_rhombus.yaml", ["--stl-bevel", "1"], "--stl-bevel: only cubes' edges are bevelled"),
+        ("kanoodle_challenge.yaml", ["--stl-gap", "5"], "--stl-gap: from 0 to less than 5 mm (balls of 10 mm"),
+        ("hexiamonds_rhombus.yaml", ["--stl-gap", "9"], "--stl-gap: 9 mm cuts a piece apart"),
+        ("kanoodle_challenge.yaml", ["--stl-unit", "0"], "--stl-unit: a ball's diameter in millimetres"),
+    ],
+)
+def test_what_cannot_be_printed_on_a_grid_is_refused_in_one_line(
+    tmp_path: Path, spec: str, arguments: list[str], said: str
+) -> None:
+    code, output = cli("run", SPECS / spec, "--first", "--stl", tmp_path / "out", *arguments)
+    assert code == 2 and said in output and output.strip().count("\n") == 0, output
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_writes_ball_pieces_that_fill_the_pyramid(tmp_path: Path) -> None:
+    code, output = cli("run", SPECS / "kanoodle_pyramid.yaml", "--first", "--stl", tmp_path / "balls")
+    assert code == 0, output
+    files = sorted((tmp_path / "balls").iterdir())
+    assert len(files) == 12
+    meshes = [trimesh.load(f) for f in files]
+    for mesh in meshes:
+        assert_closed(mesh)
+    grid, pieces = solved_pieces(SPECS / "kanoodle_pyramid.yaml", None)
+    centres = solids.real(grid, np.asarray([cell for cells in pieces for cell in cells])) * 10
+    assert len(centres) == 55
+    lows = np.min([mesh.bounds[0] for mesh in meshes], axis=0)
+    highs = np.max([mesh.bounds[1] for mesh in meshes], axis=0)
+    assert lows == pytest.approx(centres.min(axis=0) - 5, abs=0.01)  # the balls' outsides, 10 mm across
+    assert highs == pytest.approx(centres.max(axis=0) + 5, abs=0.01)
