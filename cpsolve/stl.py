@@ -159,7 +159,7 @@ def _balls(cells: Sequence[Cell], grid: Grid, options: StlOptions) -> Any:
     for first, second in zip(*np.triu_indices(len(centres), 1), strict=True):
         if abs(np.linalg.norm(centres[first] - centres[second]) - 1) < 1e-9:
             parts.append(manifold3d.Manifold.hull_points(_neck(centres[first], centres[second])))
-    return _whole(manifold3d.Manifold.batch_boolean(parts, manifold3d.OpType.Add), 1, options)
+    return manifold3d.Manifold.batch_boolean(parts, manifold3d.OpType.Add)  # a ball stays thicker than its necks
 
 
 def _neck(start: Any, end: Any) -> Any:
@@ -173,10 +173,15 @@ def _neck(start: Any, end: Any) -> Any:
     return np.concatenate([ring + start, ring + end])
 
 
+class GapTooWide(CpsolveError):
+    """The gap takes a piece away, or cuts it in two, where it is thinner than the gap."""
+
+
 def _whole(solid: Any, parts: int, options: StlOptions) -> Any:
-    """The shrunk piece, refused when the gap took it away or cut it in two."""
+    """The shrunk piece, refused when the gap took it away or cut it in two (`parts`: the bodies
+    it had before)."""
     if solid.is_empty() or len(solid.decompose()) > parts:
-        raise CpsolveError(
+        raise GapTooWide(
             f"--stl-gap: {options.gap:g} mm cuts a piece apart (it is thinner than the gap there); use a smaller gap"
         )
     return solid
@@ -313,8 +318,14 @@ def write_stl(folder: Path, pieces: Pieces, options: StlOptions) -> list[Path]:
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder}: --stl takes a folder for the pieces' files; this is a file")
     meshes = []
-    for _, cells in pieces.labelled:
-        vertices, triangles = piece_mesh(cells, options, pieces.grid)
+    for label, cells in pieces.labelled:
+        try:
+            vertices, triangles = piece_mesh(cells, options, pieces.grid)
+        except GapTooWide:
+            raise GapTooWide(
+                f"--stl-gap: {options.gap:g} mm cuts piece {label} apart (it is thinner than the gap there);"
+                " use a smaller gap"
+            ) from None
         data = trimesh.Trimesh(vertices, triangles, process=False).export(file_type="stl")
         assert isinstance(data, bytes)  # binary STL
         meshes.append(data)

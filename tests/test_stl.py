@@ -351,7 +351,7 @@ def test_ball_pieces_are_their_balls_joined_by_necks() -> None:
     [
         ("hexiamonds_rhombus.yaml", ["--stl-bevel", "1"], "--stl-bevel: only cubes' edges are bevelled"),
         ("kanoodle_challenge.yaml", ["--stl-gap", "5"], "--stl-gap: from 0 to less than 5 mm (balls of 10 mm"),
-        ("hexiamonds_rhombus.yaml", ["--stl-gap", "9"], "--stl-gap: 9 mm cuts a piece apart"),
+        ("hexiamonds_rhombus.yaml", ["--stl-gap", "9"], "--stl-gap: 9 mm cuts piece A apart"),
         ("kanoodle_challenge.yaml", ["--stl-unit", "0"], "--stl-unit: a ball's diameter in millimetres"),
     ],
 )
@@ -378,3 +378,14 @@ def test_run_writes_ball_pieces_that_fill_the_pyramid(tmp_path: Path) -> None:
     highs = np.max([mesh.bounds[1] for mesh in meshes], axis=0)
     assert lows == pytest.approx(centres.min(axis=0) - 5, abs=0.01)  # the balls' outsides, 10 mm across
     assert highs == pytest.approx(centres.max(axis=0) + 5, abs=0.01)
+
+
+@pytest.mark.parametrize("gap", [0.0, 2.0])
+def test_balls_that_do_not_touch_are_printed_apart_without_a_neck(gap: float) -> None:
+    """A piece's balls are joined only where they touch: two balls two diameters apart are two
+    bodies in the piece's file, whatever the gap (a gap never cuts a ball piece)."""
+    mesh = grid_mesh(grid_named("sphere"), [(0, 0, 0), (2, 2, 0)], gap=gap)
+    assert_closed(mesh)
+    assert bodies(mesh.faces.tolist()) == 2  # type: ignore[attr-defined]
+    radius = 5 - gap / 2
+    assert mesh.volume == pytest.approx(2 * 4 / 3 * np.pi * radius**3, rel=0.03)  # type: ignore[attr-defined]
