@@ -446,6 +446,8 @@ def test_the_fewest_placements_search_takes_the_sphere_grid_and_agrees_on_the_gr
         assert sorted(solutions(search_for(problem), parts)) == expected, name  # the box search where it takes it
     pyramid = search_for(_problem("kanoodle_pyramid.yaml"))  # square layers as a 5x5x5 box
     assert isinstance(pyramid, BoxSearch) and pyramid.choose == EVERY_OPEN_CELL
+    flat = search_for(_problem("kanoodle_board.yaml"))  # one layer of balls: a board of squares
+    assert isinstance(flat, BoxSearch) and flat.choose == LOWEST
     sphere = read_puzzle(corpus / "BallRoom.xmpuzzle").model()[0].cover_problem()
     assert sphere is not None and CoverSearch.of(sphere).choose == FEWEST
 
