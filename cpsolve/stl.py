@@ -25,7 +25,8 @@ hull of the cells' face normals, each scaled to half the gap, which moves every 
 in by exactly that (on a convex corner the faces simply meet further in; a concave one keeps the
 small solid's shape). Balls of the sphere grid touch at one point only, so a ball piece is its
 balls joined by a neck (NECK_RADIUS) along each pair of neighbours, as BurrTools' sphere export
-joins them; a gap makes the balls smaller. A piece thinner than the gap would come apart, and is
+joins them; a gap makes the balls smaller (never thinner than the necks, so a ball piece never
+comes apart). A piece of solids thinner than the gap somewhere would come apart there, and is
 refused. Bevels are the cube grid's alone (BurrTools bevels cubes only).
 
 Each piece keeps its place in the assembly (a viewer that opens them all shows the solution);
