@@ -329,7 +329,9 @@ def _run_one(
 
                 write_puzzle(puzzle.loaded, xmpuzzle)
             else:
-                written = collector.write(report.name, xmpuzzle)
+                from cpsolve.convert import solved_state
+
+                written = collector.write(report.name, xmpuzzle, solved_state(report))
                 if collector.left_out:  # the puzzle is written, its assemblies are not: say so
                     typer.echo(f"note: {written}", err=True)
         if pictures is not None and pictured is not None:

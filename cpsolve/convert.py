@@ -19,7 +19,7 @@ from cpsolve.files import refuse_inputs, write_file
 from cpsolve.formats import burrtools
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
 from cpsolve.models.packing import PackingModel, PackingPuzzle, resolve
-from cpsolve.run import ClassCollector
+from cpsolve.run import ClassCollector, RunReport
 from cpsolve.spec import LoadedSpec, PackingSpec
 
 WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml"}
@@ -75,12 +75,23 @@ def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
     return f"{target}: YAML spec of {loaded.spec.name!r}"
 
 
+def solved_state(report: RunReport) -> burrtools.Solved | None:
+    """How BurrTools would keep a problem this run has solved: only a complete run's (an
+    interrupted one is written unsolved, as BurrTools keeps no count it has not finished); its
+    assemblies as BurrTools counts them, those that come apart when it took them apart."""
+    if not report.complete:
+        return None
+    assemblies = report.extra_counts.get("burrtools_unique", report.counts.unique)
+    apart = report.disassembly.apart if report.disassembly is not None else 0
+    return burrtools.Solved(assemblies, apart, int(report.seconds))
+
+
 class AssemblyCollector(ClassCollector):
     """Every new class's representative, written as BurrTools assemblies when the run is done."""
 
     left_out = ""  # why the assemblies found were not written, once written
 
-    def write(self, loaded_name: str, path: Path) -> str:
+    def write(self, loaded_name: str, path: Path, solved: burrtools.Solved | None = None) -> str:
         if self.model is None:
             raise CpsolveError(f"{path}: nothing to write: the run found no solution")
         if not isinstance(self.model, PackingModel):
@@ -88,7 +99,7 @@ class AssemblyCollector(ClassCollector):
         assemblies: Sequence[Sequence[Any]] = [
             [self.model.placements[atom] for atom in solution] for solution in self.solutions
         ]
-        written = burrtools.write(self.model.puzzle, path, assemblies)
+        written = burrtools.write(self.model.puzzle, path, assemblies, solved)
         self.left_out = written.left_out
         left_out = f" ({written.left_out})" if written.left_out else ""
         return f"{path}: BurrTools file of {loaded_name!r} with {written.assemblies} assemblies{left_out}"

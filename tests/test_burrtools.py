@@ -273,6 +273,33 @@ def test_burrtools_reads_the_written_assemblies_cell_for_cell(tmp_path: Path, sp
         assert picture == expected
 
 
+@pytest.mark.parametrize(
+    ("arguments", "solutions"),
+    [
+        ([], 0),  # solved, not taken apart: BurrTools counts solutions only when it disassembles
+        (["--disassemble"], 1),  # one of the 96 assemblies comes apart
+        (["--max-solutions", "3"], None),  # stopped: BurrTools keeps no count it did not finish
+    ],
+)
+def test_a_written_file_says_the_problem_is_solved_as_burrtools_does(
+    tmp_path: Path, arguments: list[str], solutions: int | None
+) -> None:
+    """BurrTools keeps a solved problem's counts with it and asserts that a problem whose saved
+    solutions it lists is solved: `burrTxt -a s0` lists those that come apart."""
+    out = tmp_path / "solved.xmpuzzle"
+    code, output = cli("run", corpus_dir("burrtools") / "CubeInCage.xmpuzzle", "--xmpuzzle", out, *arguments)
+    assert code == 0, output
+    problem = re.search(r"<problem [^>]*>", gzip.decompress(out.read_bytes()).decode())
+    assert problem is not None
+    if solutions is None:
+        assert 'state="0">' in problem.group(0)
+        return
+    assert f'state="2" assemblies="96" solutions="{solutions}"' in problem.group(0)
+    listed = subprocess.run([str(peer("burrTxt")), "-a", "s0", str(out)], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert len(re.findall(r"^\d{3}: ", listed.stdout, re.M)) == solutions
+
+
 def test_converted_specs_write_each_cell_on_one_line(tmp_path: Path) -> None:
     out = tmp_path / "cage.yaml"
     code, output = cli("convert", corpus_dir("burrtools") / "CubeInCage.xmpuzzle", out)

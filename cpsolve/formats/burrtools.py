@@ -497,6 +497,18 @@ def _apply(matrix: Matrix, cell: Cell) -> Cell:
 
 
 @dataclass(frozen=True)
+class Solved:
+    """What a complete run knows, as BurrTools keeps it with a problem it has solved (`state` 2):
+    the assemblies it counts, how many of them come apart (0 when not taken apart: BurrTools
+    counts solutions only when it disassembles) and the whole seconds it took. A file written
+    without it says "unsolved" (`state` 0), as BurrTools' own files of unsolved problems do."""
+
+    assemblies: int
+    solutions: int
+    seconds: int
+
+
+@dataclass(frozen=True)
 class Written:
     """What a written file holds, for the message: problems, shapes, assemblies."""
 
@@ -536,9 +548,13 @@ def _voxel_element(cells: Sequence[Cell], marks: dict[Cell, str], colours: dict[
     return f"    <voxel {attributes}>{_cube_string(size, marks, colours)}</voxel>"
 
 
-def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_symmetry: bool = False) -> str:
+def puzzle_xml(
+    puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_symmetry: bool = False, solved: Solved | None = None
+) -> str:
     """A BurrTools file of one problem for a resolved packing (models.packing.PackingPuzzle); each
-    assembly a sequence of its placements (piece number, cells, colours). `any_symmetry` writes a
+    assembly a sequence of its placements (piece number, cells, colours), and the problem solved
+    as `solved` says, else unsolved (BurrTools asserts that a problem whose solutions it is asked
+    for is solved: `burrTxt -a s1` stopped on a file that held assemblies under "unsolved"). `any_symmetry` writes a
     puzzle whose `symmetry` BurrTools cannot keep (BurrTools then reduces by its own rule), so
     that BurrTools can be timed on the same search (`cpsolve bench --peers`)."""
     why = _not_writable(puzzle, any_symmetry)
@@ -571,7 +587,12 @@ def puzzle_xml(puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_sym
     lines.append("  </shapes>")
     holes = f' maxHoles="{puzzle.max_holes}"' if puzzle.max_holes is not None else ""
     lines.append("  <problems>")
-    lines.append(f'    <problem name={_attribute(puzzle.name)} state="0"{holes}>')
+    state = (
+        f'state="2" assemblies="{solved.assemblies}" solutions="{solved.solutions}" time="{solved.seconds}"'
+        if solved is not None
+        else 'state="0"'
+    )
+    lines.append(f"    <problem name={_attribute(puzzle.name)} {state}{holes}>")
     lines.append("      <shapes>")
     most = [_most(piece, len(puzzle.target)) for piece in puzzle.pieces]
     for index, (piece, high) in enumerate(zip(puzzle.pieces, most, strict=True)):
@@ -666,9 +687,10 @@ def _position(piece: Any, placement: Any, table: list[Matrix], shifted: Any) -> 
     raise ValueError(f"no orientation of {piece.name} lies on {cells}")
 
 
-def write(puzzle: Any, path: Path, assemblies: Sequence[Sequence[Any]] = ()) -> Written:
+def write(puzzle: Any, path: Path, assemblies: Sequence[Sequence[Any]] = (), solved: Solved | None = None) -> Written:
     """Write a gzip-compressed BurrTools file, as BurrTools writes them."""
-    write_file(path, gzip.compress(puzzle_xml(puzzle, assemblies).encode("utf-8")), "the BurrTools file")
+    text = puzzle_xml(puzzle, assemblies, solved=solved)
+    write_file(path, gzip.compress(text.encode("utf-8")), "the BurrTools file")
     if assemblies and puzzle.grid is not CUBE:
         return Written(len(puzzle.pieces) + 1, 0, ASSEMBLIES_ON_CUBES)
     return Written(len(puzzle.pieces) + 1, len(assemblies))
