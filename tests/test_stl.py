@@ -211,7 +211,7 @@ def test_sizes_a_printer_cannot_take_are_refused_in_one_line(tmp_path: Path, arg
     assert not (tmp_path / "out").exists()
 
 
-def test_what_has_no_cubes_or_no_folder_is_refused(tmp_path: Path) -> None:
+def test_what_has_no_pieces_or_no_folder_is_refused(tmp_path: Path) -> None:
     code, output = cli("run", SPECS / "tiles_bugs_3x3.yaml", "--stl", tmp_path / "out")
     assert code == 2 and "a tiles puzzle has no pieces" in output
     a_file = tmp_path / "taken.stl"
