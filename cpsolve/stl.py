@@ -130,23 +130,17 @@ def _solids(cells: Sequence[Cell], grid: Grid, options: StlOptions) -> Any:
     """A piece of convex cells (in grid units): their hulls fused, eroded by half the gap."""
     import manifold3d
 
-    kinds = [
-        np.array([corner for face in solids.solid(grid, kind) for corner in face]) for kind in solids.cell_kinds(grid)
-    ]
-    hulls = [manifold3d.Manifold.hull_points(kinds[kind] + origin) for kind, origin in solids.placed_cells(grid, cells)]
+    kinds = [solids.solid(grid, kind) for kind in solids.cell_kinds(grid)]  # each kind's faces
+    points = [np.array([corner for face in faces for corner in face]) for faces in kinds]
+    placed = solids.placed_cells(grid, cells)
+    hulls = [manifold3d.Manifold.hull_points(points[kind] + origin) for kind, origin in placed]
     piece = manifold3d.Manifold.batch_boolean(hulls, manifold3d.OpType.Add)
     if not options.gap:
         return piece
-    normals = np.array([_normal(face) for kind in solids.cell_kinds(grid) for face in solids.solid(grid, kind)])
+    normals = np.array([solids.face_normal(face) for faces in kinds for face in faces])
     reach = options.gap / 2 / options.unit
     eroder = manifold3d.Manifold.hull_points(np.concatenate([normals, -normals]) * reach)
     return _whole(piece.minkowski_difference(eroder), len(piece.decompose()), options)
-
-
-def _normal(face: Sequence[solids.Point]) -> Any:
-    corners = np.asarray(face, np.float64)
-    normal = np.cross(corners[1] - corners[0], corners[2] - corners[0])
-    return normal / np.linalg.norm(normal)
 
 
 def _balls(cells: Sequence[Cell], grid: Grid, options: StlOptions) -> Any:

@@ -132,10 +132,17 @@ def _outward(faces: list[Face]) -> list[Face]:
     middle = points.mean(axis=0)
     turned = []
     for face in faces:
-        corners = np.array(face)
-        normal = np.cross(corners[1] - corners[0], corners[2] - corners[0])
-        turned.append(face if np.dot(normal, corners.mean(axis=0) - middle) > 0 else face[::-1])
+        outward = np.dot(face_normal(face), np.mean(face, axis=0) - middle) > 0
+        turned.append(face if outward else face[::-1])
     return turned
+
+
+def face_normal(face: Face) -> Any:
+    """The unit normal of a flat face, by the right hand round its corners (outward for the
+    faces of `solid`)."""
+    corners = np.asarray(face, np.float64)
+    normal = np.cross(corners[1] - corners[0], corners[2] - corners[0])
+    return normal / np.linalg.norm(normal)
 
 
 def cell_kinds(grid: Grid) -> list[Cell]:
