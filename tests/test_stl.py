@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import cpsolve
 from cpsolve.cli import app
 from cpsolve.errors import CpsolveError
-from cpsolve.grids import Grid, grid_named, solids
+from cpsolve.grids import CUBE, Grid, grid_named, solids
 from cpsolve.models.base import Disassemblable
 from cpsolve.stl import NECK_RADIUS, StlOptions, file_names, piece_mesh
 
@@ -25,8 +25,8 @@ runner = CliRunner()
 Cell = tuple[int, int, int]
 
 
-def mesh_of(cells: list[Cell], unit: float = 10.0, gap: float = 0.0, bevel: float = 0.0) -> object:
-    vertices, triangles = piece_mesh(cells, StlOptions(unit, gap, bevel))
+def mesh_of(cells: list[Cell], unit: float = 10.0, gap: float = 0.0, bevel: float = 0.0, grid: Grid = CUBE) -> object:
+    vertices, triangles = piece_mesh(cells, StlOptions(unit, gap, bevel), grid)
     return trimesh.Trimesh(vertices, triangles, process=False)
 
 
@@ -251,11 +251,6 @@ def cells_volume(grid: Grid, cells: list[Cell]) -> float:
     return sum(volumes[kind] for kind, _ in solids.placed_cells(grid, cells))
 
 
-def grid_mesh(grid: Grid, cells: list[Cell], unit: float = 10.0, gap: float = 0.0) -> object:
-    vertices, triangles = piece_mesh(cells, StlOptions(unit, gap), grid)
-    return trimesh.Trimesh(vertices, triangles, process=False)
-
-
 GRID_FILES = [
     ("prism", "Bermuda.xmpuzzle", "0"),
     ("rhombic", "PiecesOfEight.xmpuzzle", "0"),
@@ -280,7 +275,7 @@ def test_pieces_of_convex_cells_are_closed_and_fill_their_cells(grid_name: str, 
     grid, pieces = solved_pieces(corpus_dir("burrtools-grids") / name, problem)
     assert grid.name == grid_name
     for cells in pieces:
-        mesh = grid_mesh(grid, cells)
+        mesh = mesh_of(cells, grid=grid)
         assert_closed(mesh)
         assert bodies(mesh.faces.tolist()) == 1  # type: ignore[attr-defined]
         assert mesh.volume == pytest.approx(cells_volume(grid, cells) * 1000)  # type: ignore[attr-defined]
@@ -294,9 +289,9 @@ def assert_apart(grid: Grid, pieces: list[list[Cell]], gap: float) -> None:
 
     shrunk = []
     for cells in pieces:
-        mesh = grid_mesh(grid, cells, gap=gap)
+        mesh = mesh_of(cells, gap=gap, grid=grid)
         assert_closed(mesh)
-        assert mesh.volume < grid_mesh(grid, cells).volume  # type: ignore[attr-defined]
+        assert mesh.volume < mesh_of(cells, grid=grid).volume  # type: ignore[attr-defined]
         shrunk.append(
             manifold3d.Manifold(
                 manifold3d.Mesh64(np.asarray(mesh.vertices), np.asarray(mesh.faces, np.uint32))  # type: ignore[attr-defined]
@@ -317,7 +312,7 @@ def test_a_gap_moves_every_face_of_a_convex_cell_in_by_half_of_it(grid_name: str
     """A cell shrunk by half the gap on every face is the cell scaled about its incentre: a
     triangle's sides (and the prism's ends) or a tetrahedron's faces all move in by exactly that."""
     grid = grid_named(grid_name)
-    mesh = grid_mesh(grid, [cell], unit=10.0, gap=0.6)
+    mesh = mesh_of([cell], gap=0.6, grid=grid)
     assert_closed(mesh)
     whole = solid_volume(solids.solid(grid, cell)) * 1000
     scale = (inradius - 0.03) / inradius  # half the gap, in units of 10 mm
@@ -335,7 +330,7 @@ def test_ball_pieces_are_their_balls_joined_by_necks() -> None:
     assert grid.name == "sphere"
     ball = 4 / 3 * np.pi * 5.0**3  # a ball of 10 mm across
     for cells in pieces:
-        mesh = grid_mesh(grid, cells)
+        mesh = mesh_of(cells, grid=grid)
         assert_closed(mesh)
         assert bodies(mesh.faces.tolist()) == 1  # type: ignore[attr-defined]
         centres = solids.real(grid, np.asarray(cells))
@@ -384,7 +379,7 @@ def test_run_writes_ball_pieces_that_fill_the_pyramid(tmp_path: Path) -> None:
 def test_balls_that_do_not_touch_are_printed_apart_without_a_neck(gap: float) -> None:
     """A piece's balls are joined only where they touch: two balls two diameters apart are two
     bodies in the piece's file, whatever the gap (a gap never cuts a ball piece)."""
-    mesh = grid_mesh(grid_named("sphere"), [(0, 0, 0), (2, 2, 0)], gap=gap)
+    mesh = mesh_of([(0, 0, 0), (2, 2, 0)], gap=gap, grid=grid_named("sphere"))
     assert_closed(mesh)
     assert bodies(mesh.faces.tolist()) == 2  # type: ignore[attr-defined]
     radius = 5 - gap / 2
