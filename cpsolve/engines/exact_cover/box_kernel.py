@@ -70,6 +70,21 @@ def _shifted(low: Any, high: Any, stride: int) -> tuple[Any, Any]:
     return low << np.uint64(back), (high << np.uint64(back)) | (low >> np.uint64(64 - back))
 
 
+@njit(cache=True, inline="always")
+def _island(low: Any, high: Any, islands: Array, slot: int, available: Any, bit_of: Array) -> bool:
+    """Whether a cell of the board (low, high) is one no piece left can fill: `islands[cell, slot]`
+    has the pieces that can (box_search.BoxSearch.islands)."""
+    while low != ZERO:
+        if available & islands[_lowest(low, bit_of), slot] == ZERO:
+            return True
+        low &= low - ONE
+    while high != ZERO:
+        if available & islands[64 + _lowest(high, bit_of), slot] == ZERO:
+            return True
+        high &= high - ONE
+    return False
+
+
 @njit(cache=True)
 def search(
     tables: Tables,
@@ -118,6 +133,7 @@ def search(
         least,
         most,
         bit_of,
+        islands,
         piece_start,
         piece_atoms,
         once,
@@ -170,9 +186,28 @@ def search(
                     fours_high |= twos_high & carry_high
                     twos_high ^= carry_high
                 cells = 0
+                dead = False
                 if choose == 0:
                     candidates[0] = _lowest(open_low, bit_of) if open_low != ZERO else 64 + _lowest(open_high, bit_of)
                     cells = 1
+                    # a cell or two apart from the other open cells (no open neighbour, or two cells
+                    # each other's only one) that no piece left can fill: nothing to search here
+                    keep_low = ~optional[0] if may_hole else ~ZERO  # an optional cell may stay so
+                    keep_high = ~optional[1] if may_hole else ~ZERO
+                    apart_low = open_low & ~(ones_low | twos_low | fours_low) & keep_low
+                    apart_high = open_high & ~(ones_high | twos_high | fours_high) & keep_high if two_words else ZERO
+                    dead = _island(apart_low, apart_high, islands, 0, available, bit_of)
+                    one_low = open_low & ones_low & ~twos_low & ~fours_low
+                    one_high = open_high & ones_high & ~twos_high & ~fours_high if two_words else ZERO
+                    for d in range(directions):
+                        if dead or (one_low == ZERO and one_high == ZERO):
+                            break
+                        far_low, far_high = _shifted(one_low, one_high, strides[d])
+                        apart_low = one_low & far_low & valid[d, 0] & keep_low
+                        apart_high = one_high & far_high & valid[d, 1] & keep_high if two_words else ZERO
+                        dead = _island(apart_low, apart_high, islands, 1 + d, available, bit_of)
+                    if dead:
+                        cells = 0
                 else:
                     for level in range(7):  # open neighbours = ones + 2 twos + 4 fours
                         pick_low = open_low & (ones_low if level & 1 else ~ones_low)
@@ -193,7 +228,7 @@ def search(
                             pick_high &= pick_high - ONE
                         if not every_cell:
                             break
-                best = NO_BEST
+                best = 0 if dead else NO_BEST
                 for i in range(cells):
                     cell = candidates[i]
                     word = cell >> 6

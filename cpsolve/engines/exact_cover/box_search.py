@@ -124,8 +124,7 @@ class BoxSearch:
         layout = Layout.of(problem.positions)
         if layout is None:
             return None
-        padded = problem.atom_cells
-        bits = np.where(padded >= 0, layout.bit_of_cell[np.maximum(padded, 0)], -1)
+        bits = _bits_of(layout, problem.atom_cells)
         masks = np.zeros((problem.atoms, 2), np.uint64)
         for column in range(bits.shape[1]):
             rows = np.nonzero(bits[:, column] >= 0)[0]
@@ -219,9 +218,42 @@ class BoxSearch:
             self.least,
             self.most,
             BIT_OF,
+            self.islands,
             *self.piece_lists,
             (0,) if self.choose == EVERY_OPEN_CELL else (),  # its length: whether every open cell is compared
         )
+
+    @cached_property
+    def islands(self) -> Any:
+        """Which pieces can fill a cell apart from the other open cells (uint64 piece sets, BOX_BITS x
+        7), for the lowest-cell search to end a branch at once where one is left that none of the
+        pieces left can fill, instead of going on until it reaches that cell. Column 0: the pieces
+        with a placement on the cell that covers none of its neighbours (its neighbours all closed);
+        column 1 + d: those with a placement on the cell that covers none of its neighbours and
+        none of its neighbour's in direction d but those two (the two cells each other's only open
+        neighbour). A piece of two cells or more that holds together never fills a cell alone,
+        nor one of three cells two. Other choices compare the cells with fewest open neighbours
+        first and so meet such a cell at once: they get zeros, never read."""
+        islands = np.zeros((BOX_BITS, 7), np.uint64)
+        if self.choose != LOWEST:
+            return islands
+        atoms, cells = _pairs(_bits_of(self.layout, self.problem.atom_cells), EVERY_OPEN_CELL)
+        masks = np.stack((self.mask_low, self.mask_high), axis=1)
+        near, reach = _neighbourhood(self.layout, masks, atoms, cells)
+        piece_bits = np.left_shift(np.uint64(1), self.problem.atom_piece[atoms].astype(np.uint64))
+        alone = near == 0
+        np.bitwise_or.at(islands[:, 0], cells[alone], piece_bits[alone])
+        for direction, stride in enumerate(self.layout.strides.tolist()):
+            partner = np.clip(cells + stride, 0, BOX_BITS - 1)
+            partner_near, _ = _neighbourhood(self.layout, masks, atoms, partner)
+            back = direction ^ 1  # the strides come in pairs, +s then -s
+            paired = (
+                ((reach >> direction) & 1).astype(bool)
+                & (near & ~(1 << direction) == 0)
+                & (partner_near & ~(1 << back) == 0)
+            )
+            np.bitwise_or.at(islands[:, 1 + direction], cells[paired], piece_bits[paired])
+        return islands
 
     @cached_property
     def piece_lists(self) -> tuple[Any, Any, Any]:
@@ -357,6 +389,11 @@ def state(cells: int, longest: int, choose: int, board: Any, left: Any, pieces_l
         np.zeros(depth_limit + 1, np.int64),  # cell_at: the cell chosen at each depth
         np.zeros(1, np.int64),  # holes
     )
+
+
+def _bits_of(layout: Layout, padded: Any) -> Any:
+    """Each placement's cells as board bits, padded with -1 as the cells are."""
+    return np.where(padded >= 0, layout.bit_of_cell[np.maximum(padded, 0)], -1)
 
 
 def _piece_set(left: Any) -> int:
