@@ -130,12 +130,13 @@ def test_the_compiled_search_is_the_python_search_on_prisms() -> None:
 
 
 def test_the_compiled_search_grows_its_tables_and_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tables far too small and a slice of work that ends after every position: the kernel asks
-    for room and is called again, over and over, and finds what the Python search finds; a limit
-    on positions stops both at the same count."""
+    """Tables far too small (positions, moves, the whole assembly's records) and a slice of work
+    that ends after every position: the kernel asks for room and is called again, over and over,
+    and finds what the Python search finds; a limit on positions stops both at the same count."""
     pytest.importorskip("numba")
     monkeypatch.setattr(compiled, "FIRST_POSITIONS", 2)
     monkeypatch.setattr(compiled, "FIRST_MOVES", 1)
+    monkeypatch.setattr(compiled, "FIRST_RECORDS", 1)
     monkeypatch.setattr(compiled, "GAP_SLOTS", 4)
     monkeypatch.setattr(compiled, "SLICE_WORK", 1)
     pelikan = _assemblies(corpus_dir("burrtools") / "PelikanBurr.xmpuzzle")
@@ -331,6 +332,27 @@ def test_position_limit_leaves_it_undecided() -> None:
 
 
 # -- runs and the command line ------------------------------------------------------------------------------
+
+
+def test_pieces_of_one_copy_each_are_handed_over_as_the_general_way_names_and_orders_them() -> None:
+    """A model whose pieces come once each makes each placement's piece once (its letter is its
+    piece's): the same pieces, letters and order as worked out for each assembly afresh."""
+    solutions: list[tuple[Solution, PuzzleModel]] = []
+    run_one(
+        SPECS / "soma.yaml",
+        RunOptions(SearchOptions(max_solutions=20), show=0),
+        on_new_class=lambda solution, model, _: solutions.append((solution, model)),
+    )
+    assert len(solutions) == 20
+    for solution, model in solutions:
+        assert isinstance(model, PackingModel)
+        drawing = model.drawing
+        assert drawing._one_copy_each
+        made = drawing.assembled(solution)
+        assert drawing.assembled(tuple(reversed(solution))) == made
+        drawing._one_copy_each = False
+        assert drawing.assembled(solution) == made
+        drawing._one_copy_each = True
 
 
 def test_packings_without_interlocking_come_apart_at_level_one() -> None:

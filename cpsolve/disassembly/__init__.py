@@ -31,6 +31,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -183,18 +184,27 @@ class Separation:
 @dataclass(frozen=True)
 class Disassembly:
     outcome: Outcome
-    separation: Separation | None = None
+    # the separation, or the compiled search's records it is read from when first asked for: a run
+    # asks most assemblies for their level alone (the flat design's 21,644: 35 us each made)
+    made: Separation | _Records | None = None
     positions: int = 0  # positions looked at, in all parts
     pieces: int = 0
+
+    @cached_property
+    def separation(self) -> Separation | None:
+        made = self.made
+        return made.separation() if isinstance(made, _Records) else made
 
     @property
     def comes_apart(self) -> bool:
         return self.outcome is Outcome.APART
 
-    @property
+    @cached_property
     def level(self) -> str:
         if not self.comes_apart:
             return ""
+        if isinstance(self.made, _Records) and "separation" not in self.__dict__:
+            return self.made.level()
         return "0" if self.separation is None else self.separation.level()
 
     @property
@@ -319,8 +329,13 @@ class Disassembler:
         first use after installing compiles it, several seconds), so that the first assembly does
         not pay for it."""
         if self.compiled:
-            cube = AssembledPiece("A", "A", ((0, 0, 0),))
-            self.analyse([cube, AssembledPiece("B", "B", ((1, 0, 0),))])
+            pair = [AssembledPiece("A", "A", ((0, 0, 0),)), AssembledPiece("B", "B", ((1, 0, 0),))]
+            self.analyse(pair)  # the whole assembly in one call: no piece groups
+            kernel = self._compiled_for(pair)  # and part by part, as with piece groups
+            grouped = PieceGroups({("G", "A"): 1})
+            _Search(pair, grouped, self.max_positions, self.deadline, self.grid, kernel).take_apart(
+                [0, 1], [(0, 0, 0)] * 2
+            )
 
     def _compiled_for(self, pieces: Sequence[AssembledPiece]) -> CompiledDisassembler | None:
         """The kernel's tables, set up for this assembly, when it is searched compiled."""
@@ -340,13 +355,89 @@ class Disassembler:
             return Disassembly(Outcome.APART, pieces=len(pieces))
         if self.deadline.passed():
             return Disassembly(Outcome.UNDECIDED, pieces=len(pieces))
-        search = _Search(pieces, self.groups, self.max_positions, self.deadline, self.grid, self._compiled_for(pieces))
+        kernel = self._compiled_for(pieces)
+        if kernel is not None and not self.groups.capacity:
+            return self._analyse_whole(pieces, kernel)
+        search = _Search(pieces, self.groups, self.max_positions, self.deadline, self.grid, kernel)
         try:
             separation = search.take_apart(list(range(len(pieces))), [(0, 0, 0)] * len(pieces))
         except _Undecided:
             return Disassembly(Outcome.UNDECIDED, positions=search.positions, pieces=len(pieces))
         outcome = Outcome.APART if separation is not None and search.groups_fit() else Outcome.STUCK
         return Disassembly(outcome, separation, search.positions, len(pieces))
+
+    def _analyse_whole(self, pieces: Sequence[AssembledPiece], kernel: CompiledDisassembler) -> Disassembly:
+        """The analysis of an assembly without piece groups in one compiled search (`take_apart_all`):
+        the same parts in the same order as `_Search.take_apart`, read back from its records."""
+        from cpsolve.disassembly.compiled import Undecided
+
+        try:
+            records = kernel.take_apart_all(len(pieces), self.max_positions, MAX_MOVES_PER_POSITION, self.deadline)
+        except Undecided:
+            return Disassembly(Outcome.UNDECIDED, positions=kernel.positions, pieces=len(pieces))
+        if records is None:
+            return Disassembly(Outcome.STUCK, positions=kernel.positions, pieces=len(pieces))
+        return Disassembly(
+            Outcome.APART, _Records(records.tolist(), pieces, self.grid.steps), kernel.positions, len(pieces)
+        )
+
+
+class _Records:
+    """Separations read back from take_apart_all's records (cpsolve.disassembly.kernel), a part at a
+    time in the order they were written: a part, the part of it left in place, the part taken out."""
+
+    def __init__(self, numbers: list[int], pieces: Sequence[AssembledPiece], steps: tuple[Step, ...]) -> None:
+        self.numbers, self.pieces, self.steps = numbers, pieces, steps
+        self.at = 0
+
+    def separation(self) -> Separation:
+        """The whole tree of separations."""
+        self.at = 0
+        return self._part()
+
+    def level(self) -> str:
+        """Separation.level() of the tree, read off the records without making it."""
+        self.at = 0
+        return self._level()[0]
+
+    def _level(self) -> tuple[str, bool]:
+        """The level of the part whose record starts at `at`, and whether a separation in it takes
+        more than one move (Separation.multi_move), moving on past its records."""
+        numbers, at = self.numbers, self.at
+        part, count = numbers[at], numbers[at + 1]
+        pieces = part.bit_count()
+        freed = numbers[at + 2 + 3 * (count - 1)].bit_count()
+        self.at = at + 2 + 3 * count + 3 * pieces
+        levels = [str(count)]
+        multi_move = count > 1
+        for side in (pieces - freed, freed):  # the part left in place, then the part taken out
+            if side > 1:
+                level, more = self._level()
+                if more:
+                    levels.append(level)
+                multi_move = multi_move or more
+        return ".".join(levels), multi_move
+
+    def _part(self) -> Separation:
+        numbers, at = self.numbers, self.at
+        part, count = numbers[at], numbers[at + 1]
+        labels = [piece.label for number, piece in enumerate(self.pieces) if part >> number & 1]
+        path = numbers[at + 2 : at + 2 + 3 * count]
+        self.at = at + 2 + 3 * count + 3 * len(labels)
+        moves = tuple(
+            Move(
+                tuple(label for i, label in enumerate(labels) if bits >> i & 1),
+                self.steps[way].name,
+                self.steps[way].vector,
+                None if distance < 0 else distance,
+            )
+            for bits, way, distance in zip(path[0::3], path[1::3], path[2::3], strict=True)
+        )
+        freed = path[-3]
+        freed_count = freed.bit_count()
+        stays = self._part() if len(labels) - freed_count > 1 else None
+        taken = self._part() if freed_count > 1 else None
+        return Separation(moves, stays, taken)
 
 
 class _Search:

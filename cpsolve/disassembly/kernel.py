@@ -33,6 +33,7 @@ from numba import njit
 
 from cpsolve.disassembly.codes import (
     ADDED,
+    APART,
     CURSOR,
     EXHAUSTED,
     FOUND,
@@ -43,10 +44,16 @@ from cpsolve.disassembly.codes import (
     GAP_GENERATION,
     GROW_MOVES,
     GROW_POSITIONS,
+    GROW_RECORDS,
+    IN_PART,
     KNOWN_GENERATION,
     LOOKED_AT,
     PAUSED,
+    RECORDS_END,
+    SLICE,
+    STUCK,
     UNDECIDED,
+    WAITING,
     WORK,
 )
 
@@ -152,6 +159,15 @@ def front_cells(cells: Any, starts: Any, kinds: Any, vectors: Any, passes: Any, 
                 held += 1
             front_starts[p * steps + step + 1] = held
     return fronts, front_starts
+
+
+@njit(cache=True)
+def geometry_of(cells: Any, starts: Any, kinds: Any, vectors: Any, passes: Any, pass_counts: Any) -> tuple[Any, ...]:
+    """An assembly's pieces as the search reads them: `piece_boxes`, then `front_cells`, in one
+    call (each call from Python costs a few microseconds; a flat design made 21,644 assemblies)."""
+    corners, sides, bases, ahead = piece_boxes(cells, starts, vectors)
+    fronts, front_starts = front_cells(cells, starts, kinds, vectors, passes, pass_counts, corners, sides, bases, ahead)
+    return corners, sides, bases, ahead, fronts, front_starts
 
 
 @njit(cache=True, inline="always")
@@ -317,17 +333,18 @@ def _known(keys: Any, stamps: Any, generation: Any, mask: Any, distance: Any, ad
 
 
 @njit(cache=True, inline="always")
-def _position_slot(table: Any, positions: Any, row: Any) -> tuple[Any, bool]:
-    """The table slot of a position: where it is held (True) or the empty slot it would take."""
+def _position_slot(table: Any, positions: Any, row: Any, width: Any) -> tuple[Any, bool]:
+    """The table slot of a position (its first `width` numbers: a row of `positions` may be wider
+    than the part's): where it is held (True) or the empty slot it would take."""
     last = table.shape[0] - 1
     hash_value = np.int64(0)
-    for k in range(row.shape[0]):
+    for k in range(width):
         hash_value = _mixed(hash_value, row[k])
     slot = hash_value & last
     while table[slot] >= 0:
         held = table[slot]
         same = True
-        for k in range(row.shape[0]):
+        for k in range(width):
             if positions[held, k] != row[k]:
                 same = False
                 break
@@ -338,10 +355,10 @@ def _position_slot(table: Any, positions: Any, row: Any) -> tuple[Any, bool]:
 
 
 @njit(cache=True)
-def rehash(table: Any, positions: Any, added: int) -> None:
-    """Fill an empty (all -1) table with the first `added` positions."""
+def rehash(table: Any, positions: Any, added: int, width: int) -> None:
+    """Fill an empty (all -1) table with the first `added` positions (`width` numbers each)."""
     for index in range(added):
-        slot, _ = _position_slot(table, positions, positions[index])
+        slot, _ = _position_slot(table, positions, positions[index], width)
         table[slot] = index
 
 
@@ -482,7 +499,8 @@ def expand(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_c
     meets = np.empty((steps, count), np.int64)
     touches = np.empty((steps, count), np.int64)
     scratch = np.empty(2 * count + 1, np.int64)
-    child = np.empty(positions.shape[1], np.int32)
+    width = 3 * count  # a row of `positions` may be wider (take_apart_all's rows fit every part)
+    child = np.empty(width, np.int32)
     counters[WORK] = 0
     while counters[CURSOR] < counters[ADDED]:
         index = counters[CURSOR]
@@ -507,7 +525,7 @@ def expand(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_c
             return GROW_POSITIONS
         for m in range(listed):
             mask, direction, distance = moves[m, 0], moves[m, 1], moves[m, 2]
-            for k in range(child.shape[0]):
+            for k in range(width):
                 child[k] = positions[index, k]
             shift = distance
             moving = mask
@@ -518,10 +536,10 @@ def expand(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_c
                 if moving >> i & 1:
                     for axis in range(3):
                         child[3 * i + axis] += shift * vectors[direction, axis]
-            slot, held = _position_slot(table, positions, child)
+            slot, held = _position_slot(table, positions, child, width)
             if not held:
                 added = counters[ADDED]
-                for k in range(child.shape[0]):
+                for k in range(width):
                     positions[added, k] = child[k]
                 came_from[added, 0], came_from[added, 1] = index, mask
                 came_from[added, 2], came_from[added, 3] = direction, distance
@@ -532,3 +550,107 @@ def expand(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_c
         if counters[WORK] >= slice_work:
             return PAUSED
     return EXHAUSTED
+
+
+@njit(cache=True)
+def take_apart_all(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_counters: Any,
+                   positions: Any, came_from: Any, table: Any, moves: Any, found: Any, known: Any,
+                   known_stamps: Any, counters: Any, stack: Any, records: Any, max_positions: int, max_moves: int,
+                   slice_work: int) -> int:  # fmt: skip
+    """A whole assembly taken apart, part after part, as the Python side's recursion does it where
+    no piece groups are (`_Search.take_apart`): each part's breadth-first search (`expand`), then
+    the part left in place and after it the part taken out, each in turn; one piece is done.
+
+    `stack[k]`: a part waiting, the bit mask of its pieces, then each piece's offset (3 numbers
+    per piece of the assembly, where it lies after the moves that split it off). `records`, one
+    after another in that order: a part's piece mask, its moves (their count, then pieces as a
+    mask over the part's own pieces, step and distance, -1 for the last: out to infinity), and
+    the offsets its pieces end at (3 per piece of the part, from its first). Returns APART when
+    every part came apart, STUCK at the first that does not (nothing after it is looked at, as in
+    Python), UNDECIDED at a limit; PAUSED after a slice of work, GROW_POSITIONS, GROW_MOVES or
+    GROW_RECORDS when an array is too small: the caller grows it, or looks at the clock, and calls
+    again, which goes on where it stopped. The caller starts with the whole assembly on the stack,
+    IN_PART 0 and RECORDS_END 0."""
+    pieces = stack.shape[1] // 3
+    members = np.empty(pieces, np.int64)
+    counters[SLICE] = 0
+    while True:
+        if counters[IN_PART] == 0:
+            if counters[WAITING] == 0:
+                return APART
+            counters[WAITING] -= 1
+            top = counters[WAITING]
+            part = stack[top, 0]
+            count = 0
+            for piece in range(pieces):
+                if part >> piece & 1:
+                    members[count] = piece
+                    count += 1
+            first = members[0]
+            for i in range(count):
+                for axis in range(3):
+                    positions[0, 3 * i + axis] = (
+                        stack[top, 1 + 3 * members[i] + axis] - stack[top, 1 + 3 * first + axis]
+                    )
+            came_from[0, 0], came_from[0, 1], came_from[0, 2], came_from[0, 3] = -1, 0, 0, 0
+            table[:] = -1
+            rehash(table, positions, 1, 3 * count)
+            counters[ADDED], counters[CURSOR] = 1, 0
+            counters[IN_PART] = 1
+            stack[pieces, 0] = part  # the part being expanded, kept beyond the waiting ones
+        part = stack[pieces, 0]
+        count = 0
+        for piece in range(pieces):
+            if part >> piece & 1:
+                members[count] = piece
+                count += 1
+        status = expand(geometry, gap_keys, gap_values, gap_stamps, gap_counters, members[:count], positions,
+                        came_from, table, moves, found, known, known_stamps, counters, max_positions, max_moves,
+                        slice_work)  # fmt: skip
+        counters[SLICE] += counters[WORK]
+        if status == EXHAUSTED:
+            counters[IN_PART] = 0
+            return STUCK
+        if status != FOUND:
+            return status
+        # the moves back to the start, then the record: piece mask, moves, where the pieces end
+        found_at = counters[FOUND_AT]
+        steps = 1
+        at = found_at
+        while at > 0:
+            at = came_from[at, 0]
+            steps += 1
+        end = counters[RECORDS_END]
+        if end + 2 + 3 * steps + 3 * count > records.shape[0]:
+            counters[LOOKED_AT] -= 1  # the position is worked out again once the records have grown
+            return GROW_RECORDS
+        records[end], records[end + 1] = part, steps
+        last = end + 2 + 3 * (steps - 1)
+        records[last], records[last + 1], records[last + 2] = counters[FOUND_MASK], counters[FOUND_DIRECTION], -1
+        at = found_at
+        while at > 0:
+            last -= 3
+            records[last], records[last + 1], records[last + 2] = came_from[at, 1], came_from[at, 2], came_from[at, 3]
+            at = came_from[at, 0]
+        state = end + 2 + 3 * steps
+        for k in range(3 * count):
+            records[state + k] = positions[found_at, k]
+        counters[RECORDS_END] = state + 3 * count
+        counters[IN_PART] = 0
+        # the part taken out waits below the part left in place, which is looked at first
+        freed_bits = counters[FOUND_MASK]
+        freed = np.int64(0)
+        for i in range(count):
+            if freed_bits >> i & 1:
+                freed |= np.int64(1) << members[i]
+        for side in (freed, part & ~freed):
+            if side & (side - 1) == 0:
+                continue  # one piece: nothing to take apart
+            top = counters[WAITING]
+            counters[WAITING] = top + 1
+            stack[top, 0] = side
+            for i in range(count):
+                for axis in range(3):
+                    stack[top, 1 + 3 * members[i] + axis] = positions[found_at, 3 * i + axis]
+        if counters[SLICE] >= slice_work:
+            return PAUSED

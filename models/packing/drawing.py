@@ -29,6 +29,11 @@ class PackingDrawing:
         self.placements = placements
         self.top_first = top_first
         self.symbols = _symbols(puzzle.pieces)
+        # at most one copy of each piece: a placement's letter and place in the order are its piece's
+        self._one_copy_each = all(piece.bounds.high <= 1 for piece in puzzle.pieces) and len(
+            {symbols[0] for symbols in self.symbols}
+        ) == len(self.symbols)
+        self._assembled_of_atom: dict[int, tuple[int, AssembledPiece]] = {}
 
     def pieces_of(self, solution: Solution) -> dict[str, list[list[list[int]]]]:
         out: dict[str, list[list[list[int]]]] = {p.name: [] for p in self.puzzle.pieces}
@@ -71,6 +76,17 @@ class PackingDrawing:
         are tried in), each named by its letter in the drawing."""
         from cpsolve.disassembly import AssembledPiece  # only --disassemble needs it
 
+        if self._one_copy_each:  # each piece's one letter: made once for each placement
+            made = self._assembled_of_atom
+            for atom in solution:
+                if atom not in made:
+                    placement = self.placements[atom]
+                    name = self.puzzle.pieces[placement.piece].name
+                    made[atom] = (
+                        placement.piece,
+                        AssembledPiece(self.symbols[placement.piece][0], name, placement.cells),
+                    )
+            return [piece for _, piece in sorted(made[atom] for atom in solution)]
         symbol_of = self._symbol_of_atom(solution)
         atoms = sorted(solution, key=lambda a: (self.placements[a].piece, min(self.placements[a].cells)))
         names = [self.puzzle.pieces[self.placements[atom].piece].name for atom in atoms]
