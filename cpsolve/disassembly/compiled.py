@@ -2,9 +2,10 @@
 when it asks, and one part's search run in slices, between which the deadline and Ctrl-C are
 looked at. Imported only when numba is installed.
 
-The search is the Python one's (cpsolve.disassembly._Search) move for move; only the breadth-first
-expansion of a part is compiled. Splitting, piece groups and the plan stay in Python, which sees
-a handful of calls per assembly.
+The search is the Python one's (cpsolve.disassembly._Search) move for move. Without piece groups
+a whole assembly is one kernel call (`take_apart_all`: the parts split and taken apart in turn,
+their moves written as records); with them only the breadth-first expansion of a part is
+compiled, and splitting and the groups stay in Python, a few calls a part.
 """
 
 from __future__ import annotations
