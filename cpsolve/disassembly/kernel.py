@@ -20,10 +20,11 @@ Everything lives in arrays the caller owns (cpsolve.disassembly.compiled):
 
 `take_apart_all` takes a whole assembly apart (the parts in the order the Python side's recursion
 takes them, records of each part's moves in an array), where no piece groups are; with them the
-Python side calls `expand` part by part. `expand` works through positions until the first part comes free (FOUND), none is left
-(EXHAUSTED), a limit stops it (UNDECIDED), it has done a slice of work (PAUSED: the caller looks
-at the clock and Ctrl-C and calls again), or an array is too small (GROW_POSITIONS, GROW_MOVES:
-the caller grows it and calls again; the position is worked out again, counted once).
+Python side calls `expand` part by part. `expand` works through positions until the first part
+comes free (FOUND), none is left (EXHAUSTED), a limit stops it (UNDECIDED), it has done a slice of
+work (PAUSED: the caller looks at the clock and Ctrl-C and calls again), or an array is too small
+(GROW_POSITIONS, GROW_MOVES: the caller grows it and calls again; the position is worked out
+again, counted once).
 """
 
 from __future__ import annotations

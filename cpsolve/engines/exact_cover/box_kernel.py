@@ -101,7 +101,8 @@ def search(
     (two words each), max_holes and a tuple as long as it is positive (known when compiling),
     strides and valid (directions x 2 words) of the layout, choose,
     mask_low and mask_high and atom_piece per placement, offsets / nonempty / entries of the
-    lists (box_search.Tables), least and most per piece, bit_of, and for EVERY_OPEN_CELL each
+    lists (box_search.Tables), least and most per piece, bit_of, islands (the pieces that can fill a
+    cell apart: BoxSearch.islands), and for EVERY_OPEN_CELL each
     piece's placements and the pieces used exactly once (BoxSearch.piece_lists). `work` per depth d: boards[d],
     fits[d, slots[d]] the placements that fit the cell (or piece) chosen there (fit_count[d] of them, -1: not
     chosen yet), positions[d] the next to try, chosen[d] the one made (-1: cell_at[d] left
