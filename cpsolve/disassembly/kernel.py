@@ -555,6 +555,17 @@ def expand(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_c
     return EXHAUSTED
 
 
+@njit(cache=True, inline="always")
+def _members_of(part: Any, members: Any) -> Any:
+    """The pieces of a part (a bit mask) written into `members` in order; how many."""
+    count = 0
+    for piece in range(members.shape[0]):
+        if part >> piece & 1:
+            members[count] = piece
+            count += 1
+    return count
+
+
 @njit(cache=True)
 def take_apart_all(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_counters: Any,
                    positions: Any, came_from: Any, table: Any, moves: Any, found: Any, known: Any,
@@ -584,11 +595,7 @@ def take_apart_all(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: An
             counters[WAITING] -= 1
             top = counters[WAITING]
             part = stack[top, 0]
-            count = 0
-            for piece in range(pieces):
-                if part >> piece & 1:
-                    members[count] = piece
-                    count += 1
+            count = _members_of(part, members)
             first = members[0]
             for i in range(count):
                 for axis in range(3):
@@ -602,11 +609,7 @@ def take_apart_all(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: An
             counters[IN_PART] = 1
             stack[pieces, 0] = part  # the part being expanded, kept beyond the waiting ones
         part = stack[pieces, 0]
-        count = 0
-        for piece in range(pieces):
-            if part >> piece & 1:
-                members[count] = piece
-                count += 1
+        count = _members_of(part, members)
         status = expand(geometry, gap_keys, gap_values, gap_stamps, gap_counters, members[:count], positions,
                         came_from, table, moves, found, known, known_stamps, counters, max_positions, max_moves,
                         slice_work)  # fmt: skip
