@@ -398,10 +398,7 @@ def test_every_search_meets_the_same_solutions_with_holes(data: dict[str, Any]) 
 
 
 FLAT_SHAPES: dict[str, list[tuple[int, int, int]]] = {
-    "domino": [(0, 0, 0), (1, 0, 0)],
-    "bar": [(0, 0, 0), (1, 0, 0), (2, 0, 0)],
-    "vee": [(0, 0, 0), (1, 0, 0), (0, 1, 0)],
-    "ell": [(0, 0, 0), (1, 0, 0), (2, 0, 0), (0, 1, 0)],
+    **{name: SHAPES[name] for name in ("domino", "bar", "vee", "ell")},
     "square": [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)],
     "gapped": [(0, 0, 0), (2, 0, 0)],  # two cells apart: fills two cells that are each alone
     "diagonal": [(0, 0, 0), (1, 1, 0)],
