@@ -203,7 +203,7 @@ class Disassembly:
     def level(self) -> str:
         if not self.comes_apart:
             return ""
-        if isinstance(self.made, _Records) and "separation" not in self.__dict__:
+        if isinstance(self.made, _Records):
             return self.made.level()
         return "0" if self.separation is None else self.separation.level()
 
