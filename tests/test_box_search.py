@@ -515,6 +515,74 @@ def test_islands_cut_the_pentominoes_tree_and_keep_every_solution() -> None:
 
 
 @st.composite
+def flat_packings_of_single_pieces(draw: st.DrawFn) -> dict[str, Any]:
+    """flat_packings where every piece comes at most once (some may be left out): the boards the
+    lowest-cell search keeps as dead ends are searched for such pieces only."""
+    data = draw(flat_packings())
+    for piece in data["pieces"].values():
+        piece["min"], piece["max"] = draw(st.integers(0, 1)), 1
+    return data
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(flat_packings_of_single_pieces(), st.sampled_from([2, 8, 1 << 17]))
+def test_boards_kept_as_dead_ends_cut_no_solution(data: dict[str, Any], rows: int) -> None:
+    """The lowest-cell box search keeping the boards that led nowhere (in two rows, where every
+    board pushes the last out; in a few; in as many as runs keep) against the same search keeping
+    none and the lowest-cell search, whole and in the run's parts, and the count against the
+    brute force."""
+    problem, lowest, _, parts = _searches_of(data)
+    box = BoxSearch.of(problem, LOWEST)
+    assert box is not None and box.dead_end_rows > 0
+    keeping, forgetting = dataclasses.replace(box, dead_end_rows=rows), dataclasses.replace(box, dead_end_rows=0)
+    for split in ([Part(problem.forced, problem.excluded)], parts):
+        expected = sorted(solutions(lowest, split))
+        assert sorted(solutions(forgetting, split)) == expected
+        assert sorted(solutions(keeping, split)) == expected
+    optional = {tuple(cell) for cell in data["target"].get("optional", [])}
+    target: Target = {tuple(cell): (False, None) for cell in data["target"]["cells"]}
+    target.update({cell: (True, None) for cell in optional})
+    pieces: dict[str, Piece] = {
+        name: ({tuple(cell): None for cell in piece["cells"]}, piece["min"], piece["max"])
+        for name, piece in data["pieces"].items()
+    }
+    whole = [Part(problem.forced, problem.excluded)]
+    assert len(solutions(keeping, whole)) == count_with_holes(pieces, target, set(), data.get("max_holes"))[0]
+
+
+def test_dead_ends_cut_the_pentominoes_tree_and_keep_every_solution() -> None:
+    """Pentominoes 6x10: 1,921,237 placements without dead ends kept, 1,197,665 with them
+    (benchmarks/exact_cover_search.py); the same solutions."""
+    puzzle = built(SPECS / "pentominoes_6x10.yaml")
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    box = BoxSearch.of(problem, LOWEST)
+    assert box is not None
+    found, placements = {}, {}
+    for rows in (box.dead_end_rows, 0):
+        search = dataclasses.replace(box, dead_end_rows=rows)
+        enumeration = CoverEnumeration(search, parts, SearchOptions(), NO_DEADLINE)
+        found[rows], placements[rows] = sorted(enumeration), enumeration.steps
+    assert found[box.dead_end_rows] == found[0] and len(found[0]) == 2339
+    assert placements[box.dead_end_rows] * 3 < placements[0] * 2
+
+
+def test_dead_ends_are_kept_only_where_a_board_and_the_pieces_left_fix_what_is_left() -> None:
+    """Filling the lowest cell with every piece at most once: kept. With copies (the pieces left
+    do not say how many), or filling the cell with fewest open neighbours (3-D, where it does not
+    pay): not."""
+    pentominoes = built(SPECS / "pentominoes_6x10.yaml").cover_problem()
+    tetracubes = built(SPECS / "t_tetracubes_6x6x2.yaml").cover_problem()
+    assert pentominoes is not None and tetracubes is not None
+    kept = BoxSearch.of(pentominoes, LOWEST)
+    in_3d = BoxSearch.of(pentominoes, CHOOSE_AMONG)
+    copies = BoxSearch.of(tetracubes, LOWEST)
+    assert kept is not None and in_3d is not None and copies is not None
+    assert kept.dead_end_rows > 0 and in_3d.dead_end_rows == 0 and copies.dead_end_rows == 0
+
+
+@st.composite
 def mostly_optional_packings(draw: st.DrawFn) -> dict[str, Any]:
     """small_packings where at least half the target's cells may stay empty, every one of them in
     some: many placements lie on optional cells only."""

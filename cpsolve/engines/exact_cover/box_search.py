@@ -33,6 +33,7 @@ LOWEST = 0  # `choose` for the lowest open cell
 EVERY_OPEN_CELL = 1 << 10  # `choose`: every open cell compared, and the pieces used exactly once (box_kernel.py)
 HOLE = -1  # a choice that leaves an optional cell empty
 ESTIMATE = 10  # where `state` keeps Knuth's estimate
+DEAD_END_ROWS = 1 << 17  # boards kept as leading to no solution (box_kernel.py): 3 MB a part
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,7 @@ class BoxSearch:
     most: Any
     optional: Any  # uint64 (2,): the cells that may stay empty
     max_holes: int  # how many of them may, at most
+    dead_end_rows: int  # the rows a part's search keeps boards that lead to no solution in (0: none)
 
     @staticmethod
     def of(problem: CoverProblem, choose: int) -> BoxSearch | None:
@@ -145,6 +147,7 @@ class BoxSearch:
         all_atoms = atoms[pair]
         all_keys = (cells[pair] * lists + open_near) * pieces + problem.atom_piece[all_atoms]
         order = np.argsort(all_keys)
+        most = np.array([high for _, high in problem.piece_bounds], np.int64)
         return BoxSearch(
             problem,
             layout,
@@ -154,9 +157,10 @@ class BoxSearch:
             all_keys[order],
             all_atoms[order],
             np.array([low for low, _ in problem.piece_bounds], np.int64),
-            np.array([high for _, high in problem.piece_bounds], np.int64),
+            most,
             _words(layout.bit_of_cell[sorted(problem.optional)]),
             problem.most_empty,
+            DEAD_END_ROWS if choose == LOWEST and pieces < MAX_PIECES and most.max(initial=0) <= 1 else 0,
         )
 
     @property
@@ -285,8 +289,9 @@ class BoxSearch:
             return None
         return board, left
 
-    def _state(self, board: Any, left: Any, longest: int = 0) -> tuple[Any, ...]:
-        return state(self.problem.cells, max(self.tables.longest, longest), self.choose, board, left, _piece_set(left))
+    def _state(self, board: Any, left: Any, longest: int = 0, dead_end_rows: int = 0) -> tuple[Any, ...]:
+        longest = max(self.tables.longest, longest)
+        return state(self.problem.cells, longest, self.choose, board, left, _piece_set(left), dead_end_rows)
 
     def run(
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
@@ -300,7 +305,7 @@ class BoxSearch:
         if set(left_out) - self.problem.excluded and not started[0].any():
             raise ValueError("a part that leaves placements out must place some first")
         arguments = self.kernel_tables(left_out)
-        work = self._state(*started)
+        work = self._state(*started, dead_end_rows=self.dead_end_rows)
         found = np.zeros((capacity, self.problem.cells + 1), np.int64)
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
@@ -367,10 +372,13 @@ class BoxSearch:
         return float(work[ESTIMATE][0]) / probes
 
 
-def state(cells: int, longest: int, choose: int, board: Any, left: Any, pieces_left: int) -> tuple[Any, ...]:
+def state(
+    cells: int, longest: int, choose: int, board: Any, left: Any, pieces_left: int, dead_end_rows: int = 0
+) -> tuple[Any, ...]:
     """Fresh state for box_kernel.search (see there): per depth the boards, the lists of fitting
     placements (and room for a hole after them) and where the search is in them; the copies
-    left; the holes made; scratch space."""
+    left; the holes made; the boards known to lead nowhere (`dead_end_rows` rows, a power of two
+    or 0: only a whole part's search keeps them, not the estimates' random paths); scratch space."""
     depth_limit = cells + 1
     boards = np.zeros((depth_limit + 1, 2), np.uint64)
     boards[0] = board
@@ -388,6 +396,9 @@ def state(cells: int, longest: int, choose: int, board: Any, left: Any, pieces_l
         np.zeros(2, np.float64),  # estimate: the sum and the random generator's state
         np.zeros(depth_limit + 1, np.int64),  # cell_at: the cell chosen at each depth
         np.zeros(1, np.int64),  # holes
+        np.zeros((dead_end_rows, 3), np.uint64),  # dead ends: low, high, pieces left | tag
+        np.zeros(depth_limit + 1, np.int64),  # found_before: solutions found before each depth's board
+        np.zeros(1, np.int64),  # found_total
     )
 
 
