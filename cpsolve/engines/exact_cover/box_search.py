@@ -34,6 +34,7 @@ EVERY_OPEN_CELL = 1 << 10  # `choose`: every open cell compared, and the pieces 
 HOLE = -1  # a choice that leaves an optional cell empty
 ESTIMATE = 10  # where `state` keeps Knuth's estimate
 DEAD_END_ROWS = 1 << 17  # boards kept as leading to no solution (box_kernel.py): 3 MB a part
+_KEPT_DEAD_ENDS = "_kept_dead_ends"  # where a search keeps the last part's, for the next with the same left out
 
 
 @dataclass(frozen=True)
@@ -289,9 +290,26 @@ class BoxSearch:
             return None
         return board, left
 
-    def _state(self, board: Any, left: Any, longest: int = 0, dead_end_rows: int = 0) -> tuple[Any, ...]:
+    def _state(self, board: Any, left: Any, longest: int = 0, dead_ends: Any = None) -> tuple[Any, ...]:
         longest = max(self.tables.longest, longest)
-        return state(self.problem.cells, longest, self.choose, board, left, _piece_set(left), dead_end_rows)
+        return state(self.problem.cells, longest, self.choose, board, left, _piece_set(left), dead_ends)
+
+    def _dead_ends_for(self, left_out: frozenset[int]) -> Any:
+        """The rows a part's search keeps its dead ends in (None: it keeps none): those the last
+        part searched in this process left, if it left out the same placements (the finer parts
+        of one kept atom do: `ExactCoverPrepared.part_keys`), for what lies below a board does
+        not depend on what was placed first; else empty. Taken, not shared, so that two threads
+        never write one table."""
+        if self.dead_end_rows == 0:
+            return None
+        kept = self.__dict__.pop(_KEPT_DEAD_ENDS, None)
+        if kept is not None and kept[0] == left_out:
+            return kept[1]
+        return np.zeros((self.dead_end_rows, 3), np.uint64)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (to a cluster's workers) without the dead ends kept in this process."""
+        return {name: value for name, value in self.__dict__.items() if name != _KEPT_DEAD_ENDS}
 
     def run(
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
@@ -305,14 +323,19 @@ class BoxSearch:
         if set(left_out) - self.problem.excluded and not started[0].any():
             raise ValueError("a part that leaves placements out must place some first")
         arguments = self.kernel_tables(left_out)
-        work = self._state(*started, dead_end_rows=self.dead_end_rows)
+        dead_ends = self._dead_ends_for(left_out)
+        work = self._state(*started, dead_ends=dead_ends)
         found = np.zeros((capacity, self.problem.cells + 1), np.int64)
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
         depth = 0
-        while depth >= 0:
-            depth, written, steps = search(arguments, work, depth, budget, 0, found, found_length)
-            yield found_solutions(fixed, found, found_length, written), steps
+        try:
+            while depth >= 0:
+                depth, written, steps = search(arguments, work, depth, budget, 0, found, found_length)
+                yield found_solutions(fixed, found, found_length, written), steps
+        finally:  # a board kept is one searched to its end, so even a part cut short leaves them true
+            if dead_ends is not None:
+                self.__dict__[_KEPT_DEAD_ENDS] = (left_out, dead_ends)
 
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The placements that fit the cell the search fills first once `forced` are made: every
@@ -373,12 +396,12 @@ class BoxSearch:
 
 
 def state(
-    cells: int, longest: int, choose: int, board: Any, left: Any, pieces_left: int, dead_end_rows: int = 0
+    cells: int, longest: int, choose: int, board: Any, left: Any, pieces_left: int, dead_ends: Any = None
 ) -> tuple[Any, ...]:
     """Fresh state for box_kernel.search (see there): per depth the boards, the lists of fitting
     placements (and room for a hole after them) and where the search is in them; the copies
-    left; the holes made; the boards known to lead nowhere (`dead_end_rows` rows, a power of two
-    or 0: only a whole part's search keeps them, not the estimates' random paths); scratch space."""
+    left; the holes made; the boards known to lead nowhere (`dead_ends`, rows of three words, a
+    power of two of them; None: none kept, as for the estimates' random paths); scratch space."""
     depth_limit = cells + 1
     boards = np.zeros((depth_limit + 1, 2), np.uint64)
     boards[0] = board
@@ -396,7 +419,7 @@ def state(
         np.zeros(2, np.float64),  # estimate: the sum and the random generator's state
         np.zeros(depth_limit + 1, np.int64),  # cell_at: the cell chosen at each depth
         np.zeros(1, np.int64),  # holes
-        np.zeros((dead_end_rows, 3), np.uint64),  # dead ends: low, high, pieces left | tag
+        np.zeros((0, 3), np.uint64) if dead_ends is None else dead_ends,  # low, high, pieces left | tag
         np.zeros(depth_limit + 1, np.int64),  # found_before: solutions found before each depth's board
         np.zeros(1, np.int64),  # found_total
     )
