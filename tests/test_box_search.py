@@ -581,7 +581,8 @@ def test_the_finer_parts_of_a_kept_atom_take_up_each_others_dead_ends() -> None:
     finer = _finer_parts(box, parts)
     placements = {}
     for shared in (True, False):
-        found, placements[shared] = [], 0
+        found: list[Solution] = []
+        placements[shared] = 0
         for part in finer:
             search = box if shared else dataclasses.replace(box)
             enumeration = CoverEnumeration(search, [part], SearchOptions(), NO_DEADLINE)
