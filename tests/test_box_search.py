@@ -445,6 +445,12 @@ def test_the_lowest_cell_search_ends_a_branch_at_an_island_only_where_no_piece_l
     assert box is not None
     for split in ([Part(problem.forced, problem.excluded)], parts):
         assert sorted(solutions(box, split)) == sorted(solutions(lowest, split))
+    whole = [Part(problem.forced, problem.excluded)]
+    assert len(solutions(box, whole)) == _brute_force_count_of_flat(data)
+
+
+def _brute_force_count_of_flat(data: dict[str, Any]) -> int:
+    """The raw count of a flat packing (flat_packings) by the independent brute force."""
     optional = {tuple(cell) for cell in data["target"].get("optional", [])}
     target: Target = {tuple(cell): (False, None) for cell in data["target"]["cells"]}
     target.update({cell: (True, None) for cell in optional})
@@ -452,8 +458,7 @@ def test_the_lowest_cell_search_ends_a_branch_at_an_island_only_where_no_piece_l
         name: ({tuple(cell): None for cell in piece["cells"]}, piece["min"], piece["max"])
         for name, piece in data["pieces"].items()
     }
-    whole = [Part(problem.forced, problem.excluded)]
-    assert len(solutions(box, whole)) == count_with_holes(pieces, target, set(), data.get("max_holes"))[0]
+    return count_with_holes(pieces, target, set(), data.get("max_holes"))[0]
 
 
 def _islands_by_definition(box: BoxSearch) -> Any:
@@ -540,15 +545,8 @@ def test_boards_kept_as_dead_ends_cut_no_solution(data: dict[str, Any], rows: in
         expected = sorted(solutions(lowest, split))
         assert sorted(solutions(forgetting, split)) == expected
         assert sorted(solutions(keeping, split)) == expected
-    optional = {tuple(cell) for cell in data["target"].get("optional", [])}
-    target: Target = {tuple(cell): (False, None) for cell in data["target"]["cells"]}
-    target.update({cell: (True, None) for cell in optional})
-    pieces: dict[str, Piece] = {
-        name: ({tuple(cell): None for cell in piece["cells"]}, piece["min"], piece["max"])
-        for name, piece in data["pieces"].items()
-    }
     whole = [Part(problem.forced, problem.excluded)]
-    assert len(solutions(keeping, whole)) == count_with_holes(pieces, target, set(), data.get("max_holes"))[0]
+    assert len(solutions(keeping, whole)) == _brute_force_count_of_flat(data)
     finer = _finer_parts(keeping, parts)  # one after another on one search: each takes up the last one's dead ends
     assert sorted(solution for part in finer for solution in solutions(keeping, [part])) == sorted(
         solutions(lowest, parts)
@@ -568,16 +566,21 @@ def _finer_parts(box: BoxSearch, parts: list[Part]) -> list[Part]:
     return finer
 
 
+def _pentominoes_lowest_cell() -> tuple[BoxSearch, list[Part]]:
+    """Pentominoes 6x10's lowest-cell box search and the parts of a run's breaking."""
+    puzzle = built(SPECS / "pentominoes_6x10.yaml")
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    box = BoxSearch.of(problem, LOWEST)
+    assert box is not None
+    return box, parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+
+
 def test_the_finer_parts_of_a_kept_atom_take_up_each_others_dead_ends() -> None:
     """Pentominoes 6x10's 8 parts split into 138 and searched in turn on one search, as a worker
     does: 1,197,527 placements, as the 8 whole parts make (1,197,665); each with dead ends of its
     own 1,432,445. Pickled, a search leaves its dead ends behind."""
-    puzzle = built(SPECS / "pentominoes_6x10.yaml")
-    problem = puzzle.cover_problem()
-    assert problem is not None
-    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
-    box = BoxSearch.of(problem, LOWEST)
-    assert box is not None
+    box, parts = _pentominoes_lowest_cell()
     finer = _finer_parts(box, parts)
     placements = {}
     for shared in (True, False):
@@ -596,12 +599,7 @@ def test_the_finer_parts_of_a_kept_atom_take_up_each_others_dead_ends() -> None:
 def test_dead_ends_cut_the_pentominoes_tree_and_keep_every_solution() -> None:
     """Pentominoes 6x10: 1,921,237 placements without dead ends kept, 1,197,665 with them
     (benchmarks/exact_cover_search.py); the same solutions."""
-    puzzle = built(SPECS / "pentominoes_6x10.yaml")
-    problem = puzzle.cover_problem()
-    assert problem is not None
-    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
-    box = BoxSearch.of(problem, LOWEST)
-    assert box is not None
+    box, parts = _pentominoes_lowest_cell()
     found, placements = {}, {}
     for rows in (box.dead_end_rows, 0):
         search = dataclasses.replace(box, dead_end_rows=rows)
