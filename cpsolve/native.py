@@ -59,6 +59,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "cpsolve.disassembly.kernel": ("geometry_of", "rehash", "expand", "take_apart_all"),
     "cpsolve.counting.frontier_kernel": ("step", "rehash"),
     "cpsolve.grids.fitting_kernel": ("fitting",),
+    "cpsolve.symmetry.images_kernel": ("atom_images",),
 }
 # The modules whose source the compiled code is made of: the kernels and the constants they import.
 SOURCES = (

@@ -9,7 +9,7 @@ from typing import Any
 from unittest.mock import patch
 
 import yaml
-from conftest import SPECS, checked_run
+from conftest import SPECS, checked_run, corpus_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -30,7 +30,7 @@ from cpsolve.geometry import (
     orientations,
     transform,
 )
-from cpsolve.models.packing import placements
+from cpsolve.models.packing import placements, symmetries
 from cpsolve.models.packing.puzzle import PackingPuzzle, Piece
 from cpsolve.run import RunOptions
 from cpsolve.spec import PackingSpec
@@ -232,3 +232,99 @@ def test_the_compiled_placement_finder_sorts_each_placement_in_a_target_numbered
     numpy_way, compiled_way = _placements_both_ways(puzzle, 10_000)
     assert len(numpy_way[0]) > 100
     assert compiled_way == numpy_way
+
+
+# -- the compiled symmetry images against the array operations ------------------------------------
+
+SMALL_PIECES = st.lists(
+    st.tuples(st.tuples(st.integers(0, 2), st.integers(0, 1), st.integers(0, 1)), st.sampled_from([None, "red"])),
+    min_size=1,
+    max_size=4,
+    unique_by=lambda cell: cell[0],
+)
+
+
+def _group_both_ways(path: Path) -> list[Any]:
+    """The symmetry group of the puzzle in `path` as maps of its atoms, made through the array
+    operations and through the compiled kernel (numba's where no build is loaded)."""
+    answers = []
+    for compiled in (False, True):
+        kernel = native.kernel(symmetries.IMAGES_KERNEL, "atom_images") if compiled else None
+        built = native.built_kernel
+
+        def images_kernel(module: str, name: str, kernel: Any = kernel, built: Any = built) -> Any:
+            return kernel if module == symmetries.IMAGES_KERNEL else built(module, name)
+
+        with patch.object(native, "built_kernel", images_kernel):
+            group = read_puzzle(path).model()[0].group
+        answers.append((group.maps.tolist(), group.proper.tolist()))
+    return answers
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(SMALL_PIECES, min_size=1, max_size=3),
+    st.tuples(st.integers(1, 4), st.integers(1, 4), st.integers(1, 3)),
+    st.sampled_from(["all", "rotations"]),
+    st.sampled_from(["none", "layers", "scattered"]),
+    st.integers(0, 2**16),
+    st.booleans(),
+)
+def test_the_compiled_symmetry_images_map_atoms_as_the_array_operations_do(
+    pieces: list[list[tuple[Cell3, str | None]]],
+    size: tuple[int, int, int],
+    symmetry: str,
+    colouring: str,
+    seed: int,
+    partnered: bool,
+) -> None:
+    """Pieces (chiral ones among them, some coloured, the first one's mirror image too where
+    `partnered`, so that a reflection swaps the two) in a box whose cells are coloured not at all,
+    by layer (the symmetries that keep the layers stay) or at random: every symmetry's map of the
+    atoms the same."""
+    if partnered:
+        pieces = [*pieces, [((-x, y, z), colour) for (x, y, z), colour in pieces[0]]]
+    box = [[x, y, z] for x in range(size[0]) for y in range(size[1]) for z in range(size[2])]
+    chooser = random.Random(seed)
+    red = {
+        "none": [],
+        "layers": [cell for cell in box if cell[2] == 0],
+        "scattered": [cell for cell in box if chooser.random() < 0.4],
+    }[colouring]
+    spec: dict[str, Any] = {
+        "symmetry": symmetry,
+        "pieces": {
+            f"P{n}": {
+                "cells": [list(cell) for cell, _ in cells],
+                "colours": (
+                    {"red": [list(cell) for cell, colour in cells if colour]} if any(c for _, c in cells) else {}
+                ),
+                "min": 0,
+            }
+            for n, cells in enumerate(pieces)
+        },
+        "target": {"cells": box, "colours": {"red": red} if red else {}},
+    }
+    if red and any(colour for cells in pieces for _, colour in cells):
+        spec["colour_rule"] = [["red", "red"]]
+    else:
+        spec["target"].pop("colours")
+        for piece in spec["pieces"].values():
+            piece.pop("colours")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "drawn.yaml"
+        path.write_text(yaml.safe_dump(spec))
+        numpy_way, compiled_way = _group_both_ways(path)
+    assert compiled_way == numpy_way
+
+
+def test_the_compiled_symmetry_images_agree_on_every_grid() -> None:
+    """BurrTools' examples of every grid and shipped specs on spheres, prisms and coloured cubes."""
+    paths = [
+        *sorted(corpus_dir("burrtools-grids").glob("*.xmpuzzle")),
+        *sorted(corpus_dir("burrtools").glob("*.xmpuzzle")),
+        *(SPECS / name for name in ("kanoodle_pyramid.yaml", "hexiamonds_rhombus.yaml", "foam_colours.yaml")),
+    ]
+    for path in paths:
+        numpy_way, compiled_way = _group_both_ways(path)
+        assert compiled_way == numpy_way, path.name

@@ -117,12 +117,14 @@ __all__ = [
 
 def load_every_kernel(engines: Engines = DEFAULT) -> None:
     """Call every compiled kernel in every variant a run may call, for `cpsolve compile` to record
-    and build (cpsolve.native): the installed numba engines' and the three kernels that are not an
-    engine's, the disassembler's, the frontier counter's and the placement finder's. Each engine
+    and build (cpsolve.native): the installed numba engines' and the four kernels that are not an
+    engine's, the disassembler's, the frontier counter's, the placement finder's and the one that
+    maps placements under the symmetries. Each engine
     is a new instance, as the registry's may have loaded already (and would then call nothing)."""
     from cpsolve.counting.frontier import load_compiled
     from cpsolve.disassembly import Disassembler
     from cpsolve.models.packing.placements import load_compiled_fitting
+    from cpsolve.models.packing.symmetries import load_compiled_images
 
     for engine in engines:
         if engine.required_module == "numba" and engine.installed():
@@ -130,3 +132,4 @@ def load_every_kernel(engines: Engines = DEFAULT) -> None:
     Disassembler(compiled=True).load()
     load_compiled()
     load_compiled_fitting()
+    load_compiled_images()

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from cpsolve import native
 from cpsolve.counting import Classifier
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import (
@@ -42,6 +43,7 @@ from .placements import PlacementArrays
 from .puzzle import PackingPuzzle, Placement
 
 SYMMETRY_BLOCK_ENTRIES = 4_000_000  # array entries per block of symmetries mapped at once
+IMAGES_KERNEL = "cpsolve.symmetry.images_kernel"
 
 
 def check_symmetry_size(symmetries: int, atoms: int, name: str) -> None:
@@ -189,10 +191,13 @@ class PackingSymmetry:
         lands = np.ones(len(arrays), bool)
         lengths = (placed.cells < outside).sum(axis=1)
         of_lengths = np.flatnonzero(np.bincount(lengths)).tolist()  # np.unique would import numpy.ma: 6 ms
+        compiled = native.built_kernel(IMAGES_KERNEL, "atom_images")
         for length in of_lengths if len(others) else []:
             rows = np.nonzero(lengths == length)[0]
-            group = _LengthGroup.of(placed, rows, length, outside)
-            found = group.images(others, mirror, deadline)
+            if compiled is not None:
+                found = _compiled_images(compiled, placed, rows, length, others, mirror, deadline)
+            else:
+                found = _LengthGroup.of(placed, rows, length, outside).images(others, mirror, deadline)
             atoms[1:, rows] = found
             lands[1:] &= (found >= 0).all(axis=1)
         return [tuple(row) if ok else None for row, ok in zip(atoms.tolist(), lands.tolist(), strict=True)]
@@ -282,6 +287,44 @@ class _LengthGroup:
             found[start : start + block] = np.where(hit, self.rows[self.order[position]], -1)
             deadline.check("mapping placements under the symmetries")
         return found
+
+
+def _compiled_images(
+    kernel: Any,
+    placed: PlacementArrays,
+    rows: Any,
+    length: int,
+    arrays: SymmetryArrays,
+    mirror: Sequence[int],
+    deadline: Deadline,
+) -> Any:
+    """`_LengthGroup.images` by the compiled kernel (cpsolve/symmetry/images_kernel.py): the atom
+    each placement of one length becomes under each symmetry, -1 for none; blocks of symmetries
+    as there, so that the clock is looked at between them. Every array is a new writeable int64
+    one (or bool), the types `load_compiled_images` recorded for the build."""
+    cells = np.ascontiguousarray(placed.cells[rows, :length], np.int64)
+    given = placed.colours
+    colours = np.zeros_like(cells) if given is None else np.ascontiguousarray(given[rows, :length], np.int64)
+    pieces = np.ascontiguousarray(placed.pieces[rows], np.int64)
+    mirror_of = np.array(mirror, np.int64)[pieces]
+    images = np.array(arrays.images, np.int64)
+    mirrored = np.array(arrays.mirrored, np.bool_)
+    atoms = np.array(rows, np.int64)
+    found = np.empty((len(arrays), len(rows)), np.int64)
+    block = max(1, SYMMETRY_BLOCK_ENTRIES // max(cells.size, 1))
+    for start in range(0, len(arrays), block):
+        end = start + block
+        kernel(images[start:end], mirrored[start:end], cells, colours, pieces, mirror_of, atoms, found[start:end])
+        deadline.check("mapping placements under the symmetries")
+    return found
+
+
+def load_compiled_images() -> None:
+    """Map one placement under one symmetry, so that `cpsolve compile` records the compiled
+    kernel's call (cpsolve.native) in the types `_compiled_images` gives it."""
+    kernel = native.kernel(IMAGES_KERNEL, "atom_images")
+    one = np.zeros((1, 1), np.int64)
+    kernel(one, np.zeros((1, 1), np.bool_), one.copy(), one.copy(), *np.zeros((3, 1), np.int64), one.copy())
 
 
 def _row_keys(pieces: Any, cells: Any, colours: Any | None, radix: int) -> Any:
