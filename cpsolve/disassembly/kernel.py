@@ -287,7 +287,7 @@ def _set_closure(needs: Any, step: Any, piece: Any, most: Any) -> Any:
 def _reach(gaps: Any, step: Any, count: Any, mask: Any) -> Any:
     """How far the pieces in mask can move together along the step before one meets a piece
     outside it."""
-    reach = FREE
+    reach = np.int64(FREE)  # typed as the gaps are: a literal here failed to type in some builds
     for i in range(count):
         if mask >> i & 1:
             for j in range(count):
