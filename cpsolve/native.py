@@ -60,6 +60,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "cpsolve.counting.frontier_kernel": ("step", "rehash"),
     "cpsolve.grids.fitting_kernel": ("fitting",),
     "cpsolve.symmetry.images_kernel": ("atom_images",),
+    "cpsolve.counting.orbits_kernel": ("orbits",),
 }
 # The modules whose source the compiled code is made of: the kernels and the constants they import.
 SOURCES = (

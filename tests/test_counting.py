@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -12,9 +13,11 @@ import yaml
 from bruteforce import burrtools_unique, count
 from conftest import CORPUS, SPECS, built, checked_run
 from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import strategies as st
 from test_box_search import model_of, small_packings
 
-from cpsolve.counting import Classifier, ClassStoreFull, SolutionClass
+from cpsolve import native
+from cpsolve.counting import Classifier, ClassStoreFull, SolutionClass, classes
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.base import Part
 from cpsolve.engines.exact_cover import CoverEnumeration, parts_for
@@ -23,7 +26,7 @@ from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models.packing.symmetries import PackingSymmetry
 from cpsolve.run import RunOptions
-from cpsolve.symmetry import FirstSet, choose_breaking, first_sets
+from cpsolve.symmetry import FirstSet, SymmetryGroup, choose_breaking, first_sets
 from cpsolve.symmetry.breaking import _orbit_firsts, _preserving, _retained, _Stabilisers
 from cpsolve.symmetry.target import SymmetryArrays
 
@@ -256,3 +259,39 @@ def test_atom_maps_by_piece_length_are_each_placements_image(path: str, monkeypa
     one_at_a_time = built(source)
     assert [e.atom_map for e in batched.group.elements] == [e.atom_map for e in one_at_a_time.group.elements]
     assert batched.group.order == one_at_a_time.group.order >= 2 or "15_12" in path
+
+
+# -- the compiled orbits against the array operations ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shipped_groups() -> list[SymmetryGroup]:
+    """Groups of every kind a run meets: 48 elements with mirror images (Soma), 8 (the ball
+    pyramid), rotations only (Soma with `symmetry: rotations` via its built model's proper part),
+    a BurrTools burr with mirror partners."""
+    groups = [built(SPECS / name).group for name in ("soma.yaml", "kanoodle_pyramid.yaml", "pentominoes_6x10.yaml")]
+    soma = groups[0]
+    rotations = [element for element in soma.elements if element.proper]
+    return [*groups, SymmetryGroup(tuple(rotations))]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 3), st.integers(1, 8), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_the_compiled_orbits_are_the_array_operations_orbits(
+    shipped_groups: list[SymmetryGroup], which: int, length: int, count: int, seed: int
+) -> None:
+    """Batches of sorted rows of atoms (solutions or not: the orbit is the same sum either way),
+    some rows twice, some the image of another: the same least keys, mirror keys, distinct images
+    and stabilisers from the kernel (numba's where no build is loaded) as from numpy."""
+    group = shipped_groups[which]
+    atoms_in_model = group.maps.shape[1]
+    chooser = np.random.default_rng(seed)
+    rows = np.sort(np.array([chooser.choice(atoms_in_model, length, replace=False) for _ in range(count)]), axis=1)
+    images = np.sort(group.maps[chooser.integers(group.order, size=count)[:, None], rows], axis=1)
+    batch = np.concatenate([rows, images, rows[: count // 2]])
+    kernel = native.kernel(classes.ORBITS_KERNEL, "orbits")
+    with patch.object(native, "built_kernel", lambda module, name: None):
+        numpy_way = classes.rotation_orbits(group, batch)
+    with patch.object(native, "built_kernel", lambda module, name: kernel):
+        compiled_way = classes.rotation_orbits(group, batch)
+    assert compiled_way == numpy_way

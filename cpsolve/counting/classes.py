@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
+from cpsolve import native
 from cpsolve.limits import DEFAULT_MAX_CLASS_BYTES
 from cpsolve.symmetry import Breaking, Solution, SymmetryGroup
 
@@ -28,6 +29,7 @@ CLASS_BYTES = 200
 KEY_BYTES = 110
 
 IMAGE_CHUNK_BYTES = 64 * 2**20  # the images of one chunk of a batch, as one array
+ORBITS_KERNEL = "cpsolve.counting.orbits_kernel"
 
 
 def class_cost(key_bytes: int, keys: int) -> int:
@@ -337,10 +339,14 @@ class RotationOrbits:
 
 
 def rotation_orbits(group: SymmetryGroup, atoms: Any) -> RotationOrbits:
-    """The orbit of each of a batch of sorted solutions of one length (solutions x atoms), with
-    array operations on their images' keys: one set of keys per solution took most of the 5.5 s
-    that classifying twelve pentominoes' 627,563 solutions in 6x11 (both ends open) took."""
+    """The orbit of each of a batch of sorted solutions of one length (solutions x atoms), by the
+    compiled kernel where a build is loaded (cpsolve/counting/orbits_kernel.py), else with array
+    operations on their images' keys: one set of keys per solution took most of the 5.5 s that
+    classifying twelve pentominoes' 627,563 solutions in 6x11 (both ends open) took."""
     count, length = atoms.shape
+    compiled = native.built_kernel(ORBITS_KERNEL, "orbits") if length else None
+    if compiled is not None:
+        return _compiled_orbits(compiled, group, atoms)
     images = np.sort(group.maps[:, atoms], axis=2)  # element x solution x atom
     rows = np.ascontiguousarray(images.transpose(1, 0, 2), dtype=KEY_TYPE)
     keys = rows.view(np.dtype((np.void, 4 * length))).reshape(count, -1)  # solution x element
@@ -352,6 +358,35 @@ def rotation_orbits(group: SymmetryGroup, atoms: Any) -> RotationOrbits:
     mirrored = [b""] * count if proper.all() else cast(list[bytes], np.sort(keys[:, ~proper], axis=1)[:, 0].tolist())
     stabiliser = cast(list[int], (keys == own).sum(axis=1).tolist())
     return RotationOrbits(least, mirrored, cast(list[int], distinct.tolist()), stabiliser)
+
+
+def _compiled_orbits(kernel: Any, group: SymmetryGroup, atoms: Any) -> RotationOrbits:
+    """`rotation_orbits` by the compiled kernel: the least images as rows, made keys here. Every
+    array a writeable int64 one (or bool), the types `load_compiled_orbits` recorded for the build."""
+    count, length = atoms.shape
+    proper = np.array(group.proper, np.bool_)
+    least = np.empty((count, length), np.int64)
+    least_mirrored = np.zeros((count, length), np.int64)
+    distinct = np.empty(count, np.int64)
+    stabiliser = np.empty(count, np.int64)
+    maps = np.array(group.maps, np.int64)
+    kernel(maps, proper, np.array(atoms, np.int64), least, least_mirrored, distinct, stabiliser)
+    key = np.dtype((np.void, 4 * length))
+    keys = cast(list[bytes], np.ascontiguousarray(least, KEY_TYPE).view(key).ravel().tolist())
+    mirrored = (
+        [b""] * count
+        if proper.all()
+        else cast(list[bytes], np.ascontiguousarray(least_mirrored, KEY_TYPE).view(key).ravel().tolist())
+    )
+    return RotationOrbits(keys, mirrored, cast(list[int], distinct.tolist()), cast(list[int], stabiliser.tolist()))
+
+
+def load_compiled_orbits() -> None:
+    """The orbit of one solution under the identity, so that `cpsolve compile` records the compiled
+    kernel's call (cpsolve.native) in the types `_compiled_orbits` gives it."""
+    kernel = native.kernel(ORBITS_KERNEL, "orbits")
+    one = np.zeros((1, 1), np.int64)
+    kernel(one, np.ones(1, np.bool_), one.copy(), one.copy(), one.copy(), *np.zeros((2, 1), np.int64))
 
 
 def row_keys(atoms: Any) -> list[bytes]:

@@ -117,10 +117,11 @@ __all__ = [
 
 def load_every_kernel(engines: Engines = DEFAULT) -> None:
     """Call every compiled kernel in every variant a run may call, for `cpsolve compile` to record
-    and build (cpsolve.native): the installed numba engines' and the four kernels that are not an
-    engine's, the disassembler's, the frontier counter's, the placement finder's and the one that
-    maps placements under the symmetries. Each engine
+    and build (cpsolve.native): the installed numba engines' and the five kernels that are not an
+    engine's, the disassembler's, the frontier counter's, the placement finder's, the one that
+    maps placements under the symmetries and the classifier's orbits. Each engine
     is a new instance, as the registry's may have loaded already (and would then call nothing)."""
+    from cpsolve.counting.classes import load_compiled_orbits
     from cpsolve.counting.frontier import load_compiled
     from cpsolve.disassembly import Disassembler
     from cpsolve.models.packing.placements import load_compiled_fitting
@@ -133,3 +134,4 @@ def load_every_kernel(engines: Engines = DEFAULT) -> None:
     load_compiled()
     load_compiled_fitting()
     load_compiled_images()
+    load_compiled_orbits()
