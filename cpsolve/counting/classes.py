@@ -362,15 +362,15 @@ def rotation_orbits(group: SymmetryGroup, atoms: Any) -> RotationOrbits:
 
 def _compiled_orbits(kernel: Any, group: SymmetryGroup, atoms: Any) -> RotationOrbits:
     """`rotation_orbits` by the compiled kernel: the least images as rows, made keys here. Every
-    array a writeable int64 one (or bool), the types `load_compiled_orbits` recorded for the build."""
+    array a writeable int64 one (or bool), the types `load_compiled_orbits` recorded for the build;
+    the group's maps as they are (made so once, and not copied for each batch)."""
     count, length = atoms.shape
     proper = np.array(group.proper, np.bool_)
     least = np.empty((count, length), np.int64)
     least_mirrored = np.zeros((count, length), np.int64)
     distinct = np.empty(count, np.int64)
     stabiliser = np.empty(count, np.int64)
-    maps = np.array(group.maps, np.int64)
-    kernel(maps, proper, np.array(atoms, np.int64), least, least_mirrored, distinct, stabiliser)
+    kernel(group.maps, proper, np.array(atoms, np.int64), least, least_mirrored, distinct, stabiliser)
     key = np.dtype((np.void, 4 * length))
     keys = cast(list[bytes], np.ascontiguousarray(least, KEY_TYPE).view(key).ravel().tolist())
     mirrored = (
