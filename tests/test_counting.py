@@ -266,9 +266,8 @@ def test_atom_maps_by_piece_length_are_each_placements_image(path: str, monkeypa
 
 @pytest.fixture(scope="module")
 def shipped_groups() -> list[SymmetryGroup]:
-    """Groups of every kind a run meets: 48 elements with mirror images (Soma), 8 (the ball
-    pyramid), rotations only (Soma with `symmetry: rotations` via its built model's proper part),
-    a BurrTools burr with mirror partners."""
+    """Groups of the kinds a run meets: Soma's 48 elements (mirror images among them), the ball
+    pyramid's 8, the pentominoes' box's 4, and Soma's 24 rotations alone (no mirror images)."""
     groups = [built(SPECS / name).group for name in ("soma.yaml", "kanoodle_pyramid.yaml", "pentominoes_6x10.yaml")]
     soma = groups[0]
     rotations = [element for element in soma.elements if element.proper]

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from cpsolve import native
 from cpsolve.cli import app
 from cpsolve.errors import ModelTooBigError
-from cpsolve.formats import read_puzzle
+from cpsolve.formats import read_puzzle, read_puzzles
 from cpsolve.geometry import (
     ISOMETRIES,
     ROTATIONS,
@@ -244,8 +244,8 @@ SMALL_PIECES = st.lists(
 )
 
 
-def _group_both_ways(path: Path) -> list[Any]:
-    """The symmetry group of the puzzle in `path` as maps of its atoms, made through the array
+def _group_both_ways(path: Path, problem: int = 0) -> list[Any]:
+    """The symmetry group of a problem in `path` as maps of its atoms, made through the array
     operations and through the compiled kernel (numba's where no build is loaded)."""
     answers = []
     for compiled in (False, True):
@@ -256,7 +256,7 @@ def _group_both_ways(path: Path) -> list[Any]:
             return kernel if module == symmetries.IMAGES_KERNEL else built(module, name)
 
         with patch.object(native, "built_kernel", images_kernel):
-            group = read_puzzle(path).model()[0].group
+            group = read_puzzles(path)[problem].model()[0].group
         answers.append((group.maps.tolist(), group.proper.tolist()))
     return answers
 
@@ -319,12 +319,14 @@ def test_the_compiled_symmetry_images_map_atoms_as_the_array_operations_do(
 
 
 def test_the_compiled_symmetry_images_agree_on_every_grid() -> None:
-    """BurrTools' examples of every grid and shipped specs on spheres, prisms and coloured cubes."""
+    """Every problem of BurrTools' examples of every grid and of the corpus, and shipped specs on
+    spheres, prisms and coloured cubes."""
     paths = [
         *sorted(corpus_dir("burrtools-grids").glob("*.xmpuzzle")),
         *sorted(corpus_dir("burrtools").glob("*.xmpuzzle")),
         *(SPECS / name for name in ("kanoodle_pyramid.yaml", "hexiamonds_rhombus.yaml", "foam_colours.yaml")),
     ]
     for path in paths:
-        numpy_way, compiled_way = _group_both_ways(path)
-        assert compiled_way == numpy_way, path.name
+        for problem in range(len(read_puzzles(path))):
+            numpy_way, compiled_way = _group_both_ways(path, problem)
+            assert compiled_way == numpy_way, (path.name, problem)
