@@ -187,7 +187,10 @@ class PackingSymmetry:
         outside = len(self.puzzle.target)
         atoms = np.zeros((len(arrays), len(self.placements)), np.int64)
         atoms[0] = np.arange(len(self.placements))  # row 0 is the identity (a 9x9x9 design's only symmetry: 0.04 s)
-        others = SymmetryArrays(arrays.images[1:], arrays.mirrored[1:], arrays.proper[1:])
+        # int64 and bool once for every length (the types the compiled kernel's build recorded)
+        others = SymmetryArrays(
+            np.array(arrays.images[1:], np.int64), np.array(arrays.mirrored[1:], np.bool_), arrays.proper[1:]
+        )
         lands = np.ones(len(arrays), bool)
         lengths = (placed.cells < outside).sum(axis=1)
         of_lengths = np.flatnonzero(np.bincount(lengths)).tolist()  # np.unique would import numpy.ma: 6 ms
@@ -301,14 +304,14 @@ def _compiled_images(
     """`_LengthGroup.images` by the compiled kernel (cpsolve/symmetry/images_kernel.py): the atom
     each placement of one length becomes under each symmetry, -1 for none; blocks of symmetries
     as there, so that the clock is looked at between them. Every array is a new writeable int64
-    one (or bool), the types `load_compiled_images` recorded for the build."""
+    one (or bool; `arrays` made so once by the caller), the types `load_compiled_images` recorded
+    for the build."""
     cells = np.ascontiguousarray(placed.cells[rows, :length], np.int64)
     given = placed.colours
     colours = np.zeros_like(cells) if given is None else np.ascontiguousarray(given[rows, :length], np.int64)
     pieces = np.ascontiguousarray(placed.pieces[rows], np.int64)
     mirror_of = np.array(mirror, np.int64)[pieces]
-    images = np.array(arrays.images, np.int64)
-    mirrored = np.array(arrays.mirrored, np.bool_)
+    images, mirrored = arrays.images, arrays.mirrored
     atoms = np.array(rows, np.int64)
     found = np.empty((len(arrays), len(rows)), np.int64)
     block = max(1, SYMMETRY_BLOCK_ENTRIES // max(cells.size, 1))
