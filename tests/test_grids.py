@@ -276,6 +276,13 @@ def test_a_polyiamond_strip_counts_and_draws_its_layer(tmp_path: Path) -> None:
             "pieces.A.cells: cell [0, 0, 0] is not a cell of the rhombic grid",
         ),
         ({"grid": "sphere", "parts": "separately"}, "parts: separately is for cube grids"),
+        (
+            {
+                "grid": "sphere",
+                "target": {"cells": [[0, 0, 0], [1, 1, 0]], "optional": [[2, 2, 0], [3, 0, 0], [4, 0, 0]]},
+            },
+            "target.optional.1: cell [3, 0, 0] is not a cell of the sphere grid (x + y + z must be even)",
+        ),
     ],
 )
 def test_bad_grid_input_is_one_line_and_exit_2(tmp_path: Path, change: dict[str, object], words: str) -> None:

@@ -27,6 +27,7 @@ from cpsolve.geometry import (
     Colour,
     Shape,
     bounding_box,
+    coloured_orientation_ranks,
     orientation_sizes,
 )
 from cpsolve.grids import CUBE, Grid
@@ -276,10 +277,10 @@ class _CompiledFitting:
 
     def block(self, number: int, piece: Piece, most: int) -> _Block | None:
         """The piece's placements; None when there are more than `most`."""
-        if piece.coloured:
-            shapes, ways = CUBE.coloured_orientation_arrays(piece.cells, piece.colours)
-            checks = np.array([[self.kind_of[colour] for colour in way] for way in ways], np.int64)
-            codes = _colour_codes(ways, self.colour_code)
+        if piece.coloured:  # the cube grid's: the kernel runs only there
+            shapes, ranks, names = coloured_orientation_ranks(piece.cells, piece.colours)
+            checks = np.array([self.kind_of[name] for name in names], np.int64)[ranks]
+            codes = np.array([self.colour_code.get(name or "", 0) for name in names], np.int64)[ranks]
         else:
             shapes = np.array(CUBE.orientations(piece.cells), np.int64)
             checks = codes = np.zeros(shapes.shape[:2], np.int64)
@@ -341,10 +342,13 @@ def _allowed(puzzle: PackingPuzzle, box: _Box) -> _ByColour:
     allowed = np.repeat((box.index >= 0)[None], len(code), axis=0)
     place_of = np.flatnonzero(box.index >= 0)[np.argsort(box.index[box.index >= 0])]  # each target cell's place
     index = {cell: number for number, cell in enumerate(puzzle.target)}
+    places_of: dict[Colour, list[int]] = {}  # the target's places of each colour: a rule is asked once a pair
     for cell, target_colour in puzzle.target_colours.items():
+        places_of.setdefault(target_colour, []).append(index[cell])
+    for target_colour, places in places_of.items():
         for colour, number in code.items():
             if number and not puzzle.colours_fit(colour, target_colour):
-                allowed[number, place_of[index[cell]]] = False
+                allowed[number, place_of[places]] = False
     return allowed, code
 
 

@@ -147,12 +147,14 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
     pieces = tuple(_piece(name, piece, source, grid) for name, piece in spec.pieces.items())
     target = shape_cells(spec.target, ("target",), source, grid)
     optional = set(_optional_in_layers(spec.target, grid)) | {as_cell(c) for c in spec.target.optional}
-    for index, cell in enumerate(sorted(optional)):
-        if not grid.is_cell(cell):
-            raise source.error(
-                ("target", "optional", index),
-                f"cell {list(cell)} is not a cell of the {grid.name} grid ({grid.cell_rule})",
-            )
+    ordered = sorted(optional)  # checked all at once: Dracula's 936 optional cells one by one took 3 ms
+    valid = grid.cell_mask(np.asarray(ordered, np.int64).reshape(-1, 3))
+    if not valid.all():
+        index = int(np.argmin(valid))
+        raise source.error(
+            ("target", "optional", index),
+            f"cell {list(ordered[index])} is not a cell of the {grid.name} grid ({grid.cell_rule})",
+        )
     target_set = set(target) | optional
     target_colours = _colour_map(spec.target.colours, target_set, ("target", "colours"), source)
     fixed = _resolve_fixed(spec, pieces, target_set, source, require_fixed_copies, grid)
