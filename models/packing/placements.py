@@ -342,7 +342,7 @@ def _allowed(puzzle: PackingPuzzle, box: _Box) -> _ByColour:
     allowed = np.repeat((box.index >= 0)[None], len(code), axis=0)
     place_of = np.flatnonzero(box.index >= 0)[np.argsort(box.index[box.index >= 0])]  # each target cell's place
     index = {cell: number for number, cell in enumerate(puzzle.target)}
-    places_of: dict[Colour, list[int]] = {}  # the target's places of each colour: a rule is asked once a pair
+    places_of: dict[str, list[int]] = {}  # the target's places of each colour: a rule is asked once a pair
     for cell, target_colour in puzzle.target_colours.items():
         places_of.setdefault(target_colour, []).append(index[cell])
     for target_colour, places in places_of.items():
