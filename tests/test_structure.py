@@ -172,6 +172,28 @@ def test_a_format_is_imported_before_the_clock_starts() -> None:
     assert result.stdout.split() == ["True"]
 
 
+def test_the_program_runs_numpy_on_one_blas_thread_unless_told() -> None:
+    """OpenBLAS's threads spun on the other core at every start (0.1 s of processor time a run):
+    the program asks for one, and a number the user set is kept."""
+    from cpsolve.entry import one_blas_thread
+
+    chosen = {"OPENBLAS_NUM_THREADS": "4"}
+    one_blas_thread(chosen)
+    assert chosen == {"OPENBLAS_NUM_THREADS": "4"}
+    probe = (
+        "import atexit, os, sys\n"
+        "atexit.register(lambda: print(len(os.listdir('/proc/self/task'))))\n"
+        "sys.argv = ['cpsolve', 'run', 'puzzle_specs/soma.yaml', '--json']\n"
+        "from cpsolve.entry import main\n"
+        "main()\n"
+    )
+    environment = {name: value for name, value in os.environ.items() if name != "OPENBLAS_NUM_THREADS"}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, env=environment
+    )
+    assert result.stdout.splitlines()[-1] == "1", "threads at exit"
+
+
 def test_a_run_on_the_walk_or_exact_cover_never_asks_for_constraints(monkeypatch: pytest.MonkeyPatch) -> None:
     from cpsolve.models.chain import ChainModel
     from cpsolve.models.packing import PackingModel
