@@ -13,11 +13,15 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import SPECS, checked_run, corpus_dir, peer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
 from cpsolve.convert import convert
-from cpsolve.formats.burrtools import transformation_table
+from cpsolve.errors import SpecError
+from cpsolve.formats import burrtools
+from cpsolve.formats.burrtools import Element, transformation_table
 from cpsolve.run import RunOptions
 
 runner = CliRunner()
@@ -355,3 +359,59 @@ def test_a_colour_pair_no_voxel_has_is_dropped_from_a_burrtools_file_and_refused
     )
     code, output = cli("run", spec)
     assert code == 2 and "colour_rule.0.1: colour 'blue' is on no target cell (target colours: red)" in output
+
+
+def voxel_by_voxel(text: str, size: tuple[int, int, int], colours: int) -> tuple[object, ...] | str:
+    """An independent reading of a coloured voxel string, one character at a time: (filled,
+    variable, colours) or the words of the first problem met."""
+    volume = size[0] * size[1] * size[2]
+    filled: list[tuple[int, int, int]] = []
+    variable: list[tuple[int, int, int]] = []
+    colour: dict[tuple[int, int, int], int] = {}
+    index, at = 0, 0
+    while at < len(text):
+        state = text[at]
+        if state not in "#+_":
+            return f"unexpected character {state!r}"
+        if index >= volume:
+            return f"more than x*y*z = {volume}"
+        at += 1
+        digits = ""
+        while at < len(text) and text[at].isdigit() and text[at].isascii():
+            digits += text[at]
+            at += 1
+        cell = (index % size[0], index // size[0] % size[1], index // (size[0] * size[1]))
+        if digits:
+            if len(digits) > 3 or not 0 < int(digits) <= min(colours, 63):
+                return f"voxel colour {digits[:5]}: the puzzle defines {colours} colours"
+            colour[cell] = int(digits)
+        (filled if state == "#" else variable if state == "+" else []).append(cell)
+        index += 1
+    if index != volume:
+        return f"has {index} voxels, but x*y*z = {volume}"
+    return tuple(filled), tuple(variable), colour
+
+
+VOXELS = ["#", "+", "_", "#1", "+2", "_3", "#0", "#9", "#0002", "#12", "x", " ", "7"]
+
+
+@given(st.tuples(st.integers(1, 4), st.integers(1, 3), st.integers(1, 3)), st.integers(0, 3), st.data())
+@settings(max_examples=300, deadline=None, database=None)
+def test_coloured_voxel_strings_read_as_voxel_by_voxel(
+    size: tuple[int, int, int], colours: int, data: st.DataObject
+) -> None:
+    """The coloured voxel reader (the string split by the regular expression engine) gives the
+    cells, colours and first error that reading one character at a time gives."""
+    volume = size[0] * size[1] * size[2]
+    length = volume + data.draw(st.sampled_from([0, 0, 0, -1, 1, 2]))
+    voxels = data.draw(st.lists(st.sampled_from(VOXELS), min_size=length, max_size=length))
+    text = "#1" + "".join(voxels)  # a colour number: the coloured reader
+    element = Element("voxel", {"x": str(size[0]), "y": str(size[1]), "z": str(size[2])}, 7, text=text)
+    expected = voxel_by_voxel(text.strip(), size, colours)  # the reader strips the ends, as BurrTools
+    try:
+        shape = burrtools._voxels(element, colours, Path("p.xmpuzzle"))
+    except SpecError as error:
+        assert isinstance(expected, str) and expected in str(error), (text, expected, str(error))
+        assert str(error).startswith("p.xmpuzzle:7: ")
+        return
+    assert (shape.filled, shape.variable, shape.colour) == expected, text
