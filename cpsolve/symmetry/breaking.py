@@ -170,6 +170,20 @@ def _preserving(subgroup: Subgroup, atoms: Sequence[int]) -> Subgroup:
     return subgroup.keeping(found.all(axis=1))
 
 
+SCAN_AT_MOST = 2_000  # images x atoms below which a list scan is cheaper than numpy's calls (~30 us)
+
+
+def _first_atom_kept_by_two(subgroup: Subgroup, atoms: Sequence[int]) -> bool:
+    """Whether at least two elements (the identity and another) map the set's first atom into the
+    set: unless they do, no element but the identity maps the set onto itself. Scanned in the list
+    where that is cheap: a tiles board's places are such sets (64 of the planted 8x8's 124
+    candidates), and the whole test on each took 1.6 ms of its 0.02 s run."""
+    if len(subgroup) * len(atoms) > SCAN_AT_MOST:
+        return True
+    images: list[int] = subgroup.maps[subgroup.rows, atoms[0]].tolist()
+    return sum(image in atoms for image in images) >= 2
+
+
 def _breaking(subgroup: Subgroup, first: Sequence[int], second: Sequence[int]) -> Breaking:
     forbidden: list[int] = []
     pairs: list[tuple[int, int]] = []
@@ -221,7 +235,7 @@ def first_sets(group: SymmetryGroup, candidates: Sequence[Sequence[int]]) -> lis
     valid_keeping = Subgroup(group.maps, every if group.is_valid is None else every[group.proper])
     options = []
     for index, first in enumerate(candidates):
-        if not first:
+        if not first or not _first_atom_kept_by_two(valid_keeping, first):
             continue
         subgroup = _preserving(valid_keeping, first)
         if len(subgroup) >= 2:
