@@ -290,12 +290,13 @@ class TilesModel(PuzzleModel):
         # place (the planted 8x8 board: 16,384 tests were 0.016 s of its 0.06 s run)
         lying: dict[tuple[int, ...], list[int]] = {}
         shows_border = np.array([[label == self.border for label in shown] for _, _, shown in ways], np.bool_)
+        shows_border = shows_border.reshape(-1, 4)  # (0, 4) where no tile has a way
         atom_ways: list[list[int]] = []
         for position in range(positions):
             deadline.check("placing the tiles")
             outer = tuple(self._outer_sides(position))
             if outer not in lying:
-                lying[outer] = self._lying_where(shows_border.reshape(-1, 4), outer)
+                lying[outer] = self._lying_where(shows_border, outer)
             atom_ways.append(lying[outer])
         self._atom_way = np.array([way for here in atom_ways for way in here], np.int64)
         self._atom_position = np.repeat(np.arange(positions), [len(here) for here in atom_ways])
@@ -429,13 +430,13 @@ class TilesModel(PuzzleModel):
 
     def _breaking_candidates(self) -> list[list[int]]:
         """Each place's atoms and each single tile's atoms: every solution holds one of each."""
-        # grouped with arrays (a list per atom took 1.5 ms on the planted 8x8 board, 5,812 atoms);
+        # grouped with arrays (a list per atom took 1.5 ms on the planted 8x8 board, 5,748 atoms);
         # the groups in the order their first atoms come, as the lists were; no np.unique, which
         # imports numpy.ma (6 ms)
         atoms = np.arange(len(self.placements))
         place_starts = np.flatnonzero(np.diff(self._atom_position, prepend=-1))  # atoms come place by place
         places = self._atom_position[place_starts]
-        by_position = np.split(atoms, place_starts[1:])
+        by_position = np.split(atoms, place_starts[1:]) if len(atoms) else []
         kind_of_way = np.array([kind for kind, _, _ in self._ways], np.int64)
         single = np.array([len(kind.lines) == 1 for kind in self.kinds], np.bool_)
         lone = atoms[single[kind_of_way[self._atom_way]]]
