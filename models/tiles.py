@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple, overload
 
 import numpy as np
@@ -85,10 +86,19 @@ class TileAtoms(Sequence[TileAtom]):
     the symmetries and the breaking read the arrays; CP-SAT's constraints, drawings and layouts
     ask for atoms (making all 5,748 of the planted 8x8 board took 2.3 ms of its 0.02 s run)."""
 
-    def __init__(self, ways: Sequence[Way], atom_way: Any, atom_position: Any) -> None:
+    def __init__(self, ways: Sequence[Way], atom_way: Any, atom_position: Any, places: int) -> None:
         self.ways = ways
         self.atom_way = atom_way
         self.atom_position = atom_position
+        self.places = places
+
+    @cached_property
+    def at(self) -> Any:
+        """(place, way) -> the atom lying so, -1 for none: the edge tables and the board's turns
+        read it."""
+        table = np.full((self.places, len(self.ways)), -1, np.int64)
+        table[self.atom_position, self.atom_way] = np.arange(len(self))
+        return table
 
     def __len__(self) -> int:
         return len(self.atom_way)
@@ -284,7 +294,6 @@ class TilesModel(PuzzleModel):
         ways: list[Way] = [
             (index, k, shown) for index, kind in enumerate(self.kinds) for k, shown in kind.orientations()
         ]
-        self._ways = ways
         # which ways lie at a place depends only on which of its sides face the outline (nine
         # kinds of place: the middle, four sides, four corners): worked out once for each kind of
         # place (the planted 8x8 board: 16,384 tests were 0.016 s of its 0.06 s run)
@@ -298,9 +307,9 @@ class TilesModel(PuzzleModel):
             if outer not in lying:
                 lying[outer] = self._lying_where(shows_border, outer)
             atom_ways.append(lying[outer])
-        self._atom_way = np.array([way for here in atom_ways for way in here], np.int64)
-        self._atom_position = np.repeat(np.arange(positions), [len(here) for here in atom_ways])
-        return TileAtoms(ways, self._atom_way, self._atom_position)
+        atom_way = np.array([way for here in atom_ways for way in here], np.int64)
+        atom_position = np.repeat(np.arange(positions), [len(here) for here in atom_ways])
+        return TileAtoms(ways, atom_way, atom_position, positions)
 
     def _lying_where(self, shows_border: Any, outer: tuple[int, ...]) -> list[int]:
         """The ways (rows of `shows_border`: which sides show the border label) that may lie where
@@ -388,21 +397,17 @@ class TilesModel(PuzzleModel):
                     fits[n, numbers[partner]] = fits[numbers[partner], n] = True
         if self.border != "any" and not self.border_inside:
             fits[numbers[self.border], :] = fits[:, numbers[self.border]] = False  # it faces only the wall
-        # an orientation is a way a kind lies (`_ways`, each kind's distinct turns in order)
-        atom_of = np.full((self.columns * self.rows, len(self._ways)), -1, np.int64)
-        atom_of[self._atom_position, self._atom_way] = np.arange(len(self.placements))
+        ways = self.placements.ways  # an orientation is a way a kind lies: each kind's distinct turns in order
         return EdgeMatching(
             columns=self.columns,
             rows=self.rows,
             labels=len(numbers),
-            shown=np.array([[numbers[label] for label in shown] for _, _, shown in self._ways], np.int64).reshape(
-                -1, 4
-            ),
-            orientation_kind=np.array([index for index, _, _ in self._ways], np.int64),
+            shown=np.array([[numbers[label] for label in shown] for _, _, shown in ways], np.int64).reshape(-1, 4),
+            orientation_kind=np.array([index for index, _, _ in ways], np.int64),
             kind_copies=np.array([len(kind.lines) for kind in self.kinds], np.int64),
             fits=fits,
             on_border=np.array([self.border == "any" or label == self.border for label in numbers], np.bool_),
-            atom_of=atom_of,
+            atom_of=self.placements.at,
         )
 
     # -- symmetry ---------------------------------------------------------------------------
@@ -412,19 +417,18 @@ class TilesModel(PuzzleModel):
         equals `rotations` (or `raw` with `symmetry: none`)."""
         # a way turned by e more quarter turns is its kind's way with turns + e (the first of its
         # kind's turns that shows the same labels)
-        way_of = {(kind, shown): way for way, (kind, _, shown) in enumerate(self._ways)}
+        atoms = self.placements
+        way_of = {(kind, shown): way for way, (kind, _, shown) in enumerate(atoms.ways)}
         turned_way = [
             [way_of[(index, turned(kind.edges, k))] for k in range(4)] for index, kind in enumerate(self.kinds)
         ]
-        atom_at = np.full((len(self._ways), self.columns * self.rows), -1, np.int64)  # (way, place) -> atom
-        atom_at[self._atom_way, self._atom_position] = np.arange(len(self.placements))
         elements = []
         for board_turn in board_turns(self.columns, self.rows):
             deadline.check("turning the board")
             extra = board_turn.extra_turns
-            way_after = np.array([turned_way[kind][(k + extra) % 4] for kind, k, _ in self._ways], np.int64)
+            way_after = np.array([turned_way[kind][(k + extra) % 4] for kind, k, _ in atoms.ways], np.int64)
             position_after = np.array(board_turn.positions, np.int64)
-            atom_map = atom_at[way_after[self._atom_way], position_after[self._atom_position]]
+            atom_map = atoms.at[position_after[atoms.atom_position], way_after[atoms.atom_way]]
             elements.append(AtomSymmetry(tuple(atom_map.tolist()), proper=True))
         return SymmetryGroup(tuple(elements), unique_counts_raw=symmetry == "none")
 
@@ -433,14 +437,15 @@ class TilesModel(PuzzleModel):
         # grouped with arrays (a list per atom took 1.5 ms on the planted 8x8 board, 5,748 atoms);
         # the groups in the order their first atoms come, as the lists were; no np.unique, which
         # imports numpy.ma (6 ms)
+        atom_way, atom_position = self.placements.atom_way, self.placements.atom_position
         atoms = np.arange(len(self.placements))
-        place_starts = np.flatnonzero(np.diff(self._atom_position, prepend=-1))  # atoms come place by place
-        places = self._atom_position[place_starts]
+        place_starts = np.flatnonzero(np.diff(atom_position, prepend=-1))  # atoms come place by place
+        places = atom_position[place_starts]
         by_position = np.split(atoms, place_starts[1:]) if len(atoms) else []
-        kind_of_way = np.array([kind for kind, _, _ in self._ways], np.int64)
+        kind_of_way = np.array([kind for kind, _, _ in self.placements.ways], np.int64)
         single = np.array([len(kind.lines) == 1 for kind in self.kinds], np.bool_)
-        lone = atoms[single[kind_of_way[self._atom_way]]]
-        lone_kinds = kind_of_way[self._atom_way[lone]]
+        lone = atoms[single[kind_of_way[atom_way]]]
+        lone_kinds = kind_of_way[atom_way[lone]]
         order = np.argsort(lone_kinds, kind="stable")
         kind_starts = np.flatnonzero(np.diff(lone_kinds[order], prepend=-1))
         by_kind = np.split(lone[order], kind_starts[1:]) if len(lone) else []

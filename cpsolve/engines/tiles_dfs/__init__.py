@@ -193,7 +193,6 @@ class TilesSearch:
         self._buckets: list[tuple[Any, Any]] = []  # per combo: (start, stop) into its own entries
         self._entries: list[Any] = []
         self._tables: tuple[Any, Any, Any] | None = None
-        self.neighbours = board.neighbours
         # the plans read neighbours one at a time: as lists, not numpy scalars (a plan 0.75 ms)
         self._neighbour_lists: list[list[int]] = board.neighbours.tolist()
         self.place_and_orientation = AtomPlaces(board.atom_of)
