@@ -67,6 +67,7 @@ SOURCES = (
     *KERNELS,
     "cpsolve.native",  # the argument keys a build is looked up by
     "cpsolve.engines.exact_cover.bits",
+    "cpsolve.engines.exact_cover.fewest_codes",
     "cpsolve.disassembly.codes",
     "cpsolve.counting.frontier_codes",
 )

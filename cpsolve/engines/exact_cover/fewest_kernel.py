@@ -69,13 +69,11 @@ from typing import Any
 from numba import njit
 
 from .cover_kernel import write_found
+from .fewest_codes import FORCED, LAST_COPY, OPTIONAL_PHASE
 
 KILLED_PER_STEP = 16  # placements a slice may kill per placement of its budget (cover_kernel.EXAMINED_PER_STEP)
 
 Array = Any
-OPTIONAL_PHASE = -3  # cells[d] of a level that adds a placement on optional cells only
-FORCED = -4  # cells[d] of a level that places the part's atom forced[d] (d < len(forced))
-LAST_COPY = -10  # cells[d] = LAST_COPY - c: column c decided by the last copy left (not placed)
 # Placements on optional cells only are left unkilled (checked where tried) where they are at
 # least this share of all: see the module's docstring.
 OPTIONAL_ONLY_SHARE = 0.4
