@@ -31,7 +31,7 @@ class BenchOptions:
     first_time_limit: float = DEFAULT_FIND_ONE_SECONDS
     count_time_limit: float | None = DEFAULT_COUNT_SECONDS  # each engine's count; None: no limit
     include_slow: bool = False
-    workers: int = 0  # as `cpsolve run`: 0 = every core for big CP-SAT models, else one process
+    workers: int = 0  # as `cpsolve run`: 0 = every core for a search big enough to gain from them, else one
     engine: str | None = None  # only this engine (default: every engine that takes the puzzle)
     peers: bool = False  # run the peer programs too
     peer_time_limit: float = 900.0

@@ -107,7 +107,7 @@ def run_command(
             "--workers",
             min=0,
             help="processes, each solving disjoint parts with one engine thread;"
-            " 0: every core for big CP-SAT models, else 1",
+            " 0: every core for a search big enough to gain from them, else 1",
         ),
     ] = 0,
     problem: Annotated[

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 from cpsolve import engines
 from cpsolve.engines import Enumeration, SearchOptions, StopReason
-from cpsolve.engines.base import PartKey, Prepared
+from cpsolve.engines.base import PartKey, Prepared, Spill
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import PuzzleFile, ReadOptions, puzzles
 from cpsolve.journal import Journal
@@ -290,6 +290,55 @@ class PartsEnumeration(Enumeration):
         if self.on_dask:
             return functools.partial(solve_part_on_dask, time_limit=self.deadline.remaining())
         return functools.partial(part_items, self.compiled, deadline=self.deadline, coalesce=self.runners.remote)
+
+
+class BegunHere(Enumeration):
+    """A search begun in this process that goes on in parts on the executor once it has searched
+    for `after_seconds`: a short search never pays for starting processes (a design whose search
+    took 0.02 s ran 0.09 s in one process, 0.13 s split for two), a long one keeps what it did
+    (what it had not searched when it stopped becomes the parts: engines.base.Spill)."""
+
+    def __init__(
+        self,
+        compiled: Prepared,
+        after_seconds: float,
+        parts_for: Callable[[list[PartKey]], PartsEnumeration],
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+    ) -> None:
+        super().__init__(search, deadline)
+        self.spill = Spill(after_seconds)
+        here = compiled.begun_here(search, deadline, self.spill)
+        if here is None:
+            raise ValueError(f"the {compiled.engine.name} engine cannot hand a running search over")
+        self.here = here
+        self.parts_for = parts_for
+        self.there: PartsEnumeration | None = None
+
+    def __iter__(self) -> Generator[Solution, None, None]:
+        for batch in self.batches():
+            yield from batch
+
+    @property
+    def complete(self) -> bool:
+        return self.stopped_by is None and (self.there is None or self.there.complete)
+
+    def batches(self) -> Generator[list[Solution], None, None]:
+        yield from self.here.batches()
+        self.stopped_by = self.here.stopped_by
+        rest = self.spill.rest
+        if self.stopped_by is not None or not rest:
+            return
+        self.there = there = self.parts_for(rest)
+        self.workers = there.workers
+        yield from there.batches()
+        self.stopped_by = there.stopped_by
+
+    def interrupt(self, reason: StopReason = StopReason.INTERRUPTED) -> None:
+        super().interrupt(reason)
+        for running in (self.here, self.there):
+            if running is not None:
+                running.interrupt(reason)
 
 
 def units_of(

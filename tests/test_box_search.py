@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import itertools
 import pickle
 from collections.abc import Sequence
 from typing import Any
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 
 from cpsolve import engines
 from cpsolve.engines import SearchOptions, breaking
-from cpsolve.engines.base import Part, PartKey
+from cpsolve.engines.base import Part, PartKey, Spill
 from cpsolve.engines.exact_cover import (
     CellChoice,
     CoverEnumeration,
@@ -747,20 +748,34 @@ def test_parts_of_the_fewest_placements_search_two_levels_deep_make_the_lowest_c
     assert most_keys > 1 and met > 0
 
 
-def test_a_large_fewest_placements_search_takes_every_core_by_default(tmp_path: Any) -> None:
-    """The fewest-placements search has no estimate; from PARALLEL_ATOMS placements it takes
-    every core unasked (a 9x9x9 design: 76,024), below them one (CubeInCage: 342)."""
-    from cpsolve.engines.exact_cover import PARALLEL_ATOMS
+def test_a_fewest_placements_search_goes_on_every_core_only_once_it_proves_long(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fewest-placements search has no estimate: by default a run begins it in its own process
+    (parts.BegunHere) and hands what it has left to every core once it has run
+    PARALLEL_AFTER_SECONDS; a search that ends before never starts a process. Both ways the
+    counts are one process's. Made deterministic here: the search is due after its first slice of
+    one placement (or never), and the machine is said to have two cores."""
+    from cpsolve import run as running
+    from cpsolve import workers
+    from cpsolve.engines.exact_cover import cover_search
     from cpsolve.run import prepare
 
-    design = tmp_path / "design.yaml"
-    design.write_text(packing_spec_text(PackingRequest((9, 9, 9), 30, shell=1, inside=60, colours=5, seed=1)))
-    for path, workers in ((design, 3), (corpus_dir("burrtools") / "CubeInCage.xmpuzzle", 1)):
+    design = tmp_path / "design.yaml"  # 3,336 placements, 24 solutions under a breaking of 24
+    design.write_text(packing_spec_text(PackingRequest((5, 5, 5), 10, shell=1, inside=20, seed=2)))
+    for path in (design, corpus_dir("burrtools") / "CubeInCage.xmpuzzle"):
         prepared = prepare(read_puzzle(path), RunOptions(engine="exact-cover"), Deadline.after(None))
         search = prepared.compiled.search  # type: ignore[attr-defined]
         assert isinstance(search, CoverSearch) and search.choose == FEWEST
-        assert (search.problem.atoms >= PARALLEL_ATOMS) == (workers > 1)
-        assert prepared.compiled.default_workers(3) == workers
+        assert prepared.compiled.default_workers(3) == 3
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    monkeypatch.setattr(cover_search, "SPILL_STEP_BUDGET", 1)
+    alone = checked_run(design, RunOptions(show=0, workers=1))
+    assert alone.counts.raw > 1 and alone.breaking is not None
+    for after, processes in ((1e9, 1), (-1.0, 2)):
+        monkeypatch.setattr(running, "PARALLEL_AFTER_SECONDS", after)
+        report = checked_run(design, RunOptions(show=0, workers=0))
+        assert report.workers == processes and report.counts == alone.counts
 
 
 def _kept_counts_stay_exact(search: CoverSearch, snapshots: bool) -> int:
@@ -930,6 +945,99 @@ def test_a_fewest_placements_part_hands_back_its_untried_placements_exactly() ->
             assert sorted(own + elsewhere) == expected
             both_sides += bool(own) and bool(elsewhere)
     assert both_sides >= 3
+
+
+def _stopped_after(search: CoverSearch, whole: Part, after: int) -> tuple[list[Solution], list[PartKey] | None]:
+    """The whole search run one placement a slice and stopped once `after` placements are made
+    (at the first slice end after that where it can be cut): the solutions it found, and the keys
+    of the parts that make what it had left (None: it was never cut and ran to its end)."""
+    from cpsolve.engines.exact_cover.cover_search import found_solutions
+
+    start = search._fewest_state(whole.forced, whole.left_out)
+    assert start is not None
+    levels = search._fewest_levels(64)
+    own: list[Solution] = []
+    depth, made = 0, 0
+    while depth >= 0:
+        depth, written, steps = search._fewest_slice(start, levels, depth, 1)
+        made += steps
+        own += found_solutions(start.held, levels.found, levels.found_length, written)
+        if made >= after and depth >= 0:
+            rest = search._rest(start, levels, depth)
+            if rest is not None:
+                return own, rest
+    return own, None
+
+
+def test_a_fewest_placements_search_stopped_anywhere_leaves_its_rest_as_parts_exactly() -> None:
+    """A search begun in this process that hands the rest to workers (`_rest`): stopped after 1 to
+    400 placements (inside a column decided by a last copy too, where the slice ends while its
+    entries are tested), its own solutions and those of the parts it leaves are the whole
+    search's, none twice; on designs with optional cells, colours and several solutions."""
+    designs = [
+        PackingRequest((7, 7, 1), pieces=6, shell=1, inside=8, colours=4, seed=2),  # 18 solutions
+        PackingRequest((5, 5, 1), pieces=5, seed=1),  # 24
+        PackingRequest((4, 4, 3), pieces=5, shell=1, inside=2, colours=2, seed=3),
+    ]
+    cut, both_sides = 0, 0
+    for design in designs:
+        problem = model_of(yaml.safe_load(packing_spec_text(design))).cover_problem()
+        assert problem is not None
+        search = dataclasses.replace(CoverSearch.of(problem), choose=FEWEST)
+        whole = Part(problem.forced, problem.excluded)
+        expected = sorted(solutions(search, [whole]))
+        for after in (1, 2, 5, 20, 60, 400):
+            own, rest = _stopped_after(search, whole, after)
+            elsewhere = [found for key in rest or [] for found in solutions(search, parts_for(problem, None, key))]
+            assert sorted(own + elsewhere) == expected, (design, after)
+            cut += rest is not None
+            both_sides += bool(own) and bool(elsewhere)
+    assert cut >= 12 and both_sides >= 3
+
+
+class _DueAtTheNthAsking(Spill):
+    """A spill due the `nth` time it is asked (between two slices), whatever the clock."""
+
+    def __init__(self, nth: int) -> None:
+        super().__init__(after_seconds=0.0)
+        self.asked = itertools.count(1)
+        self.nth = nth
+
+    def due(self) -> bool:
+        return next(self.asked) >= self.nth
+
+
+def test_a_search_begun_here_hands_over_the_rest_of_its_part_and_the_parts_not_begun() -> None:
+    """`begun_here` runs the parts of the Soma cube's breaking (the fewest-placements search) one
+    after the other until the spill is due (after 1 to 4,000 slices of one placement): its
+    solutions and those of the parts in `spill.rest` (the running part's rest, then every part
+    not begun) are the whole search's, none twice, also where it stops in a later part."""
+    from cpsolve.engines.exact_cover import SpillingEnumeration
+    from cpsolve.engines.exact_cover import cover_search as module
+
+    puzzle = built(SPECS / "soma.yaml")
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    search = dataclasses.replace(CoverSearch.of(problem), choose=FEWEST)
+    every_part = parts_for(problem, breaking)
+    expected = sorted(solutions(search, every_part))
+    assert len(every_part) > 1
+    later_parts = 0
+    budget = module.SPILL_STEP_BUDGET
+    module.SPILL_STEP_BUDGET = 1
+    try:
+        for slices in (1, 3, 40, 400, 4000, 10**9):  # its two parts take 3,855 and 504 placements
+            spill = _DueAtTheNthAsking(slices)
+            own = list(SpillingEnumeration(search, every_part, SearchOptions(), NO_DEADLINE, spill))
+            rest = spill.rest or []
+            elsewhere = [found for key in rest for found in solutions(search, parts_for(problem, breaking, key))]
+            assert sorted(own + elsewhere) == expected, slices
+            assert (spill.rest is None) == (slices == 10**9)
+            later_parts += bool(rest) and rest[0][0] == every_part[1].forced[0]
+    finally:
+        module.SPILL_STEP_BUDGET = budget
+    assert later_parts >= 1
 
 
 def test_a_run_loads_the_compiled_variant_its_search_takes_before_its_clock() -> None:

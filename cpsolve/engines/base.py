@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
@@ -155,8 +156,13 @@ class PartsInSlices(Enumeration):
         for batch in self.batches():
             yield from batch
 
+    def handed_over(self, begun: int) -> bool:
+        """Whether the search stopped in part `begun` to hand what it had left to other processes
+        (engines.base.Spill): then no later part is begun here."""
+        return False
+
     def batches(self) -> Generator[list[Solution], None, None]:
-        for part in self.parts:
+        for begun, part in enumerate(self.parts):
             if self.out_of_time():
                 return
             for solutions, steps in self.slices(part):
@@ -167,9 +173,31 @@ class PartsInSlices(Enumeration):
                         return
                 if self.out_of_time():
                     return
+            if self.handed_over(begun):
+                return
 
 
 PartKey = tuple[int, ...]  # a part of the search: the atoms that hold in it, the kept breaking atom first
+
+
+class Spill:
+    """A search begun in this process that may hand what it has left to other processes: between
+    two slices, once it has searched `after_seconds` (its tables made: `begin`), the search stops
+    and leaves in `rest` the keys of parts that together search exactly what it had not (a search
+    that cannot be cut where it is goes on)."""
+
+    def __init__(self, after_seconds: float) -> None:
+        self.after_seconds = after_seconds
+        self.began: float | None = None
+        self.rest: list[PartKey] | None = None  # set when the search stopped to hand the rest over
+
+    def begin(self) -> None:
+        """The search's first slice starts (only the first call counts)."""
+        if self.began is None:
+            self.began = time.perf_counter()
+
+    def due(self) -> bool:
+        return self.began is not None and time.perf_counter() - self.began > self.after_seconds
 
 
 def breaking_parts(
@@ -235,6 +263,17 @@ class Prepared(ABC):
         one (cpsolve.workers.sharing): then the run starts every worker it was given, even for
         fewer parts."""
         return False
+
+    def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
+        """The whole search in this process, stopping once `spill.due()` to leave the rest in
+        `spill.rest` (cpsolve.parts.BegunHere runs the rest in parts); None where the engine
+        cannot cut a running search so, or should not (a run then splits it up front)."""
+        return None
+
+    def begins_here(self) -> bool:
+        """Whether a run that may use every core begins this search in its own process and hands
+        the rest over only once it proves long (`begun_here`)."""
+        return self.begun_here(SearchOptions(), NO_DEADLINE, Spill(0.0)) is not None
 
     def racing(self, search: SearchOptions, deadline: Deadline, runners: Workers) -> Enumeration | None:
         """A limited search (`--first`) that keeps the runners' processes busy, or None where the

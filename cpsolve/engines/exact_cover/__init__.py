@@ -33,6 +33,7 @@ from cpsolve.engines.base import (
     Prepared,
     SearchEstimator,
     SearchOptions,
+    Spill,
     breaking_parts,
 )
 from cpsolve.limits import NO_DEADLINE, Deadline
@@ -47,9 +48,11 @@ STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s betwee
 FOUND_CAPACITY = 1024
 PART_PROBES = 64  # random paths to estimate each part's size, to hand out the largest first
 PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` uses every core (docs/engines.md)
-# A fewest-placements search (not estimated) of this many atoms or more takes every core: the
-# 9x9x9 designs of docs/cluster.md (55,000-131,000 atoms) gain 1.0-1.9x on two, the corpus's
-# (at most 3,601 atoms) would lose 0.02 s to starting them.
+# A fewest-placements search (not estimated) of this many atoms or more is split into parts for
+# every core before it starts: the 9x9x9 designs of docs/cluster.md (55,000-131,000 atoms) gain
+# 1.0-1.9x on two, and begun in one process and handed over after 0.05 s they ran 0.80-0.98x
+# that (their parts handed over searched slower). Below it a search is begun in this process and
+# handed to every core once it proves long (cpsolve.parts.BegunHere).
 PARALLEL_ATOMS = 20_000
 # A compiled search beyond the two `load` loads: (kind, board words, holes, every open cell compared).
 Variant = tuple[str, int, bool, bool]
@@ -255,6 +258,14 @@ class ExactCoverPrepared(Prepared):
     ) -> Enumeration:
         return CoverEnumeration(self.search, parts_for(self.search.problem, self.breaking, part), search, deadline)
 
+    def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
+        """The fewest-placements search below PARALLEL_ATOMS atoms, which can cut itself where it
+        stands (`CoverSearch._rest`)."""
+        cover = self.search
+        if not isinstance(cover, CoverSearch) or cover.choose != FEWEST or cover.problem.atoms >= PARALLEL_ATOMS:
+            return None
+        return SpillingEnumeration(cover, parts_for(cover.problem, self.breaking), search, deadline, spill)
+
     def part_keys(self, wanted: int) -> list[PartKey]:
         """The kept atoms of the first breaking set (without a breaking: the whole search); while
         they are fewer than `wanted`, each part is split further by the placements that fit the
@@ -306,13 +317,12 @@ class ExactCoverPrepared(Prepared):
 
     def default_workers(self, cores: int) -> int:
         """Every core for searches estimated big enough to gain from them (docs/engines.md), and
-        for fewest-placements searches (which have no estimate) of PARALLEL_ATOMS placements or
-        more, whose every placement costs about 0.1 ms; else one."""
+        for fewest-placements searches (which have no estimate): split for them up front from
+        PARALLEL_ATOMS atoms, below begun in this process and handed to them only once they
+        prove long (`begun_here`); else one."""
         estimate = self.estimated_placements
         if estimate is None:
-            search = self.search
-            many = isinstance(search, CoverSearch) and search.choose == FEWEST
-            return cores if many and search.problem.atoms >= PARALLEL_ATOMS else 1
+            return cores if self.hands_back() else 1
         return cores if estimate >= PARALLEL_PLACEMENTS else 1
 
     @property
@@ -329,3 +339,28 @@ class CoverEnumeration(PartsInSlices):
 
     def slices(self, part: Part) -> Iterator[tuple[list[Solution], int]]:
         return self.cover.run(part.forced, part.left_out, STEP_BUDGET, FOUND_CAPACITY)
+
+
+class SpillingEnumeration(PartsInSlices):
+    """The parts of a fewest-placements search one after the other in this process until
+    `spill.due()`; then the part running stops, and `spill.rest` holds the keys of what it had
+    left followed by those of the parts not begun."""
+
+    def __init__(
+        self, cover: CoverSearch, parts: list[Part], search: SearchOptions, deadline: Deadline, spill: Spill
+    ) -> None:
+        super().__init__(parts, search, deadline)
+        self.cover = cover
+        self.spill = spill
+
+    def slices(self, part: Part) -> Iterator[tuple[list[Solution], int]]:
+        return self.cover.run(part.forced, part.left_out, STEP_BUDGET, FOUND_CAPACITY, self.spill)
+
+    def handed_over(self, begun: int) -> bool:
+        """Whether the part stopped to hand its rest over: the parts not begun join that rest
+        (each by its key: its atoms beyond the problem's pre-placed ones)."""
+        if self.spill.rest is None:
+            return False
+        held = len(self.cover.problem.forced)
+        self.spill.rest.extend(later.forced[held:] for later in self.parts[begun + 1 :])
+        return True

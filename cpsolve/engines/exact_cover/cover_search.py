@@ -14,10 +14,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from cpsolve import native, workers
+from cpsolve.engines.base import Spill
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 
 from .bits import BIT_OF
+from .fewest_codes import LAST_COPY, OPTIONAL_PHASE
 
 FEWEST = 1  # CoverSearch.choose: fill the open cell the fewest placements fit (fewest_kernel.py)
 LOWEST_CELL = 0  # fill the lowest open cell (cover_kernel.py)
@@ -45,6 +47,9 @@ def _fill_rank(problem: CoverProblem) -> Any:
 # Placements per slice of a fewest-placements part that may hand work back: a slice of a 9x9x9
 # design (thousands of kills a placement) then takes milliseconds, not the whole search.
 SHARING_STEP_BUDGET = 20_000
+# Placements per slice of a search begun in this process that may hand the rest to workers
+# (Spill): its `due` is asked between slices, so a slice should take milliseconds, as above.
+SPILL_STEP_BUDGET = SHARING_STEP_BUDGET
 # The fewest-placements kernel keeps its counts before each level's placement (levels x columns)
 # where that is at most this many entries (32 MB), and else undoes kill by kill.
 SNAPSHOT_ENTRIES = 4_000_000
@@ -179,11 +184,13 @@ class CoverSearch:
         return board, left, group_left
 
     def run(
-        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
+        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int, spill: Spill | None = None
     ) -> Iterator[tuple[list[Solution], int]]:
-        """The part's solutions in slices of at most `budget` placements: (solutions, placements)."""
+        """The part's solutions in slices of at most `budget` placements: (solutions, placements).
+        With `spill` (the fewest-placements search only), the part stops once `spill.due()` and
+        leaves the keys of what it has not searched in `spill.rest`."""
         if self.choose == FEWEST:
-            yield from self._run_fewest(forced, left_out, budget, capacity)
+            yield from self._run_fewest(forced, left_out, budget, capacity, spill)
             return
         search = native.kernel(COVER_KERNEL, "search")
 
@@ -431,26 +438,66 @@ class CoverSearch:
         return result
 
     def _run_fewest(
-        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
+        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int, spill: Spill | None
     ) -> Iterator[tuple[list[Solution], int]]:
         """The part's solutions slice by slice. In a forked worker whose stream takes work back
         (cpsolve.workers.sharing), the slices are shorter and, after each, while another worker
         waits with nothing queued, the part hands back the untried placements of its shallowest
-        level that has some (`_hand_back`)."""
+        level that has some (`_hand_back`). With `spill`, once it is due, the part stops and
+        leaves all it has not searched as parts (`_rest`)."""
         start = self._fewest_state(forced, left_out)
         if start is None:
             return
         levels = self._fewest_levels(capacity)
         sharing = workers.sharing()
         step = budget if sharing is None else min(budget, SHARING_STEP_BUDGET)
+        if spill is not None:
+            step = min(step, SPILL_STEP_BUDGET)
+            spill.begin()  # the part's tables are made (on a 9x9x9 design 0.03 s): its search starts
         depth = 0
         while depth >= 0:
             depth, written, steps = self._fewest_slice(start, levels, depth, step)
             yield found_solutions(start.held, levels.found, levels.found_length, written), steps
+            if spill is not None and depth >= 0 and spill.due():
+                rest = self._rest(start, levels, depth)
+                if rest is not None:
+                    spill.rest = rest
+                    return
             if sharing is not None and depth >= 0 and sharing.wanted():
                 keys = self._hand_back(start, levels, depth)
                 if keys:
                     sharing.give(keys)
+
+    def _rest(self, start: _FewestStart, levels: _FewestLevels, depth: int) -> list[tuple[int, ...]] | None:
+        """The keys of parts that together search exactly what the part had left when its slice
+        ended at `depth`: for each level from the part's own first to `depth`, the entries of its
+        column not yet tried that were live at that level, each with the placements made above it
+        (or, where `depth` has not chosen its column yet, the placements made: that whole node).
+        Shallowest first: the largest parts. None where a level of the last phase (placements on
+        optional cells in increasing order) is among them: a part cannot start there."""
+        columns = self._lists
+        path = (*start.held, *levels.chosen[:depth].tolist())[len(self.problem.forced) :]
+        made_before = len(start.held) - len(self.problem.forced)  # path[: made_before + level] is above `level`
+        killed_at = np.full(len(start.alive), -1, np.int64)  # where on the kill stack each atom is
+        top = int(levels.top[0])
+        killed_at[levels.stack[:top]] = np.arange(top)
+        rest: list[tuple[int, ...]] = []
+        for level in range(len(start.forced), depth + 1):
+            column = int(levels.cells[level])
+            if level == depth and column == -1:
+                rest.append(path)
+                break
+            if column == OPTIONAL_PHASE:
+                return None
+            if column <= LAST_COPY:
+                column = LAST_COPY - column
+            untried = columns.column_atoms[int(levels.positions[level]) : int(columns.column_start[column + 1])]
+            live = start.alive[untried]
+            if level < depth:  # killed by the placement made at this level or below: live here
+                live |= killed_at[untried] >= levels.marks[level]
+            above = path[: made_before + level]
+            rest.extend((*above, int(atom)) for atom in untried[live].tolist())
+        return rest
 
     def _hand_back(self, start: _FewestStart, levels: _FewestLevels, depth: int) -> list[tuple[int, ...]]:
         """The keys of the parts that the untried live placements of the shallowest level below
