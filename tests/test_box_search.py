@@ -8,7 +8,7 @@ import csv
 import dataclasses
 import itertools
 import pickle
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -903,24 +903,43 @@ def test_the_fewest_placements_columns_are_made_as_defined() -> None:
         assert 0 < alive.sum() < problem.atoms - 1
 
 
-def _handed_back_after(search: CoverSearch, whole: Part, after: int) -> tuple[list[Solution], list[PartKey]]:
-    """The whole search run one placement a slice, handing work back once `after` placements are
-    made: the solutions it still finds itself, and the keys it handed back."""
+def _one_placement_a_slice(search: CoverSearch, whole: Part) -> Iterator[tuple[Any, Any, int, int, list[Solution]]]:
+    """The whole search run one placement a slice: after each slice, its state (start, levels),
+    the depth it stopped at, the placements made so far and the solutions found so far."""
     from cpsolve.engines.exact_cover.cover_search import found_solutions
 
     start = search._fewest_state(whole.forced, whole.left_out)
     assert start is not None
     levels = search._fewest_levels(64)
     own: list[Solution] = []
-    handed: list[PartKey] = []
     depth, made = 0, 0
     while depth >= 0:
         depth, written, steps = search._fewest_slice(start, levels, depth, 1)
         made += steps
         own += found_solutions(start.held, levels.found, levels.found_length, written)
+        yield start, levels, depth, made, own
+
+
+def _handed_back_after(search: CoverSearch, whole: Part, after: int) -> tuple[list[Solution], list[PartKey]]:
+    """The whole search run one placement a slice, handing work back once `after` placements are
+    made: the solutions it still finds itself, and the keys it handed back."""
+    own: list[Solution] = []
+    handed: list[PartKey] = []
+    for start, levels, depth, made, found in _one_placement_a_slice(search, whole):
+        own = found
         if made >= after and depth >= 0 and not handed:
             handed = search._hand_back(start, levels, depth)
     return own, handed
+
+
+def _fewest_search_of(design: PackingRequest) -> tuple[CoverProblem, CoverSearch, Part, list[tuple[int, ...]]]:
+    """A generated design's problem, its fewest-placements search, the whole search as one part,
+    and the solutions of that part, sorted."""
+    problem = model_of(yaml.safe_load(packing_spec_text(design))).cover_problem()
+    assert problem is not None
+    search = dataclasses.replace(CoverSearch.of(problem), choose=FEWEST)
+    whole = Part(problem.forced, problem.excluded)
+    return problem, search, whole, sorted(solutions(search, [whole]))
 
 
 def test_a_fewest_placements_part_hands_back_its_untried_placements_exactly() -> None:
@@ -934,11 +953,7 @@ def test_a_fewest_placements_part_hands_back_its_untried_placements_exactly() ->
     ]
     both_sides = 0
     for design in designs:
-        problem = model_of(yaml.safe_load(packing_spec_text(design))).cover_problem()
-        assert problem is not None
-        search = dataclasses.replace(CoverSearch.of(problem), choose=FEWEST)
-        whole = Part(problem.forced, problem.excluded)
-        expected = sorted(solutions(search, [whole]))
+        problem, search, whole, expected = _fewest_search_of(design)
         for after in (1, 5, 20, 60):
             own, handed = _handed_back_after(search, whole, after)
             elsewhere = [found for key in handed for found in solutions(search, parts_for(problem, None, key))]
@@ -951,17 +966,8 @@ def _stopped_after(search: CoverSearch, whole: Part, after: int) -> tuple[list[S
     """The whole search run one placement a slice and stopped once `after` placements are made
     (at the first slice end after that where it can be cut): the solutions it found, and the keys
     of the parts that make what it had left (None: it was never cut and ran to its end)."""
-    from cpsolve.engines.exact_cover.cover_search import found_solutions
-
-    start = search._fewest_state(whole.forced, whole.left_out)
-    assert start is not None
-    levels = search._fewest_levels(64)
     own: list[Solution] = []
-    depth, made = 0, 0
-    while depth >= 0:
-        depth, written, steps = search._fewest_slice(start, levels, depth, 1)
-        made += steps
-        own += found_solutions(start.held, levels.found, levels.found_length, written)
+    for start, levels, depth, made, own in _one_placement_a_slice(search, whole):
         if made >= after and depth >= 0:
             rest = search._rest(start, levels, depth)
             if rest is not None:
@@ -981,11 +987,7 @@ def test_a_fewest_placements_search_stopped_anywhere_leaves_its_rest_as_parts_ex
     ]
     cut, both_sides = 0, 0
     for design in designs:
-        problem = model_of(yaml.safe_load(packing_spec_text(design))).cover_problem()
-        assert problem is not None
-        search = dataclasses.replace(CoverSearch.of(problem), choose=FEWEST)
-        whole = Part(problem.forced, problem.excluded)
-        expected = sorted(solutions(search, [whole]))
+        problem, search, whole, expected = _fewest_search_of(design)
         for after in (1, 2, 5, 20, 60, 400):
             own, rest = _stopped_after(search, whole, after)
             elsewhere = [found for key in rest or [] for found in solutions(search, parts_for(problem, None, key))]
