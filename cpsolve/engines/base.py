@@ -267,13 +267,13 @@ class Prepared(ABC):
     def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
         """The whole search in this process, stopping once `spill.due()` to leave the rest in
         `spill.rest` (cpsolve.parts.BegunHere runs the rest in parts); None where the engine
-        cannot cut a running search so, or should not (a run then splits it up front)."""
+        cannot cut a running search so, or should not (`begins_here`: a run then splits it up front)."""
         return None
 
     def begins_here(self) -> bool:
         """Whether a run that may use every core begins this search in its own process and hands
         the rest over only once it proves long (`begun_here`)."""
-        return self.begun_here(SearchOptions(), NO_DEADLINE, Spill(0.0)) is not None
+        return False
 
     def racing(self, search: SearchOptions, deadline: Deadline, runners: Workers) -> Enumeration | None:
         """A limited search (`--first`) that keeps the runners' processes busy, or None where the

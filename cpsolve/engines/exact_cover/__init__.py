@@ -258,11 +258,15 @@ class ExactCoverPrepared(Prepared):
     ) -> Enumeration:
         return CoverEnumeration(self.search, parts_for(self.search.problem, self.breaking, part), search, deadline)
 
-    def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
+    def begins_here(self) -> bool:
         """The fewest-placements search below PARALLEL_ATOMS atoms, which can cut itself where it
         stands (`CoverSearch._rest`)."""
         cover = self.search
-        if not isinstance(cover, CoverSearch) or cover.choose != FEWEST or cover.problem.atoms >= PARALLEL_ATOMS:
+        return isinstance(cover, CoverSearch) and cover.choose == FEWEST and cover.problem.atoms < PARALLEL_ATOMS
+
+    def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
+        cover = self.search
+        if not self.begins_here() or not isinstance(cover, CoverSearch):
             return None
         return SpillingEnumeration(cover, parts_for(cover.problem, self.breaking), search, deadline, spill)
 
