@@ -26,8 +26,8 @@ from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models.packing.symmetries import PackingSymmetry
 from cpsolve.run import RunOptions
-from cpsolve.symmetry import FirstSet, SymmetryGroup, choose_breaking, first_sets
-from cpsolve.symmetry.breaking import _orbit_firsts, _preserving, _retained, _Stabilisers
+from cpsolve.symmetry import FirstSet, SymmetryGroup, breaking, choose_breaking, first_sets
+from cpsolve.symmetry.breaking import _orbit_firsts, _preserving, _retained, _shares, _Stabilisers
 from cpsolve.symmetry.target import SymmetryArrays
 
 SCREW = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 0, 1)]
@@ -222,6 +222,31 @@ def test_second_sets_are_weighed_against_every_stabiliser_at_once_as_one_at_a_ti
             assert _retained(option, stabilisers, second) == pytest.approx(
                 _retained_one_stabiliser_at_a_time(option, second), abs=1e-12
             )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "burrtools-grids/HexSticks.xmpuzzle",  # 26 first sets, each against 32 cell sets
+        "burrtools-grids/PiecesOfEight.xmpuzzle",
+        "burrtools/SolidSixPieceBurrs.xmpuzzle",
+        "t_tetracubes_6x6x2.yaml",
+        "kanoodle_pyramid.yaml",
+    ],
+)
+def test_every_second_set_weighed_at_once_is_weighed_as_alone(path: str) -> None:
+    """`_shares` (every second set's atoms side by side, one table look-up) gives each set the very
+    share `_retained` gives it alone: the choice between them compares shares to 1e-12."""
+    puzzle = built(SPECS / path if path.endswith(".yaml") else CORPUS / path)
+    candidates = [list(candidate) for candidate in puzzle.breaking_candidates]
+    options = first_sets(puzzle.group, candidates)
+    assert options
+    for option in options:
+        stabilisers = _Stabilisers.of(option)
+        seconds = [[], *(c for index, c in enumerate(candidates) if index != option.index), []]
+        atoms, columns = stabilisers.maps.shape[1], sum(len(second) for second in seconds)
+        assert max(len(seconds) * atoms, len(stabilisers.rows) * columns) <= breaking.SHARES_AT_ONCE  # at once
+        assert _shares(option, stabilisers, seconds) == [_retained(option, stabilisers, s) for s in seconds]
 
 
 def _maps_one_placement_at_a_time(

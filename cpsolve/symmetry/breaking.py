@@ -266,8 +266,7 @@ def choose_breaking(
         if _acts_freely(option.subgroup, option.atoms):
             seconds = [[]]  # no first atom is kept by any element: nothing left for a second set to cut
         stabilisers = _Stabilisers.of(option)
-        for second in seconds:
-            share = _retained(option, stabilisers, second)
+        for second, share in zip(seconds, _shares(option, stabilisers, seconds), strict=True):
             if best is None or share < best[0] - 1e-12:  # a tie keeps the earlier, simpler choice
                 best = (share, option, second)
     assert best is not None
@@ -291,6 +290,40 @@ class _Stabilisers:
         rows = [option.subgroup.fixing(rep).rows for rep in option.kept]
         starts = np.cumsum([0, *(len(part) for part in rows[:-1])])
         return _Stabilisers(option.subgroup.maps, np.concatenate(rows), starts)
+
+
+SHARES_AT_ONCE = 4_000_000  # entries of the tables `_shares` makes to weigh every second set at once
+
+
+def _shares(option: FirstSet, stabilisers: _Stabilisers, seconds: Sequence[Sequence[int]]) -> list[float]:
+    """`_retained` of breaking by `option` and each of the second sets (an empty one: none), the
+    non-empty sets weighed all at once: their atoms side by side, each image looked up in a table
+    of every set's atoms. HexSticks' 26 first sets of 8 kept atoms against its 32 cell sets, one
+    second set at a time, took 0.02 of its run's 0.1 s (832 rounds of numpy's calls on a few
+    hundred numbers). Where the tables would be large (a tiles board's 500 sets of 200,000 atoms),
+    one set at a time as before."""
+    sets = [np.asarray(second, np.int64) for second in seconds if second]
+    atoms = stabilisers.maps.shape[1]
+    columns = sum(len(atoms_of) for atoms_of in sets)
+    if not sets or max(len(sets) * atoms, len(stabilisers.rows) * columns) > SHARES_AT_ONCE:
+        return [_retained(option, stabilisers, second) for second in seconds]
+    lengths = np.array([len(atoms_of) for atoms_of in sets], np.int64)
+    set_starts = np.cumsum(lengths) - lengths
+    set_of = np.repeat(np.arange(len(sets)), lengths)
+    position = np.arange(columns) - np.repeat(set_starts, lengths)  # each atom's place in its own set
+    everyone = np.concatenate(sets)
+    where = np.full((len(sets), atoms), -1, np.int64)  # -1: not in that set
+    where[set_of, everyone] = position
+    images = stabilisers.maps[stabilisers.rows[:, None], everyone[None, :]]
+    at = where[set_of[None, :], images]  # stabilisers' elements x atoms of all sets
+    inside = np.logical_and.reduceat(at >= 0, stabilisers.starts, axis=0)  # kept first atom x atoms
+    whole = np.logical_and.reduceat(inside, set_starts, axis=1)  # kept first atom x set
+    firsts = np.minimum.reduceat(at, stabilisers.starts, axis=0)  # each atom's orbit's first place
+    orbits = np.add.reduceat(firsts == position, set_starts, axis=1)
+    # summed per set as `_retained` sums (one set's values in a row), so that the shares are equal
+    per_set = np.ascontiguousarray(np.where(whole, orbits / lengths, 1.0).T)
+    shares = iter([float(row.sum()) / len(option.atoms) for row in per_set])
+    return [next(shares) if second else len(option.kept) / len(option.atoms) for second in seconds]
 
 
 def _retained(option: FirstSet, stabilisers: _Stabilisers, second: Sequence[int]) -> float:
