@@ -342,7 +342,7 @@ def self_maps(
     """
     points = np.array(cells, np.int64).reshape(-1, 3)
     matrices = np.array([iso.matrix for iso in group], np.int64).reshape(-1, 3, 3)
-    images = np.einsum("gij,nj->gni", matrices, points)
+    images = points @ matrices.transpose(0, 2, 1)  # group x cells x 3; numpy's einsum on integers: 5x slower
     moved = images - images.min(axis=1, keepdims=True)  # aligned with the cells' minimum
     low = points.min(axis=0)
     size = points.max(axis=0) - low + 1

@@ -195,9 +195,19 @@ class Grid:
     def _orientations(self, cells: tuple[Cell, ...], mirrors: bool) -> tuple[Shape, ...]:
         """`image` and `normalise` under every transformation at once, as arrays (the sphere
         grid's 240, one at a time, took 0.04 s of the Kanoodle pyramid's 0.07 s model)."""
-        points = self.frame(np.asarray(cells, np.int64).reshape(-1, 3))
+        moved, lands = self.images(np.asarray(cells, np.int64).reshape(-1, 3), mirrors)
+        moved = moved[lands]
+        if not len(moved):
+            return ()
+        return distinct_shapes(moved - self._lattice_shifts(moved.min(axis=1))[:, None, :])
+
+    def images(self, cells: Any, mirrors: bool) -> tuple[Any, Any]:
+        """`image` of the cells (an (n, 3) array) under every transformation of the group at once:
+        (transformations x n x 3, unnormalised) and whether each lands on the grid (where it
+        does not, its row is meaningless)."""
+        points = self.frame(cells)
         matrices, scales = self._stacked(mirrors)
-        turned = np.einsum("tij,nj->tni", matrices, points)
+        turned = points @ matrices.transpose(0, 2, 1)  # transformations x n x 3 (einsum on integers: 5x slower)
         scale = scales[:, None, None]
         relative = turned - turned[:, :1, :]
         lands = ~(relative % scale).any(axis=(1, 2))
@@ -206,10 +216,7 @@ class Grid:
         moved = self.unframe(turned.reshape(-1, 3)).reshape(count, length, 3)
         if not self.lands_always:
             lands &= self.cell_mask(moved.reshape(-1, 3)).reshape(count, length).all(axis=1)
-        moved = moved[lands]
-        if not len(moved):
-            return ()
-        return distinct_shapes(moved - self._lattice_shifts(moved.min(axis=1))[:, None, :])
+        return moved, lands
 
     @functools.lru_cache(maxsize=16)  # noqa: B019 - one per grid and `mirrors`
     def _stacked(self, mirrors: bool) -> tuple[Any, Any]:
@@ -291,18 +298,18 @@ class Grid:
         codes: dict[Hashable, int] = {}
         label = np.array([codes.setdefault(labels[c], len(codes)) for c in cells]) if labels is not None else None
         home = self.lattice_shift(array) - low
+        # every transformation at once (`images`, as `image` each), then the ones that land on the
+        # cells, in the group's order (HexSticks' 48 one at a time: 5 % of its model)
+        moved, lands = self.images(array, reflections)
+        moved = moved - self._lattice_shifts(moved.min(axis=1))[:, None, :] + home
+        lands &= ((moved >= 0) & (moved < size)).all(axis=(1, 2))
+        proper = [transform.proper for transform in self.group(reflections)]
         found: dict[tuple[tuple[int, ...], bool], None] = {}
-        for transform in self.group(reflections):
-            moved = self.image(array, transform)
-            if moved is None:
-                continue
-            moved = moved - self.lattice_shift(moved) + home
-            if not ((moved >= 0) & (moved < size)).all():
-                continue
-            images = where[tuple(moved.T)]
+        for turn in np.flatnonzero(lands).tolist():
+            images = where[tuple(moved[turn].T)]
             if (images < 0).any() or (label is not None and (label[images] != label).any()):
                 continue
-            found.setdefault((tuple(images.tolist()), transform.proper), None)
+            found.setdefault((tuple(images.tolist()), proper[turn]), None)
         if self.lands_always:  # the maps of a set onto itself in a group are a group
             return _ordered(list(found))
         return _ordered(_closed(list(found)))

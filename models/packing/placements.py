@@ -479,17 +479,15 @@ def fill_order(target: Sequence[Cell], grid: Grid = CUBE) -> tuple[int, ...]:
     the exact-cover search: filling along the short side first takes far fewer placements than
     along the long side (benchmarks/exact_cover_search.py). On a grid of blocks (rhombic,
     tetra-octa) block by block, each block's parts before the next block's."""
-    period = grid.period
-    target = [grid.to_layers(c) for c in target]  # on spheres: square layers
-    blocks = [(c[0] // period[0], c[1] // period[1], c[2] // period[2]) for c in target]
-    size = bounding_box(blocks)
+    layered = np.array([grid.to_layers(c) for c in target], np.int64).reshape(-1, 3)  # on spheres: square layers
+    blocks = layered // np.asarray(grid.period, np.int64)
+    size = (blocks.max(axis=0) - blocks.min(axis=0) + 1).tolist() if len(blocks) else [1, 1, 1]
     axes = sorted(range(3), key=lambda axis: (-size[axis], -axis))  # slowest first; ties: z, y, x
-    return tuple(
-        sorted(
-            range(len(target)),
-            key=lambda i: (tuple(blocks[i][axis] for axis in axes), tuple(target[i][axis] for axis in axes)),
-        )
-    )
+    # the blocks along those axes, then the cells: lexsort's keys run from the least significant,
+    # and it is stable, as sorting the cells' indexes by those tuples was (HexSticks' 2,256 cells
+    # by a key function each: 6 % of its model)
+    keys = [layered[:, axis] for axis in reversed(axes)] + [blocks[:, axis] for axis in reversed(axes)]
+    return tuple(np.lexsort(keys).tolist())
 
 
 def load_compiled_fitting() -> None:
