@@ -41,6 +41,7 @@ from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 
 from .box_search import CHOOSE_AMONG, EVERY_OPEN_CELL, LOWEST, MAX_PIECES, BoxSearch, Layout
+from .columns import merged_columns
 from .cover_search import FEWEST, CoverSearch, fills_optional
 
 SEARCH = "exact-cover search"  # the key of the model's search in `PuzzleModel.derived`
@@ -218,10 +219,11 @@ def search_for(problem: CoverProblem) -> CoverSearch | BoxSearch:
     every placement of a cell where the box search skips the pieces used and the placements
     that need a closed neighbour; docs/engines.md); where the family asks for the fewest
     placements (spheres) in three dimensions, comparing every open cell and the pieces used once. Else the
-    lowest-cell search."""
+    lowest-cell search, over columns of the cells the same placements cover where cells have no
+    positions (the rhombic and tetra-octa grids' voxels: `merged_columns`)."""
     layout = Layout.of(problem.positions) if problem.positions else None
     if layout is None or fills_optional(problem):
-        return CoverSearch.of(problem)
+        return CoverSearch.of(merged_columns(problem))
     choose = EVERY_OPEN_CELL if _every_cell(problem, layout) else CHOOSE_AMONG if layout.three_d else LOWEST
     box = BoxSearch.of(problem, choose)
     return box if box is not None else CoverSearch.of(problem)
