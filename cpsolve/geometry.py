@@ -110,13 +110,17 @@ def _images_at_origin(cells: Sequence[Cell], group: Sequence[Isometry]) -> Any:
 
 def distinct_shapes(images: Any) -> tuple[Shape, ...]:
     """The distinct shapes among images of one shape (an array: images x cells x 3, no
-    coordinate negative), each sorted, in the order first met: each image's cells encoded as one
-    number and sorted, so that images are compared as rows of numbers, not tuples of cells."""
+    coordinate negative), each sorted, in the order first met, as tuples."""
     if not len(images):
         return ()
-    keys, base = _encoded(images)
-    firsts = _first_of_each(keys)
-    return tuple(tuple(map(tuple, cells)) for cells in _decoded(keys[firsts], base).tolist())
+    return tuple(tuple(map(tuple, cells)) for cells in distinct_images(images).tolist())
+
+
+def distinct_images(images: Any) -> Any:
+    """`distinct_shapes` as an array (distinct images x cells x 3): each image's cells encoded as
+    one number and sorted, so that images are compared as rows of numbers, not tuples of cells."""
+    keys, base = encoded(images)
+    return _decoded(keys[_first_of_each(keys)], base)
 
 
 def orientation_sizes(cells: Sequence[Cell]) -> tuple[Cell, ...]:
@@ -128,12 +132,13 @@ def orientation_sizes(cells: Sequence[Cell]) -> tuple[Cell, ...]:
 @functools.lru_cache(maxsize=1024)
 def _orientation_sizes(cells: tuple[Cell, ...]) -> tuple[Cell, ...]:
     images = _images_at_origin(cells, ROTATIONS)
-    sizes = images[_first_of_each(_encoded(images)[0])].max(axis=1) + 1
+    sizes = images[_first_of_each(encoded(images)[0])].max(axis=1) + 1
     return tuple((int(x), int(y), int(z)) for x, y, z in sizes.tolist())
 
 
-def _encoded(images: Any) -> tuple[Any, int]:
-    """Each image's cells as numbers, sorted (images x cells), and the base they are written in."""
+def encoded(images: Any) -> tuple[Any, int]:
+    """Each image's cells as numbers, sorted (images x cells), and the base they are written in: the
+    numbers of two images compare as their cells do (no coordinate is negative)."""
     base = int(images.max()) + 1
     return np.sort((images[..., 0] * base + images[..., 1]) * base + images[..., 2], axis=1), base
 

@@ -199,8 +199,9 @@ def candidate_count(pieces: Sequence[Piece], box_size: Cell, grid: Grid = CUBE) 
 
 
 def _grid_orientation_sizes(cells: Shape, grid: Grid) -> list[Cell]:
-    sizes = [np.ptp(np.asarray(shape), axis=0) + 1 for shape in grid.orientations(cells)]
-    return [(int(size[0]), int(size[1]), int(size[2])) for size in sizes]
+    shapes = grid.orientation_array(cells)
+    sizes = (shapes.max(axis=1) - shapes.min(axis=1) + 1).tolist() if len(shapes) else []
+    return [(int(x), int(y), int(z)) for x, y, z in sizes]
 
 
 def placement_arrays(
@@ -311,7 +312,7 @@ def _piece_placements(
     cell colours; a coloured piece's placements only where each cell's colour fits the target
     cell's."""
     if not piece.coloured:
-        indexes, orientation = _all_fitting_placements(puzzle.grid.orientations(piece.cells), box, puzzle.grid)
+        indexes, orientation = _all_fitting_placements(puzzle.grid.orientation_array(piece.cells), box, puzzle.grid)
         return indexes, orientation, None
     shapes, colours = puzzle.grid.coloured_orientation_arrays(piece.cells, piece.colours)
     if by_colour is not None:
