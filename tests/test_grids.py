@@ -26,6 +26,7 @@ from cpsolve.cli import app
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, GRIDS, Grid, grid_named
 from cpsolve.grids.solids import cell_kinds, kind_period, real, solid
+from cpsolve.models.packing import placements
 from cpsolve.run import RunOptions
 
 runner = CliRunner()
@@ -105,6 +106,30 @@ def test_orientations_at_once_are_each_transformations_image_normalised(
         if moved is not None:
             one_at_a_time.setdefault(grid.normalise(moved), None)
     assert Grid.orientations(grid, cells, mirrors) == list(one_at_a_time)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sampled_from([grid for grid in GRIDS if grid is not CUBE]),
+    st.lists(st.tuples(*[st.integers(-2, 3)] * 3), min_size=1, max_size=6),
+    st.lists(st.tuples(*[st.integers(0, 9)] * 3), min_size=1, max_size=400),
+)
+def test_placements_of_every_orientation_at_once_are_each_orientations_alone(
+    grid: Grid, points: list[Cell], target_points: list[Cell]
+) -> None:
+    """On the grids other than cubes every orientation of a piece is placed at once, those with
+    the same room in the target together: the same placements in the same order as placing
+    each orientation on its own (`fitting_placements`, the definition)."""
+    cells = sorted({p for p, ok in zip(points, grid.cell_mask(np.array(points)), strict=True) if ok})
+    target = sorted({p for p, ok in zip(target_points, grid.cell_mask(np.array(target_points)), strict=True) if ok})
+    assume(cells and target)
+    shapes = grid.orientation_array(cells)
+    assume(len(shapes))
+    box = placements._Box.of(target, grid)
+    at_once, orientation = placements._all_fitting_placements(shapes, box, grid)
+    alone = [placements.fitting_placements(shape, box, grid) for shape in shapes]
+    assert at_once.tolist() == [row for placed in alone for row in placed.tolist()]
+    assert orientation.tolist() == [number for number, placed in enumerate(alone) for _ in range(len(placed))]
 
 
 @settings(max_examples=80, deadline=None)
