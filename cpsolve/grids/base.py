@@ -54,7 +54,8 @@ def matrix_of(rows: Any) -> Matrix:
 def transforms_of(matrices: Sequence[Any], scale: int = 1) -> tuple[Transform, ...]:
     """Transforms from integer matrices: identity first, the rotations, then those with a mirror."""
     identity = scale * np.eye(3, dtype=np.int64)
-    made = {matrix_of(m): Transform(matrix_of(m), scale, _determinant(matrix_of(m)) > 0) for m in matrices}
+    keys = [matrix_of(m) for m in matrices]
+    made = {key: Transform(key, scale, _determinant(key) > 0) for key in keys}
     return tuple(sorted(made.values(), key=lambda t: (not t.proper, t.matrix != matrix_of(identity), t.matrix)))
 
 
