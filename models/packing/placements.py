@@ -183,9 +183,9 @@ def _lattice_shift_array(room: Cell, lattice: Grid) -> Any:
     """The lattice's shifts below `room`, z slowest and x fastest (cached: a piece's orientations
     ask for a few sizes)."""
     x, y, z = (np.arange(0, size, step) for size, step in zip(room, lattice.period, strict=True))
-    shifts = np.empty((len(z), len(y), len(x), 3), np.int64)  # z slowest, x fastest
-    shifts[..., 0], shifts[..., 1], shifts[..., 2] = x, y[:, None], z[:, None, None]
-    shifts = shifts.reshape(-1, 3)
+    laid_out = np.empty((len(z), len(y), len(x), 3), np.int64)  # z slowest, x fastest
+    laid_out[..., 0], laid_out[..., 1], laid_out[..., 2] = x, y[:, None], z[:, None, None]
+    shifts = laid_out.reshape(-1, 3)
     return shifts[lattice.in_lattice(shifts)]
 
 
