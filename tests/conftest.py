@@ -67,7 +67,10 @@ def children_of(pid: int) -> set[int]:
     """The processes a process has started (from /proc)."""
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
-        found.update(int(child) for child in (task / "children").read_text().split())
+        try:
+            found.update(int(child) for child in (task / "children").read_text().split())
+        except FileNotFoundError:  # a thread that ended since the folder was listed has no children
+            continue
     return found
 
 
