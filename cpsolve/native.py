@@ -56,7 +56,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "cpsolve.engines.exact_cover.fewest_kernel": ("search", "column_lists", "live_counts"),
     "cpsolve.engines.tiles_dfs.kernel": ("fill", "probe"),
     "cpsolve.engines.chain_dfs.kernel": ("walk",),
-    "cpsolve.disassembly.kernel": ("geometry_of", "rehash", "expand", "take_apart_all"),
+    "cpsolve.disassembly.kernel": ("geometry_of", "rehash", "expand", "take_apart_batch"),
     "cpsolve.counting.frontier_kernel": ("step", "rehash"),
     "cpsolve.grids.fitting_kernel": ("fitting",),
     "cpsolve.symmetry.images_kernel": ("atom_images",),

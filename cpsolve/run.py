@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -392,12 +392,15 @@ def _classify(
     batches = enumeration.batches()
     try:
         for batch in batches:
-            for new_class in classifier.add_batch(batch):
-                if new_class is not None:
-                    classes.add(new_class)
-                    if classes.enough():
-                        enumeration.interrupt(limit_reason)
-                        return
+            if classes.one_at_a_time():
+                for new_class in classifier.add_batch(batch):
+                    if new_class is not None:
+                        classes.add(new_class)
+                        if classes.enough():
+                            enumeration.interrupt(limit_reason)
+                            return
+            else:  # a batch's new classes together: --disassemble takes them apart in one call
+                classes.add_all([new_class for new_class in classifier.add_batch(batch) if new_class is not None])
             if on_progress is not None:
                 elapsed = time.perf_counter() - started
                 on_progress(_listing_progress(classifier, elapsed), elapsed)
@@ -433,23 +436,36 @@ class NewClasses:
         self.shown: list[str] = []
 
     def add(self, found: SolutionClass) -> None:
-        """Take in a class met for the first time; its representative is made only where it is
-        used (0.6 us a class, most of a listing run's classes are not shown nor handed on)."""
-        if self.checker is None and self.hook is None and len(self.shown) >= self.show:
+        """Take in a class met for the first time."""
+        self.add_all([found])
+
+    def add_all(self, found: Sequence[SolutionClass]) -> None:
+        """Take in classes met for the first time, in order; each representative is made only
+        where it is used (0.6 us a class, most of a listing run's classes are not shown nor handed
+        on), and with --disassemble they are taken apart together (`AssemblyChecker.check_all`)."""
+        if self.checker is None and self.hook is None:
+            found = found[: max(0, self.show - len(self.shown))]  # those to draw, if any
+        if not found:
             return
-        solution = found.representative
-        details: dict[str, Any] = {}
-        if self.checker is None:
-            if len(self.shown) < self.show:
-                self.shown.append(self.model.render(solution))
-        else:
-            result = self.checker.check(solution)
+        solutions = [one.representative for one in found]
+        results = self.checker.check_all(solutions) if self.checker is not None else [None] * len(solutions)
+        for solution, result in zip(solutions, results, strict=True):
+            details: dict[str, Any] = {}
+            if result is None:
+                if len(self.shown) < self.show:
+                    self.shown.append(self.model.render(solution))
+            else:
+                if self.hook is not None:
+                    details["disassembly"] = result.as_json()
+                if len(self.shown) < self.show and result.comes_apart:
+                    self.shown.append("\n".join([self.model.render(solution), "", *result.describe()]))
             if self.hook is not None:
-                details["disassembly"] = result.as_json()
-            if len(self.shown) < self.show and result.comes_apart:
-                self.shown.append("\n".join([self.model.render(solution), "", *result.describe()]))
-        if self.hook is not None:
-            self.hook(solution, self.model, details)
+                self.hook(solution, self.model, details)
+
+    def one_at_a_time(self) -> bool:
+        """Whether each new class is taken in before the next solution is counted: with
+        --disassemble and --first or --max-solutions, which stop at the class that is enough."""
+        return self.checker is not None and self.checker.one_at_a_time
 
     def enough(self) -> bool:
         """True once --first/--max-solutions count enough assemblies that came apart."""

@@ -25,6 +25,7 @@ from cpsolve.disassembly import AssembledPiece, Disassembler, Disassembly, Move,
 from cpsolve.engines import SearchOptions, StopReason
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid, grid_named
+from cpsolve.limits import Deadline
 from cpsolve.models import PuzzleModel
 from cpsolve.models.packing import PackingModel
 from cpsolve.run import RunOptions
@@ -145,6 +146,36 @@ def test_the_compiled_search_grows_its_tables_and_resumes(monkeypatch: pytest.Mo
     assert "98.2.4.2" in levels
     undecided = _both_searches(pelikan[0], max_positions=50)
     assert undecided.outcome is Outcome.UNDECIDED and undecided.positions == 51
+    # the same in batches: every assembly resumed where the kernel asked for room or paused, and
+    # one stopped by the limit on positions does not hold up the next
+    mixed = [*pelikan[:3], cage[0], pelikan[0], *cage[1:4], [cage[0][0]]]
+    alone = [Disassembler(compiled=False, max_positions=2_000).analyse(pieces) for pieces in mixed]
+    assert {one.outcome for one in alone} == {Outcome.APART, Outcome.STUCK, Outcome.UNDECIDED}
+    _batch_answers_as_alone(Disassembler(compiled=True, max_positions=2_000), mixed, alone)
+
+
+def test_a_batch_past_its_deadline_leaves_the_assembly_it_is_in_and_those_after_undecided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The clock is looked at between slices of a batch's work: once the deadline has passed, the
+    assembly being taken apart and every one after it are undecided, those before answered."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(compiled, "SLICE_WORK", 1)  # a slice ends after each position
+    pelikan = _assemblies(corpus_dir("burrtools") / "PelikanBurr.xmpuzzle")[:4]
+    alone = [Disassembler(compiled=False).analyse(pieces) for pieces in pelikan]
+    looks = {"count": 0, "most": alone[0].positions + 10}  # a look before the batch, one a position
+
+    class AfterLooks(Deadline):
+        def passed(self) -> bool:  # passes early in the second assembly
+            looks["count"] += 1
+            return looks["count"] > looks["most"]
+
+    answers = Disassembler(compiled=True, deadline=AfterLooks()).analyse_all(pelikan)
+    first_undecided = next(n for n, one in enumerate(answers) if one.outcome is Outcome.UNDECIDED)
+    assert first_undecided >= 1
+    assert [one.as_json() for one in answers[:first_undecided]] == [one.as_json() for one in alone[:first_undecided]]
+    assert all(one.outcome is Outcome.UNDECIDED for one in answers[first_undecided:])
+    assert answers[first_undecided].positions > 0 and all(one.positions == 0 for one in answers[first_undecided + 1 :])
 
 
 def _burrtools_levels(path: Path) -> list[str]:
@@ -490,10 +521,22 @@ def _one_disassembler_for_all(assemblies: Sequence[Sequence[AssembledPiece]], gr
     if importlib.util.find_spec("numba") is None:
         pytest.skip("numba is not installed: no compiled disassembler")
     kept = Disassembler(grid=grid, compiled=True)
-    for pieces in assemblies:
-        alone = Disassembler(grid=grid, compiled=False).analyse(pieces)
+    answers = [Disassembler(grid=grid, compiled=False).analyse(pieces) for pieces in assemblies]
+    for pieces, alone in zip(assemblies, answers, strict=True):
         after_others = kept.analyse(pieces)
         assert (after_others.as_json(), after_others.positions) == (alone.as_json(), alone.positions)
+    _batch_answers_as_alone(Disassembler(grid=grid, compiled=True), assemblies, answers)
+
+
+def _batch_answers_as_alone(
+    disassembler: Disassembler, assemblies: Sequence[Sequence[AssembledPiece]], answers: Sequence[Disassembly]
+) -> None:
+    """`analyse_all`: the assemblies in batches of one kernel call each, every one answered (outcome,
+    level, plan, positions) as `answers` says it is alone."""
+    together = disassembler.analyse_all(assemblies)
+    assert [(one.as_json(), one.positions, one.pieces) for one in together] == [
+        (one.as_json(), one.positions, one.pieces) for one in answers
+    ]
 
 
 def test_gaps_kept_from_an_earlier_assembly_hold_only_where_the_pieces_lie_alike() -> None:

@@ -53,6 +53,7 @@ DEADLINE_EVERY_MOVES = 4096  # moves listed from one position between two looks 
 # Moves from one position: the hardest corpus position lists a few hundred; a cage of loose cubes
 # lists unions of them by the million (3.7 GB) before this bound.
 MAX_MOVES_PER_POSITION = 100_000
+BATCH = 1024  # assemblies taken apart in one kernel call: their pieces' tables are made together
 
 Lines = tuple[dict[tuple[int, int], tuple[int, ...]], ...]  # per axis: the other two coordinates -> cells on that line
 Gaps = tuple[int, ...]  # per direction: how far one piece can move before it meets another
@@ -351,13 +352,42 @@ class Disassembler:
         return self._kernel
 
     def analyse(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
-        if len(pieces) < 2:
-            return Disassembly(Outcome.APART, pieces=len(pieces))
+        return self.analyse_all([pieces])[0]
+
+    def analyse_all(self, assemblies: Sequence[Sequence[AssembledPiece]]) -> list[Disassembly]:
+        """Each assembly taken apart, in order. Without piece groups those searched compiled go
+        to the kernel in batches, each batch one call (`CompiledDisassembler.take_apart_batch`);
+        one piece comes apart with no move; the rest are searched one at a time."""
+        results: list[Disassembly | None] = [None] * len(assemblies)
+        batch: list[int] = []
+        most = self._most_batched()
+        for number, pieces in enumerate(assemblies):
+            if len(pieces) < 2:
+                results[number] = Disassembly(Outcome.APART, pieces=len(pieces))
+            elif len(pieces) <= most:
+                batch.append(number)
+            else:
+                results[number] = self._analyse_one(pieces)
+        for first in range(0, len(batch), BATCH):
+            numbers = batch[first : first + BATCH]
+            for number, result in zip(numbers, self._analyse_batch([assemblies[n] for n in numbers]), strict=True):
+                results[number] = result
+        return [result for result in results if result is not None]
+
+    def _most_batched(self) -> int:
+        """The most pieces of an assembly the kernel takes apart whole (0: none): compiled, without
+        piece groups (their parts are decided in Python), as many as its bit masks hold."""
+        if not self.compiled or self.groups.capacity:
+            return 0
+        from cpsolve.disassembly.compiled import MOST_PIECES
+
+        return MOST_PIECES
+
+    def _analyse_one(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
+        """An assembly searched part by part (the parts' searches compiled where they can be)."""
         if self.deadline.passed():
             return Disassembly(Outcome.UNDECIDED, pieces=len(pieces))
         kernel = self._compiled_for(pieces)
-        if kernel is not None and not self.groups.capacity:
-            return self._analyse_whole(pieces, kernel)
         search = _Search(pieces, self.groups, self.max_positions, self.deadline, self.grid, kernel)
         try:
             separation = search.take_apart(list(range(len(pieces))), [(0, 0, 0)] * len(pieces))
@@ -366,24 +396,33 @@ class Disassembler:
         outcome = Outcome.APART if separation is not None and search.groups_fit() else Outcome.STUCK
         return Disassembly(outcome, separation, search.positions, len(pieces))
 
-    def _analyse_whole(self, pieces: Sequence[AssembledPiece], kernel: CompiledDisassembler) -> Disassembly:
-        """The analysis of an assembly without piece groups in one compiled search (`take_apart_all`):
-        the same parts in the same order as `_Search.take_apart`, read back from its records."""
-        from cpsolve.disassembly.compiled import Undecided
+    def _analyse_batch(self, assemblies: Sequence[Sequence[AssembledPiece]]) -> list[Disassembly]:
+        """Assemblies without piece groups, each in one compiled search of the same parts in the
+        same order as `_Search.take_apart`, read back from its records; all in one kernel call."""
+        from cpsolve.disassembly import codes
+        from cpsolve.disassembly.compiled import CompiledDisassembler
 
-        try:
-            records = kernel.take_apart_all(len(pieces), self.max_positions, MAX_MOVES_PER_POSITION, self.deadline)
-        except Undecided:
-            return Disassembly(Outcome.UNDECIDED, positions=kernel.positions, pieces=len(pieces))
-        if records is None:
-            return Disassembly(Outcome.STUCK, positions=kernel.positions, pieces=len(pieces))
-        return Disassembly(
-            Outcome.APART, _Records(records.tolist(), pieces, self.grid.steps), kernel.positions, len(pieces)
-        )
+        if self.deadline.passed():
+            return [Disassembly(Outcome.UNDECIDED, pieces=len(pieces)) for pieces in assemblies]
+        if self._kernel is None:
+            self._kernel = CompiledDisassembler(self.grid)
+        self._kernel.new_batch([[piece.cells for piece in pieces] for pieces in assemblies])
+        taken = self._kernel.take_apart_batch(self.max_positions, MAX_MOVES_PER_POSITION, self.deadline)
+        outcomes = {codes.APART: Outcome.APART, codes.STUCK: Outcome.STUCK, codes.UNDECIDED: Outcome.UNDECIDED}
+        steps = self.grid.steps
+        return [
+            Disassembly(
+                outcomes[outcome],
+                None if records is None else _Records(records.tolist(), pieces, steps),
+                positions,
+                len(pieces),
+            )
+            for (outcome, records, positions), pieces in zip(taken, assemblies, strict=True)
+        ]
 
 
 class _Records:
-    """Separations read back from take_apart_all's records (cpsolve.disassembly.kernel), a part at a
+    """Separations read back from take_apart_batch's records (cpsolve.disassembly.kernel), a part at a
     time in the order they were written: a part, the part of it left in place, the part taken out."""
 
     def __init__(self, numbers: list[int], pieces: Sequence[AssembledPiece], steps: tuple[Step, ...]) -> None:
@@ -811,7 +850,7 @@ class DisassemblySummary:
         if result.outcome is Outcome.APART:
             self.apart += 1
             self.one_piece += result.pieces < 2
-            if level_key(result.level) > level_key(self.highest_level):
+            if result.level != self.highest_level and level_key(result.level) > level_key(self.highest_level):
                 self.highest_level = result.level
         elif result.outcome is Outcome.STUCK:
             self.stuck += 1
@@ -852,11 +891,22 @@ class AssemblyChecker:
     load_seconds: float = 0.0  # loading the compiled search: left out of a run's seconds, as an engine's load
 
     def check(self, solution: Solution) -> Disassembly:
+        return self.check_all([solution])[0]
+
+    def check_all(self, solutions: Sequence[Solution]) -> list[Disassembly]:
+        """Take each of these assemblies apart, in order (the compiled ones in batches)."""
         started = time.perf_counter()
-        result = self.disassembler.analyse(self.assemble(solution))
-        self.summary.add(result)
+        results = self.disassembler.analyse_all([self.assemble(solution) for solution in solutions])
+        for result in results:
+            self.summary.add(result)
         self.summary.seconds += time.perf_counter() - started
-        return result
+        return results
+
+    @property
+    def one_at_a_time(self) -> bool:
+        """--first or --max-solutions: the run stops at the assembly that makes them enough, so
+        assemblies are taken apart one at a time, each before the next solution is counted."""
+        return self.wanted is not None
 
     def enough(self) -> bool:
         return self.wanted is not None and self.summary.apart >= self.wanted

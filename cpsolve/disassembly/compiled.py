@@ -3,15 +3,15 @@ when it asks, and one part's search run in slices, between which the deadline an
 looked at. Imported only when numba is installed.
 
 The search is the Python one's (cpsolve.disassembly._Search) move for move. Without piece groups
-a whole assembly is one kernel call (`take_apart_all`: the parts split and taken apart in turn,
-their moves written as records); with them only the breadth-first expansion of a part is
-compiled, and splitting and the groups stay in Python, a few calls a part.
+a batch of whole assemblies is one kernel call (`take_apart_batch`: in each the parts split and
+taken apart in turn, their moves written as records); with them only the breadth-first expansion
+of a part is compiled, and splitting and the groups stay in Python, a few calls a part.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -25,7 +25,7 @@ PathStep = tuple[int, int, int | None]  # pieces moved (bit mask), step, distanc
 
 FIRST_POSITIONS = 64  # rows of a part's position table at first; doubled when the kernel asks
 FIRST_MOVES = 1024  # moves of one position at first; doubled likewise
-FIRST_RECORDS = 4096  # numbers of take_apart_all's records at first; doubled likewise
+FIRST_RECORDS = 4096  # numbers of take_apart_batch's records at first; doubled likewise
 GAP_SLOTS = 1 << 16  # pairs' gaps remembered, at first; grown while it fills, up to MOST_GAP_SLOTS
 MOST_GAP_SLOTS = 1 << 19  # then the table starts again empty when half full (results are the same)
 SLICE_WORK = 4_000_000  # work units (pair look-ups, union tests) between two looks at the clock: ~10 ms
@@ -42,6 +42,15 @@ def _kernel(name: str) -> Callable[..., Any]:
 
 class Undecided(Exception):
     """A limit (positions, moves of one position, the deadline) stopped the search."""
+
+
+class Taken(NamedTuple):
+    """One assembly taken apart whole: how it ended (codes.APART, STUCK or UNDECIDED), the records
+    of its parts' moves where it came apart (None else), the positions it looked at."""
+
+    outcome: int
+    records: np.ndarray | None
+    positions: int
 
 
 def _next_power_of_two(value: int) -> int:
@@ -78,6 +87,7 @@ class CompiledDisassembler:
         self.stack = np.zeros((0, 0), np.int64)
         self._cells_arrays: dict[int, tuple[Sequence[Cell], np.ndarray]] = {}
         self.records = np.zeros(FIRST_RECORDS, np.int64)
+        self.first_piece = np.zeros(2, np.int64)
 
     def _size_moves(self, moves: int) -> None:
         self.moves = np.zeros((moves, 3), np.int64)
@@ -86,16 +96,25 @@ class CompiledDisassembler:
         self.known_stamps = np.zeros(self.known.shape[0], np.int64)  # generations go on from the counter
 
     def new_assembly(self, pieces: Sequence[Sequence[Cell]]) -> None:
-        arrays = [self._cells_of(piece) for piece in pieces]
+        """Set the kernel up for one assembly's pieces (searched part by part: `take_apart`)."""
+        self.new_batch([pieces])
+
+    def new_batch(self, assemblies: Sequence[Sequence[Sequence[Cell]]]) -> None:
+        """Set the kernel up for these assemblies' pieces, one after the other (`take_apart_batch`):
+        every piece's box, the cells that meet first along each step, its shape number."""
+        arrays = [self._cells_of(piece) for pieces in assemblies for piece in pieces]
         cells = np.concatenate(arrays)
-        starts = np.zeros(len(pieces) + 1, np.int64)
+        starts = np.zeros(len(arrays) + 1, np.int64)
         starts[1:] = np.cumsum([len(piece) for piece in arrays])
         kinds = np.zeros(len(cells), np.int64)
         if self.passes.shape[1] > 1:  # cells pass alike on a grid whose steps have one kind
             kinds[:] = [self.grid.step_kind((x, y, z)) for x, y, z in cells.tolist()]
         boxes_and_fronts = _kernel("geometry_of")(cells, starts, kinds, self.vectors, self.passes, self.pass_counts)
-        shape_of = self._shapes(pieces, cells, kinds, starts, boxes_and_fronts[0])
+        given = [piece for pieces in assemblies for piece in pieces]
+        shape_of = self._shapes(given, cells, kinds, starts, boxes_and_fronts[0])
         self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes_and_fronts, shape_of)
+        self.first_piece = np.zeros(len(assemblies) + 1, np.int64)
+        self.first_piece[1:] = np.cumsum([len(pieces) for pieces in assemblies])
         self.counters[codes.LOOKED_AT] = 0
 
     def _cells_of(self, piece: Sequence[Cell]) -> np.ndarray:
@@ -175,48 +194,64 @@ class CompiledDisassembler:
                 raise Undecided
             self._grow_gaps()
 
-    def take_apart_all(self, pieces: int, max_positions: int, max_moves: int, deadline: Deadline) -> np.ndarray | None:
-        """The whole assembly (`pieces` of them, as given to `new_assembly`) taken apart in one
-        kernel (kernel.take_apart_all: each part as `take_apart` takes it, then its two parts,
-        the one left in place first): the records of every part's moves (read by
-        cpsolve.disassembly), or None when a part does not come apart. For puzzles without piece
-        groups, where a part that does not come apart ends the search: a flat design's 21,644
-        assemblies of eight pieces, each split seven times, took 222 us each part by part
-        from Python, nearly all of it the calls."""
-        width = 3 * pieces
-        positions, came_from, table = self._first_tables(width)
-        stack = self._stack_for(pieces)
-        stack[0, 0] = (1 << pieces) - 1
-        stack[0, 1:] = 0
+    def take_apart_batch(self, max_positions: int, max_moves: int, deadline: Deadline) -> list[Taken]:
+        """The assemblies given to `new_batch` each taken apart whole, one after the other, in one
+        kernel call (kernel.take_apart_batch; each part as `take_apart` takes it, then its two
+        parts, the one left in place first), for puzzles without piece groups, where a part that
+        does not come apart ends an assembly's search. For each: APART with the records of every
+        part's moves (read by cpsolve.disassembly), STUCK or UNDECIDED with none, and the
+        positions it looked at. Once the deadline passes, the assembly being taken apart and those
+        after it are undecided. A flat design's 21,644 assemblies of eight pieces took 222 us each
+        part by part from Python, nearly all of it the calls, then about 100 us whole one call
+        each, which was mostly the call and its set-up."""
+        first_piece = self.first_piece
+        assemblies = len(first_piece) - 1
+        most = int(np.diff(first_piece).max(initial=1))
+        positions, came_from, table = self._first_tables(3 * most)
+        stack = self._stack_for(most)
+        outcomes = np.zeros(assemblies, np.int64)
+        looked = np.zeros(assemblies, np.int64)
+        record_ends = np.zeros(assemblies, np.int64)
         counters = self.counters
-        counters[codes.WAITING], counters[codes.RECORDS_END], counters[codes.IN_PART] = 1, 0, 0
+        counters[codes.BATCH_AT], counters[codes.BATCH_OPEN], counters[codes.RECORDS_END] = 0, 0, 0
         while True:
-            status = _kernel("take_apart_all")(
+            status = _kernel("take_apart_batch")(
                 self.geometry, self.gap_keys, self.gap_values, self.gap_stamps, self.gap_counters, positions,
                 came_from, table, self.moves, self.found, self.known, self.known_stamps, counters, stack, self.records,
-                max_positions, max_moves, SLICE_WORK,
+                first_piece, outcomes, looked, record_ends, max_positions, max_moves, SLICE_WORK,
             )  # fmt: skip
-            if status == codes.APART:
-                return self.records[: counters[codes.RECORDS_END]]
-            if status == codes.STUCK:
-                return None
-            if status == codes.UNDECIDED:
-                raise Undecided
+            if status == codes.DONE:
+                break
             if status == codes.GROW_MOVES:
                 self._size_moves(2 * self.moves.shape[0])
             elif status == codes.GROW_RECORDS:
                 self.records = np.concatenate((self.records, np.zeros_like(self.records)))
             elif status == codes.GROW_POSITIONS:
-                count = int(stack[pieces, 0]).bit_count()
+                count = int(stack[-1, 0]).bit_count()
                 positions, came_from, table = self._grown(positions, came_from, 3 * count)
-                self._kept_tables[width] = (positions, came_from, table)  # the next assembly starts with these
+                self._kept_tables[3 * most] = (positions, came_from, table)  # the next batch starts with these
             elif deadline.passed():
-                raise Undecided
+                at = int(counters[codes.BATCH_AT])
+                outcomes[at:] = codes.UNDECIDED
+                looked[at] = counters[codes.LOOKED_AT] if counters[codes.BATCH_OPEN] else 0
+                break
             self._grow_gaps()
+        return self._taken(outcomes, looked, record_ends)
+
+    def _taken(self, outcomes: np.ndarray, looked: np.ndarray, record_ends: np.ndarray) -> list[Taken]:
+        taken: list[Taken] = []
+        start = 0
+        for outcome, positions, end in zip(outcomes.tolist(), looked.tolist(), record_ends.tolist(), strict=True):
+            records = self.records[start:end] if outcome == codes.APART else None
+            taken.append(Taken(outcome, records, positions))
+            if outcome == codes.APART:
+                start = end
+        return taken
 
     def _stack_for(self, pieces: int) -> np.ndarray:
-        """take_apart_all's stack for an assembly of this many pieces (kept: assemblies of a puzzle
-        have the same pieces): the parts waiting and, in the last row, the one being expanded."""
+        """take_apart_batch's stack for assemblies of at most this many pieces (kept while the
+        pieces are as many: assemblies of a puzzle have the same pieces): the parts waiting and,
+        in the last row, the one being expanded."""
         if self.stack.shape[0] != pieces + 1:
             self.stack = np.zeros((pieces + 1, 1 + 3 * pieces), np.int64)
         return self.stack

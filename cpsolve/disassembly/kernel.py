@@ -18,9 +18,9 @@ Everything lives in arrays the caller owns (cpsolve.disassembly.compiled):
   rows are expanded in the order they were added, which is the breadth-first order;
 - the moves of one position with the sets found so far and a stamped table of those known.
 
-`take_apart_all` takes a whole assembly apart (the parts in the order the Python side's recursion
-takes them, records of each part's moves in an array), where no piece groups are; with them the
-Python side calls `expand` part by part. `expand` works through positions until the first part
+`take_apart_batch` takes whole assemblies apart one after another (in each the parts in the order
+the Python side's recursion takes them, records of each part's moves in an array), where no piece
+groups are; with them the Python side calls `expand` part by part. `expand` works through positions until the first part
 comes free (FOUND), none is left (EXHAUSTED), a limit stops it (UNDECIDED), it has done a slice of
 work (PAUSED: the caller looks at the clock and Ctrl-C and calls again), or an array is too small
 (GROW_POSITIONS, GROW_MOVES: the caller grows it and calls again; the position is worked out
@@ -37,7 +37,10 @@ from numba import njit
 from cpsolve.disassembly.codes import (
     ADDED,
     APART,
+    BATCH_AT,
+    BATCH_OPEN,
     CURSOR,
+    DONE,
     EXHAUSTED,
     FOUND,
     FOUND_AT,
@@ -502,7 +505,7 @@ def expand(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_c
     meets = np.empty((steps, count), np.int64)
     touches = np.empty((steps, count), np.int64)
     scratch = np.empty(2 * count + 1, np.int64)
-    width = 3 * count  # a row of `positions` may be wider (take_apart_all's rows fit every part)
+    width = 3 * count  # a row of `positions` may be wider (a batch's rows fit every part)
     child = np.empty(width, np.int32)
     counters[WORK] = 0
     while counters[CURSOR] < counters[ADDED]:
@@ -567,27 +570,70 @@ def _members_of(part: Any, members: Any) -> Any:
 
 
 @njit(cache=True)
-def take_apart_all(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_counters: Any,
-                   positions: Any, came_from: Any, table: Any, moves: Any, found: Any, known: Any,
-                   known_stamps: Any, counters: Any, stack: Any, records: Any, max_positions: int, max_moves: int,
-                   slice_work: int) -> int:  # fmt: skip
-    """A whole assembly taken apart, part after part, as the Python side's recursion does it where
-    no piece groups are (`_Search.take_apart`): each part's breadth-first search (`expand`), then
-    the part left in place and after it the part taken out, each in turn; one piece is done.
+def take_apart_batch(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_counters: Any,
+                     positions: Any, came_from: Any, table: Any, moves: Any, found: Any, known: Any,
+                     known_stamps: Any, counters: Any, stack: Any, records: Any, first_piece: Any, outcomes: Any,
+                     looked: Any, record_ends: Any, max_positions: int, max_moves: int,
+                     slice_work: int) -> int:  # fmt: skip
+    """Assemblies taken apart one after another, each whole (`_take_apart`): assembly a is the
+    geometry's pieces first_piece[a] to first_piece[a + 1] - 1. For each, `outcomes[a]` is APART,
+    STUCK or UNDECIDED (its positions or one position's moves past their limits), `looked[a]` the
+    positions it looked at, and its records (one that comes apart: every part's, see
+    `_take_apart`; else none) end at `record_ends[a]`, where the last one's ended. Returns DONE
+    when every assembly is taken apart; PAUSED after a slice of work, GROW_POSITIONS, GROW_MOVES
+    or GROW_RECORDS when an array is too small: the caller grows it, or looks at the clock, and
+    calls again, which goes on where it stopped. The caller starts with BATCH_AT 0, BATCH_OPEN 0
+    and RECORDS_END 0. A flat design's 21,644 assemblies, one call each, spent more in the calls
+    and the records read back in Python than in this search."""
+    assemblies = first_piece.shape[0] - 1
+    counters[SLICE] = 0
+    while counters[BATCH_AT] < assemblies:
+        at = counters[BATCH_AT]
+        offset = first_piece[at]
+        pieces = first_piece[at + 1] - offset
+        if counters[BATCH_OPEN] == 0:  # the whole assembly waits on the stack, where it lies
+            stack[0, 0] = (np.int64(1) << pieces) - 1
+            for k in range(1, 1 + 3 * pieces):
+                stack[0, k] = 0
+            counters[WAITING], counters[IN_PART], counters[LOOKED_AT] = 1, 0, 0
+            counters[BATCH_OPEN] = 1
+        status = _take_apart(geometry, gap_keys, gap_values, gap_stamps, gap_counters, positions, came_from, table,
+                             moves, found, known, known_stamps, counters, stack, records, pieces, offset,
+                             max_positions, max_moves, slice_work)  # fmt: skip
+        if status not in (APART, STUCK, UNDECIDED):
+            return status
+        if status != APART:  # its records are not read: the next assembly's go in their place
+            counters[RECORDS_END] = record_ends[at - 1] if at > 0 else 0
+        outcomes[at], looked[at], record_ends[at] = status, counters[LOOKED_AT], counters[RECORDS_END]
+        counters[BATCH_AT] = at + 1
+        counters[BATCH_OPEN] = 0
+        if counters[SLICE] >= slice_work:
+            return PAUSED
+    return DONE
+
+
+@njit(cache=True)
+def _take_apart(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: Any, gap_counters: Any, positions: Any,
+                came_from: Any, table: Any, moves: Any, found: Any, known: Any, known_stamps: Any, counters: Any,
+                stack: Any, records: Any, pieces: int, offset: int, max_positions: int, max_moves: int,
+                slice_work: int) -> int:  # fmt: skip
+    """A whole assembly of `pieces` (the geometry's pieces from `offset` on) taken apart, part after
+    part, as the Python side's recursion does it where no piece groups are (`_Search.take_apart`):
+    each part's breadth-first search (`expand`), then the part left in place and after it the
+    part taken out, each in turn; one piece is done.
 
     `stack[k]`: a part waiting, the bit mask of its pieces, then each piece's offset (3 numbers
-    per piece of the assembly, where it lies after the moves that split it off). `records`, one
-    after another in that order: a part's piece mask, its moves (their count, then pieces as a
-    mask over the part's own pieces, step and distance, -1 for the last: out to infinity), and
-    the offsets its pieces end at (3 per piece of the part, from its first). Returns APART when
-    every part came apart, STUCK at the first that does not (nothing after it is looked at, as in
-    Python), UNDECIDED at a limit; PAUSED after a slice of work, GROW_POSITIONS, GROW_MOVES or
-    GROW_RECORDS when an array is too small: the caller grows it, or looks at the clock, and calls
-    again, which goes on where it stopped. The caller starts with the whole assembly on the stack,
-    IN_PART 0 and RECORDS_END 0."""
-    pieces = stack.shape[1] // 3
+    per piece of the assembly, where it lies after the moves that split it off); its last row
+    holds the part being expanded. `records`, one after another in that order: a part's piece
+    mask, its moves (their count, then pieces as a mask over the part's own pieces, step and
+    distance, -1 for the last: out to infinity), and the offsets its pieces end at (3 per piece
+    of the part, from its first). Returns APART when every part came apart, STUCK at the first
+    that does not (nothing after it is looked at, as in Python), UNDECIDED at a limit; PAUSED
+    after a slice of work, GROW_POSITIONS, GROW_MOVES or GROW_RECORDS when an array is too small
+    (`take_apart_batch` says what the caller does)."""
     members = np.empty(pieces, np.int64)
-    counters[SLICE] = 0
+    pieces_of = np.empty(pieces, np.int64)  # the part's pieces as the geometry numbers them
+    expanding = stack.shape[0] - 1
     while True:
         if counters[IN_PART] == 0:
             if counters[WAITING] == 0:
@@ -607,16 +653,18 @@ def take_apart_all(geometry: Any, gap_keys: Any, gap_values: Any, gap_stamps: An
             rehash(table, positions, 1, 3 * count)
             counters[ADDED], counters[CURSOR] = 1, 0
             counters[IN_PART] = 1
-            stack[pieces, 0] = part  # the part being expanded, kept beyond the waiting ones
-        part = stack[pieces, 0]
+            stack[expanding, 0] = part
+        part = stack[expanding, 0]
         count = _members_of(part, members)
-        status = expand(geometry, gap_keys, gap_values, gap_stamps, gap_counters, members[:count], positions,
+        for i in range(count):
+            pieces_of[i] = members[i] + offset
+        status = expand(geometry, gap_keys, gap_values, gap_stamps, gap_counters, pieces_of[:count], positions,
                         came_from, table, moves, found, known, known_stamps, counters, max_positions, max_moves,
                         slice_work)  # fmt: skip
         counters[SLICE] += counters[WORK]
-        if status == EXHAUSTED:
+        if status in (EXHAUSTED, UNDECIDED):
             counters[IN_PART] = 0
-            return STUCK
+            return STUCK if status == EXHAUSTED else UNDECIDED
         if status != FOUND:
             return status
         # the moves back to the start, then the record: piece mask, moves, where the pieces end
