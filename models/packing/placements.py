@@ -108,12 +108,15 @@ def fitting_placements(shape: Shape | Any, box: _Box, lattice_of: Grid = CUBE) -
     return np.concatenate(found)
 
 
-def _fitting_by_room(shapes: Any, box: _Box, allowed: Any | None = None, codes: Any | None = None) -> tuple[Any, Any]:
-    """`fitting_placements` on cubes for each orientation (an array: orientations x cells x 3),
-    one after the other, and the orientation of each placement: the orientations that have the
-    same room in the box (most of a piece's) are tried together, on the same shifts (one call per
-    orientation: a coloured 9x9x9 design's 720 took 5 ms more of its 0.09 s model). `codes`: each
-    orientation's cells' colour codes, with `allowed`."""
+def _fitting_by_room(
+    shapes: Any, box: _Box, allowed: Any | None = None, codes: Any | None = None, lattice: Grid = CUBE
+) -> tuple[Any, Any]:
+    """`fitting_placements` for each orientation (an array: orientations x cells x 3), one after
+    the other, and the orientation of each placement: the orientations that have the same room in
+    the box (most of a piece's) are tried together, on the same shifts (one call per orientation:
+    a coloured 9x9x9 design's 720 took 5 ms more of its 0.09 s model; PiecesOfEight's 192 on the
+    rhombic lattice a fifth of its model). `codes`: each orientation's cells' colour codes, with
+    `allowed` (on cubes)."""
     count, length = shapes.shape[0], shapes.shape[1]
     rooms = np.maximum(0, np.array(box.size, np.int64) - shapes.max(axis=1)).tolist()
     offsets = shapes @ box.strides  # orientations x cells
@@ -125,7 +128,7 @@ def _fitting_by_room(shapes: Any, box: _Box, allowed: Any | None = None, codes: 
     for room, members in by_room.items():
         together = offsets[members][:, None, :]  # members x 1 x cells
         colour_codes = None if codes is None else codes[members][:, None, :]
-        for starts in _starts(room, box, CUBE, 0, max(1, SHIFT_BLOCK // (length * len(members)))):
+        for starts in _room_shifts(room, box, lattice, max(1, SHIFT_BLOCK // (length * len(members)))):
             places = starts[None, :, None] + together
             indexes = box.index[places]
             inside = indexes >= 0 if allowed is None else allowed[colour_codes, places]
@@ -136,30 +139,15 @@ def _fitting_by_room(shapes: Any, box: _Box, allowed: Any | None = None, codes: 
     return _one_after_another([np.concatenate(placed) if placed else empty for placed in found])
 
 
-def _fitting_on_lattice(shapes: Any, box: _Box, lattice: Grid) -> tuple[Any, Any]:
-    """`fitting_placements` on a grid other than cubes for each orientation (orientations x cells
-    x 3), one after the other, and the orientation of each placement: the orientations with the
-    same room in the box tried together on the lattice's shifts (PiecesOfEight's 8 pieces of 24
-    orientations, one call each: a fifth of its model)."""
-    count, length = shapes.shape[0], shapes.shape[1]
-    rooms = np.maximum(0, np.array(box.size, np.int64) - shapes.max(axis=1)).tolist()
-    offsets = shapes @ box.strides  # orientations x cells
-    by_room: dict[tuple[int, int, int], list[int]] = {}
-    for number, (x, y, z) in enumerate(rooms):
-        if x and y and z:
-            by_room.setdefault((x, y, z), []).append(number)
-    found: list[list[Any]] = [[] for _ in range(count)]
-    for room, members in by_room.items():
-        shifts = _lattice_shift_array(room, lattice) @ box.strides
-        most = max(1, SHIFT_BLOCK // (length * len(members)))
-        for first in range(0, len(shifts), most):
-            places = shifts[first : first + most][None, :, None] + offsets[members][:, None, :]
-            indexes = box.index[places]  # members x shifts x cells
-            fits = (indexes >= 0).all(axis=2)
-            for row, number in enumerate(members):
-                found[number].append(indexes[row][fits[row]])
-    empty = np.zeros((0, length), np.int32)
-    return _one_after_another([np.concatenate(placed) if placed else empty for placed in found])
+def _room_shifts(room: tuple[int, int, int], box: _Box, lattice: Grid, most: int) -> Iterator[Any]:
+    """The places of every shift within `room`, z slowest and x fastest, in blocks of about `most`:
+    on cubes `_starts`' layers, on another grid the lattice's shifts."""
+    if lattice is CUBE:
+        yield from _starts(room, box, CUBE, 0, most)
+        return
+    shifts = _lattice_shift_array(room, lattice) @ box.strides
+    for first in range(0, len(shifts), most):
+        yield shifts[first : first + most]
 
 
 def _starts(room: tuple[int, int, int], box: _Box, lattice_of: Grid, first_offset: int, most: int) -> Iterator[Any]:
@@ -196,7 +184,7 @@ def _all_fitting_placements(shapes: Sequence[Shape], box: _Box, lattice_of: Grid
     on a box widened by the shapes' reach so that every place of the target's box is a shift."""
     total = len(shapes) * box.index.size * len(shapes[0])
     if lattice_of is not CUBE:
-        return _fitting_on_lattice(np.asarray(shapes, np.int64).reshape(len(shapes), -1, 3), box, lattice_of)
+        return _fitting_by_room(np.asarray(shapes, np.int64).reshape(len(shapes), -1, 3), box, lattice=lattice_of)
     if total > SHIFT_BLOCK:
         return _fitting_by_room(np.array(shapes, dtype=np.int64).reshape(len(shapes), -1, 3), box)
     cells = np.array(shapes, dtype=np.int64)  # orientations x cells x 3
