@@ -118,8 +118,9 @@ def test_placements_of_every_orientation_at_once_are_each_orientations_alone(
     grid: Grid, points: list[Cell], target_points: list[Cell]
 ) -> None:
     """On the grids other than cubes every orientation of a piece is placed at once, those with
-    the same room in the target together: the same placements in the same order as placing
-    each orientation on its own (`fitting_placements`, the definition)."""
+    the same room in the target together: the placements, in order, that the definition gives
+    one orientation at a time: every shift of the lattice (z slowest, x fastest) from the
+    target box's low lattice corner that puts each cell of the orientation on the target."""
     cells = sorted({p for p, ok in zip(points, grid.cell_mask(np.array(points)), strict=True) if ok})
     target = sorted({p for p, ok in zip(target_points, grid.cell_mask(np.array(target_points)), strict=True) if ok})
     assume(cells and target)
@@ -127,9 +128,19 @@ def test_placements_of_every_orientation_at_once_are_each_orientations_alone(
     assume(len(shapes))
     box = placements._Box.of(target, grid)
     at_once, orientation = placements._all_fitting_placements(shapes, box, grid)
-    alone = [placements.fitting_placements(shape, box, grid) for shape in shapes]
-    assert at_once.tolist() == [row for placed in alone for row in placed.tolist()]
-    assert orientation.tolist() == [number for number, placed in enumerate(alone) for _ in range(len(placed))]
+    index = {cell: number for number, cell in enumerate(target)}
+    low = np.asarray(grid.lattice_shift(target), np.int64) - 2 * np.asarray(grid.period, np.int64)
+    high = np.asarray(target, np.int64).max(axis=0)
+    expected: list[tuple[list[int], int]] = []
+    for number, shape in enumerate(shapes.tolist()):
+        for dz, dy, dx in itertools.product(*(range(0, int(high[a] - low[a]) + 1) for a in (2, 1, 0))):
+            if not grid.in_lattice(np.array([[dx, dy, dz]]))[0]:
+                continue
+            moved = [(x + dx + int(low[0]), y + dy + int(low[1]), z + dz + int(low[2])) for x, y, z in shape]
+            if all(cell in index for cell in moved):
+                expected.append(([index[cell] for cell in moved], number))
+    assert at_once.tolist() == [placed for placed, _ in expected]
+    assert orientation.tolist() == [number for _, number in expected]
 
 
 @settings(max_examples=80, deadline=None)

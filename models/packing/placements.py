@@ -71,11 +71,6 @@ class _Box:
         index[(cells - low) @ strides] = np.arange(len(cells), dtype=np.int32)
         return _Box(index, (x, y, z), strides)
 
-    def room(self, cells: Any) -> tuple[int, int, int]:
-        """How many shifts along each axis keep a normalised shape in the box (0: none)."""
-        x, y, z = (max(0, int(side)) for side in np.array(self.size) - cells.max(axis=0))
-        return x, y, z
-
 
 def _shifts(x: int, y: int, z: int) -> Any:
     """All shifts (dx, dy, dz) in a box of that size, z slowest and x fastest."""
@@ -91,29 +86,14 @@ def _cached_shifts(x: int, y: int, z: int) -> Any:
     return np.indices((z, y, x)).reshape(3, -1)[::-1].T.copy()
 
 
-def fitting_placements(shape: Shape | Any, box: _Box, lattice_of: Grid = CUBE) -> Any:
-    """The target cell indexes (placements x cells, the shape's cells in its order) of every shift
-    of a normalised shape that lies inside the target, z slowest and x fastest; on a grid other
-    than cubes only the shifts its translation lattice allows."""
-    cells = np.asarray(shape, dtype=np.int64)
-    room = box.room(cells)
-    found = [np.zeros((0, len(cells)), np.int32)]
-    if min(room) == 0:
-        return found[0]
-    offsets = cells @ box.strides
-    for starts in _starts(room, box, lattice_of, offsets[0], max(1, SHIFT_BLOCK // len(cells))):
-        places = starts[:, None] + offsets[None, :]
-        indexes = box.index[places]
-        found.append(indexes[(indexes >= 0).all(axis=1)])
-    return np.concatenate(found)
-
-
 def _fitting_by_room(
     shapes: Any, box: _Box, allowed: Any | None = None, codes: Any | None = None, lattice: Grid = CUBE
 ) -> tuple[Any, Any]:
-    """`fitting_placements` for each orientation (an array: orientations x cells x 3), one after
-    the other, and the orientation of each placement: the orientations that have the same room in
-    the box (most of a piece's) are tried together, on the same shifts (one call per orientation:
+    """The placements of each orientation (an array: orientations x cells x 3: the target cell
+    indexes of every shift of it that lies inside the target, z slowest and x fastest, on a grid
+    other than cubes only the shifts its lattice allows), one after the other, and the
+    orientation of each placement: the orientations that have the same room in the box (most of
+    a piece's) are tried together, on the same shifts (one call per orientation:
     a coloured 9x9x9 design's 720 took 5 ms more of its 0.09 s model; PiecesOfEight's 192 on the
     rhombic lattice a fifth of its model). `codes`: each orientation's cells' colour codes, with
     `allowed` (on cubes)."""
@@ -143,23 +123,16 @@ def _room_shifts(room: tuple[int, int, int], box: _Box, lattice: Grid, most: int
     """The places of every shift within `room`, z slowest and x fastest, in blocks of about `most`:
     on cubes `_starts`' layers, on another grid the lattice's shifts."""
     if lattice is CUBE:
-        yield from _starts(room, box, CUBE, 0, most)
+        yield from _starts(room, box, most)
         return
     shifts = _lattice_shift_array(room, lattice) @ box.strides
     for first in range(0, len(shifts), most):
         yield shifts[first : first + most]
 
 
-def _starts(room: tuple[int, int, int], box: _Box, lattice_of: Grid, first_offset: int, most: int) -> Iterator[Any]:
-    """The places of the shifts to try, z slowest and x fastest, in blocks of about `most` (whole
-    layers of shifts on cubes, so that no more than that are made at once); on another grid the
-    lattice's shifts that put the shape's first cell on the target (one in 125 on rhombic)."""
-    if lattice_of is not CUBE:
-        starts = _lattice_shift_array(room, lattice_of) @ box.strides
-        starts = starts[box.index[starts + first_offset] >= 0]
-        for first in range(0, len(starts), most):
-            yield starts[first : first + most]
-        return
+def _starts(room: tuple[int, int, int], box: _Box, most: int) -> Iterator[Any]:
+    """The places of the shifts to try on cubes, z slowest and x fastest, in blocks of whole
+    layers of about `most`, so that no more than that are made at once."""
     x, y, z = room
     layers_at_once = max(1, most // (x * y))
     for first in range(0, z, layers_at_once):
@@ -177,17 +150,17 @@ def _lattice_shift_array(room: Cell, lattice: Grid) -> Any:
     return shifts[lattice.in_lattice(shifts)]
 
 
-def _all_fitting_placements(shapes: Sequence[Shape], box: _Box, lattice_of: Grid = CUBE) -> tuple[Any, Any]:
-    """`fitting_placements` for each of a piece's orientations (all of one size), one after the
-    other, and the orientation of each placement; all at once where the arrays stay small (the
-    yass corpus builds thousands of these: one array operation instead of one per orientation),
-    on a box widened by the shapes' reach so that every place of the target's box is a shift."""
-    total = len(shapes) * box.index.size * len(shapes[0])
+def _all_fitting_placements(shapes: Any, box: _Box, lattice_of: Grid = CUBE) -> tuple[Any, Any]:
+    """The placements of each of a piece's orientations (all of one size; `_fitting_by_room`),
+    one after the other, and the orientation of each placement; on cubes all at once where the
+    arrays stay small (the yass corpus builds thousands of these: one array operation instead of
+    one per orientation), on a box widened by the shapes' reach so that every place of the
+    target's box is a shift."""
+    cells = np.asarray(shapes, np.int64).reshape(len(shapes), -1, 3)  # orientations x cells x 3
     if lattice_of is not CUBE:
-        return _fitting_by_room(np.asarray(shapes, np.int64).reshape(len(shapes), -1, 3), box, lattice=lattice_of)
-    if total > SHIFT_BLOCK:
-        return _fitting_by_room(np.array(shapes, dtype=np.int64).reshape(len(shapes), -1, 3), box)
-    cells = np.array(shapes, dtype=np.int64)  # orientations x cells x 3
+        return _fitting_by_room(cells, box, lattice=lattice_of)
+    if len(cells) * box.index.size * cells.shape[1] > SHIFT_BLOCK:
+        return _fitting_by_room(cells, box)
     wide = tuple(int(side) for side in np.array(box.size) + cells.max(axis=(0, 1)))
     index = np.full(wide, -1, np.int32)
     index[: box.size[0], : box.size[1], : box.size[2]] = box.index.reshape(box.size)
@@ -336,7 +309,7 @@ def _piece_placements(
         codes = np.array([[code[colour] for colour in way] for way in colours], np.int64)
         indexes, orientation = _fitting_by_room(shapes, box, allowed, codes)
         return indexes, orientation, colours
-    indexes, orientation = _all_fitting_placements(list(shapes), box, puzzle.grid)
+    indexes, orientation = _all_fitting_placements(shapes, box, puzzle.grid)
     fits_at = {
         colour: np.array([puzzle.colours_fit(colour, puzzle.target_colours.get(cell)) for cell in puzzle.target])
         for colour in {colour for way in colours for colour in way if colour is not None}
