@@ -850,7 +850,7 @@ class DisassemblySummary:
         if result.outcome is Outcome.APART:
             self.apart += 1
             self.one_piece += result.pieces < 2
-            if result.level != self.highest_level and level_key(result.level) > level_key(self.highest_level):
+            if level_key(result.level) > level_key(self.highest_level):
                 self.highest_level = result.level
         elif result.outcome is Outcome.STUCK:
             self.stuck += 1

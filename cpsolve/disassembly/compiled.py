@@ -102,7 +102,8 @@ class CompiledDisassembler:
     def new_batch(self, assemblies: Sequence[Sequence[Sequence[Cell]]]) -> None:
         """Set the kernel up for these assemblies' pieces, one after the other (`take_apart_batch`):
         every piece's box, the cells that meet first along each step, its shape number."""
-        arrays = [self._cells_of(piece) for pieces in assemblies for piece in pieces]
+        given = [piece for pieces in assemblies for piece in pieces]
+        arrays = [self._cells_of(piece) for piece in given]
         cells = np.concatenate(arrays)
         starts = np.zeros(len(arrays) + 1, np.int64)
         starts[1:] = np.cumsum([len(piece) for piece in arrays])
@@ -110,7 +111,6 @@ class CompiledDisassembler:
         if self.passes.shape[1] > 1:  # cells pass alike on a grid whose steps have one kind
             kinds[:] = [self.grid.step_kind((x, y, z)) for x, y, z in cells.tolist()]
         boxes_and_fronts = _kernel("geometry_of")(cells, starts, kinds, self.vectors, self.passes, self.pass_counts)
-        given = [piece for pieces in assemblies for piece in pieces]
         shape_of = self._shapes(given, cells, kinds, starts, boxes_and_fronts[0])
         self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes_and_fronts, shape_of)
         self.first_piece = np.zeros(len(assemblies) + 1, np.int64)
@@ -239,6 +239,8 @@ class CompiledDisassembler:
         return self._taken(outcomes, looked, record_ends)
 
     def _taken(self, outcomes: np.ndarray, looked: np.ndarray, record_ends: np.ndarray) -> list[Taken]:
+        """Each assembly's outcome, its records (a slice of the records the batch wrote, one after
+        another for the assemblies that came apart) and the positions it looked at."""
         taken: list[Taken] = []
         start = 0
         for outcome, positions, end in zip(outcomes.tolist(), looked.tolist(), record_ends.tolist(), strict=True):
