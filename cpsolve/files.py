@@ -10,9 +10,11 @@ refused before any work is done.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from cpsolve.errors import CpsolveError, OutputError
@@ -31,6 +33,30 @@ def refuse_inputs(output: Path, inputs: Iterable[Path], flag: str) -> None:
     for given in inputs:
         if same_file(output, given):
             raise CpsolveError(f"{output}: {flag} names the input file {given} itself; give another file")
+
+
+STL_NAME = re.compile(r"[0-9]+-[A-Za-z0-9_.-]*\.stl")  # the names --stl gives the pieces' files (stl.file_names)
+
+
+def refuse_collisions(inputs: Sequence[Path], outputs: Sequence[tuple[str, Path | None]], stl: Path | None) -> None:
+    """Refuse, before a run, outputs that would lose a file: one naming an input (same path, link
+    or inode), two naming the same file (the later would replace the earlier: a checkpoint
+    replaced by a page loses the finished parts), and an input or another output where `--stl`
+    writes its pieces (a file in that folder named as a piece's file, `1-V.stl`)."""
+    given = [(flag, path) for flag, path in outputs if path is not None]
+    for flag, path in given:
+        refuse_inputs(path, inputs, flag)
+    for (flag, path), (other_flag, other) in itertools.combinations(given, 2):
+        if same_file(path, other):
+            raise CpsolveError(f"{other}: {other_flag} names the same file as {flag}; give each output its own file")
+    if stl is None:
+        return
+    for flag, path in [*(("the input", path) for path in inputs), *given]:
+        if STL_NAME.fullmatch(path.name) and same_file(path.parent, stl):
+            raise CpsolveError(
+                f"{path}: --stl writes the pieces' files ({path.name} among them) into {stl}, where {flag} is;"
+                " give --stl another folder"
+            )
 
 
 def write_file(path: Path, data: bytes, what: str) -> None:

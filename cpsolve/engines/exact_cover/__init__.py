@@ -277,7 +277,9 @@ class ExactCoverPrepared(Prepared):
         they are fewer than `wanted`, each part is split further by the placements that fit the
         cell the search fills next (every solution of the part holds exactly one of them), level by
         level, so that parts stay small enough to share the cores (or a cluster's workers)."""
-        keys = super().part_keys(wanted) or [()]
+        problem = self.search.problem
+        # a kept atom that a pre-placed piece or a piece of `max: 0` leaves out makes no part
+        keys = [key for key in super().part_keys(wanted) or [()] if parts_for(problem, self.breaking, key or None)]
         if len(keys) >= wanted:
             return keys
         while len(keys) < wanted:
