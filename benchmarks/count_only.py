@@ -27,7 +27,8 @@ import yaml
 
 from cpsolve.count_only import FRONTIER
 from cpsolve.formats import read_puzzle
-from cpsolve.run import RunOptions, RunReport, run
+from cpsolve.report import RunReport
+from cpsolve.run import RunOptions, run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from test_count_only import kasteleyn

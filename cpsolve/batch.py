@@ -30,9 +30,11 @@ from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, Terminated
 from cpsolve.formats import Puzzle, PuzzleFile, ReadOptions
 from cpsolve.formats.base import read_bytes
+from cpsolve.jobs import follow, ignore, start_loaded
 from cpsolve.journal import Journal
 from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS, DEFAULT_MAX_FILE_BYTES
-from cpsolve.run import RunOptions, RunReport, run
+from cpsolve.report import RunReport
+from cpsolve.run import RunOptions
 from cpsolve.workers import DONE, cores, workers_for
 
 
@@ -162,7 +164,8 @@ def solve_content(file: PuzzleFile, options: BatchOptions) -> list[dict[str, Any
             if puzzle.loaded.spec.slow and not options.include_slow:
                 lines.append({**head, "status": str(Status.SKIPPED), "name": puzzle.loaded.spec.name})
                 continue
-            report = run(puzzle, _for(puzzle, options.run, options.find_one_seconds))
+            job = start_loaded(puzzle, _for(puzzle, options.run, options.find_one_seconds), class_events=0)
+            report = follow(job, ignore)
             if report.stopped_by is StopReason.INTERRUPTED:  # the batch's Ctrl-C: no line, runs again
                 raise KeyboardInterrupt
             if report.stopped_by is StopReason.TERMINATED:

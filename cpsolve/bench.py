@@ -22,8 +22,10 @@ from cpsolve.count_only import FRONTIER
 from cpsolve.engines import DEFAULT, SearchOptions, StopReason
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import Puzzle
+from cpsolve.jobs import follow, ignore, start_loaded
 from cpsolve.limits import DEFAULT_COUNT_SECONDS, DEFAULT_FIND_ONE_SECONDS
-from cpsolve.run import RunOptions, RunReport, run
+from cpsolve.report import RunReport
+from cpsolve.run import RunOptions
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,11 @@ def bench_one(path: Path, puzzle: Puzzle, options: BenchOptions) -> BenchRow:
         return BenchRow(source, path.stem, "count", refused=str(error).replace("\n", "; "))
 
 
+def _run(puzzle: Puzzle, options: RunOptions, on_ready: Callable[[], None] | None) -> RunReport:
+    """One engine's run of a row, as a job followed to its report (Ctrl-C: its report, stopped)."""
+    return follow(start_loaded(puzzle, options, class_events=0, on_ready=on_ready), ignore)
+
+
 def _bench_one(path: Path, puzzle: Puzzle, options: BenchOptions, source: str) -> BenchRow:
     spec = puzzle.loaded.spec
     mode = "first" if puzzle.find_one else "count"
@@ -165,13 +172,13 @@ def _bench_one(path: Path, puzzle: Puzzle, options: BenchOptions, source: str) -
         if options.engine is not None and engine.name != options.engine:
             continue
         options_for_engine = RunOptions(search=search, show=0, engine=engine.name, workers=options.workers)
-        row.results.append(run(puzzle, options_for_engine, on_ready=options.on_ready))
+        row.results.append(_run(puzzle, options_for_engine, options.on_ready))
     if not row.results:  # only with --engine
         row.skipped = f"the {options.engine} engine does not take it"
         return row
     if options.count_only and mode == "count" and count_only.takes(model) is None:
         counting = RunOptions(search=search, show=0, engine=FRONTIER, count_only=True)
-        row.results.append(run(puzzle, counting, on_ready=options.on_ready))
+        row.results.append(_run(puzzle, counting, options.on_ready))
     if options.peers and mode == "count":
         row.peers = peers.run_peers(path, model, puzzle.problem, options.peer_time_limit)
     return row

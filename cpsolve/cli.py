@@ -22,6 +22,7 @@ import typer
 import typer.main
 from typer.core import TyperGroup
 
+from cpsolve import cli_options as opt
 from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED, printable
 from cpsolve.limits import (
     DEFAULT_COUNT_SECONDS,
@@ -31,7 +32,6 @@ from cpsolve.limits import (
     DEFAULT_MAX_DISASSEMBLY_POSITIONS,
     DEFAULT_MAX_FILE_MB,
     DEFAULT_MAX_TERMS,
-    MOST_FILE_MB,
     MOST_SECONDS,
 )
 
@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from cpsolve.errors import CpsolveError
     from cpsolve.formats import Puzzle
     from cpsolve.models import PuzzleModel
-    from cpsolve.run import ClassCollector, RunOptions, RunReport, SolutionHook
+    from cpsolve.report import RunReport
+    from cpsolve.run import ClassCollector, RunOptions, SolutionHook
     from cpsolve.stl import StlOptions
     from cpsolve.symmetry import Solution
 
@@ -69,127 +70,90 @@ def fail(error: CpsolveError) -> typer.Exit:
 def run_command(
     context: typer.Context,
     puzzle: Annotated[
-        Path, typer.Argument(help="a YAML spec, a yass .soma figure, a c't 9-piece .txt or a BurrTools .xmpuzzle")
+        Path,
+        typer.Argument(
+            metavar="PUZZLE", help="a YAML spec, a yass .soma figure, a c't 9-piece .txt or a BurrTools .xmpuzzle"
+        ),
     ],
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object per problem on stdout")] = False,
     solutions: Annotated[
-        Path | None, typer.Option("--solutions", help="write each unique solution as a JSON line")
+        Path | None, typer.Option("--solutions", metavar="FILE", help="write each unique solution as a JSON line")
     ] = None,
-    show: Annotated[
-        int | None,
-        typer.Option("--show", min=0, help="draw this many unique solutions [default: 1; all for a c't .txt]"),
-    ] = None,
-    first: Annotated[bool, typer.Option("--first", help="stop at the first solution (all cores)")] = False,
-    time_limit: Annotated[float | None, typer.Option("--time-limit", min=0.0, max=MOST_SECONDS, help="seconds")] = None,
-    max_solutions: Annotated[int | None, typer.Option("--max-solutions", min=1)] = None,
-    max_placements: Annotated[
-        int, typer.Option("--max-placements", min=1, help="refuse models with more placements")
-    ] = DEFAULT_MAX_ATOMS,
-    max_terms: Annotated[
-        int, typer.Option("--max-terms", min=1, help="refuse constraints with more literals in all")
-    ] = DEFAULT_MAX_TERMS,
-    max_file_size: Annotated[
-        float,
-        typer.Option(
-            "--max-file-size", min=0.001, max=MOST_FILE_MB, help="refuse puzzle files larger than this many MB"
-        ),
-    ] = DEFAULT_MAX_FILE_MB,
-    guided: Annotated[bool, typer.Option(help="branch on placements in target cell order")] = True,
-    symmetry_breaking: Annotated[
-        bool, typer.Option(help="enumerate about one solution per class (off: every raw solution, for checking)")
-    ] = True,
-    engine: Annotated[
-        str, typer.Option("--engine", help="an engine from `cpsolve engines`, or auto: the first that takes it")
-    ] = AUTO,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers",
-            min=0,
-            help="processes, each solving disjoint parts with one engine thread;"
-            " 0: every core for a search big enough to gain from them, else 1",
-        ),
-    ] = 0,
-    problem: Annotated[
-        str | None,
-        typer.Option("--problem", help="which problem of a BurrTools file: a number from 0 or a name [default: all]"),
-    ] = None,
+    show: opt.Show = None,
+    first: opt.First = False,
+    time_limit: opt.TimeLimit = None,
+    max_solutions: opt.MaxSolutions = None,
+    max_placements: opt.MaxPlacements = DEFAULT_MAX_ATOMS,
+    max_terms: opt.MaxTerms = DEFAULT_MAX_TERMS,
+    max_file_size: opt.MaxFileSize = DEFAULT_MAX_FILE_MB,
+    guided: opt.Guided = True,
+    symmetry_breaking: opt.SymmetryBreaking = True,
+    engine: opt.Engine = AUTO,
+    workers: opt.Workers = 0,
+    problem: opt.Problem = None,
     xmpuzzle: Annotated[
-        Path | None, typer.Option("--xmpuzzle", help="write the puzzle and its unique solutions as a BurrTools file")
-    ] = None,
-    cluster: Annotated[
-        str | None,
-        typer.Option("--cluster", help="run the parts on a Dask scheduler (tcp://host:8786), or `local`"),
-    ] = None,
-    checkpoint: Annotated[
-        Path | None, typer.Option("--checkpoint", help="record finished parts there; run again to resume")
-    ] = None,
-    disassemble: Annotated[
-        bool,
+        Path | None,
         typer.Option(
-            "--disassemble",
-            help="take each unique assembly apart: how many come apart, their levels and plans;"
-            " --first/--max-solutions then count assemblies that come apart",
+            "--xmpuzzle", metavar="FILE", help="write the puzzle and its unique solutions as a BurrTools file"
         ),
-    ] = False,
+    ] = None,
+    cluster: opt.Cluster = None,
+    checkpoint: opt.Checkpoint = None,
+    disassemble: opt.Disassemble = False,
     html: Annotated[
         Path | None,
-        typer.Option("--html", help="write a page that shows the unique solutions in 3-D (one file, opens from disk)"),
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="write a page that shows the unique solutions in 3-D (one file, opens from disk)",
+        ),
     ] = None,
     png: Annotated[
         Path | None,
-        typer.Option("--png", help="write a picture of a solution: the first, or the one --solution names"),
+        typer.Option(
+            "--png", metavar="FILE", help="write a picture of a solution: the first, or the one --solution names"
+        ),
     ] = None,
     solution_number: Annotated[
         int | None,
         typer.Option(
-            "--solution", min=1, help="which unique solution --png draws, from 1 [default: --show's last, or 1]"
+            "--solution",
+            min=1,
+            metavar="N",
+            help="which unique solution --png draws, from 1 [default: --show's last, or 1]",
         ),
     ] = None,
-    max_positions: Annotated[
-        int,
-        typer.Option("--max-positions", min=1, help="--disassemble: positions looked at per assembly before undecided"),
-    ] = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
-    max_memory: Annotated[
-        int,
-        typer.Option(
-            "--max-memory",
-            min=1,
-            max=1_000_000,
-            help="MB the solutions kept for counting may take; the run stops there with what it counted",
-        ),
-    ] = DEFAULT_MAX_CLASS_MB,
-    count_only: Annotated[
-        bool,
-        typer.Option(
-            "--count-only",
-            help="count without listing: nothing kept or shown, the classes by Burnside's lemma"
-            " (packings whose pieces repeat: on the frontier counter; others listed and tallied)",
-        ),
-    ] = False,
-    count_order: Annotated[
-        str,
-        typer.Option(
-            "--count-order", help="--count-only on the frontier: cells in the fill order, `reverse` or `across`"
-        ),
-    ] = "fill",
+    max_positions: opt.MaxPositions = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
+    max_memory: opt.MaxMemory = DEFAULT_MAX_CLASS_MB,
+    count_only: opt.CountOnly = False,
+    count_order: opt.CountOrder = "fill",
     stl: Annotated[
         Path | None,
         typer.Option(
-            "--stl", help="write each piece of the first solution (or --solution N) as an STL file in this folder"
+            "--stl",
+            metavar="FOLDER",
+            help="write each piece of the first solution (or --solution N) as an STL file in this folder",
         ),
     ] = None,
     stl_unit: Annotated[
         float,
         typer.Option(
-            "--stl-unit", help="--stl: millimetres to a cell: a cube's side, a ball's diameter, a prism's edge"
+            "--stl-unit",
+            metavar="MM",
+            help="--stl: millimetres to a cell: a cube's side, a ball's diameter, a prism's edge",
         ),
     ] = 10.0,
     stl_gap: Annotated[
-        float, typer.Option("--stl-gap", help="--stl: millimetres between neighbouring pieces (each shrinks by half)")
+        float,
+        typer.Option(
+            "--stl-gap", metavar="MM", help="--stl: millimetres between neighbouring pieces (each shrinks by half)"
+        ),
     ] = 0.0,
     stl_bevel: Annotated[
-        float, typer.Option("--stl-bevel", help="--stl: millimetres cut off each outer edge of a cube, at 45 degrees")
+        float,
+        typer.Option(
+            "--stl-bevel", metavar="MM", help="--stl: millimetres cut off each outer edge of a cube, at 45 degrees"
+        ),
     ] = 0.0,
 ) -> None:
     """Solve a puzzle and print the raw, rotations and unique counts (every problem of a file
@@ -201,34 +165,20 @@ def run_command(
     # cube's `seconds` 0.035 -> 0.073 in one measurement each way); freezing again for every
     # problem of a file would keep each problem's model for good.
     from cpsolve import formats
-    from cpsolve.engines import SearchOptions
     from cpsolve.errors import CpsolveError
-    from cpsolve.files import refuse_inputs
-    from cpsolve.models import BuildOptions
-    from cpsolve.run import RunOptions
-    from cpsolve.workers import scheduler_address
+    from cpsolve.files import refuse_collisions
+    from cpsolve.options import Options
 
     whole_process = isinstance(context.obj, dict) and bool(context.obj.get(WHOLE_PROCESS))
     freeze = _once(gc.freeze) if whole_process else None
     if whole_process:
         gc.freeze()
-    options = RunOptions(
-        search=SearchOptions(time_limit=time_limit, max_solutions=max_solutions, first_only=first, guided=guided),
-        build=BuildOptions(max_atoms=max_placements, max_terms=max_terms),
-        show=show,
-        symmetry_breaking=symmetry_breaking,
-        engine=engine,
-        workers=workers,
-        max_file_bytes=int(max_file_size * 2**20),
-        problem=problem,
-        cluster=cluster,
-        checkpoint=checkpoint,
-        disassemble=disassemble,
-        max_disassembly_positions=max_positions,
-        max_class_bytes=max_memory * 2**20,
-        count_only=count_only,
-        count_order=count_order,
-    )
+    values = {name: value for name, value in context.params.items() if name in Options.model_fields}
+    try:
+        settings = Options.of(values)
+    except CpsolveError as error:
+        raise fail(error) from None
+    options = settings.run_options()
     listing = (
         ("--solutions", solutions),
         ("--show", show),
@@ -241,18 +191,14 @@ def run_command(
         if count_only and given is not None:
             raise fail(CpsolveError(f"{puzzle}: {flag} needs the solutions listed; leave out --count-only"))
     try:
-        if cluster is not None:
-            scheduler_address(cluster)
         outputs = (
             ("--html", html),
             ("--png", png),
             ("--xmpuzzle", xmpuzzle),
             ("--solutions", solutions),
-            ("--stl", stl),
+            ("--checkpoint", checkpoint),
         )
-        for flag, given in (*outputs, ("--checkpoint", checkpoint)):
-            if given is not None:
-                refuse_inputs(given, [puzzle], flag)
+        refuse_collisions([puzzle], outputs, stl)
         found = formats.read_puzzles(puzzle, formats.ReadOptions(options.max_file_bytes, problem))
     except CpsolveError as error:
         raise fail(error) from None
@@ -306,9 +252,11 @@ def _run_one(
     """One problem: run, write what was asked for, print the report; the exit code it calls for."""
     from cpsolve.engines import StopReason
     from cpsolve.errors import CpsolveError
+    from cpsolve.events import JobEvent, NewClass, Progress
+    from cpsolve.jobs import follow, start_loaded
     from cpsolve.limits import MAX_PICTURED
     from cpsolve.output import format_report, progress, solution_writer
-    from cpsolve.run import ClassCollector, run
+    from cpsolve.run import ClassCollector
 
     collector = _assembly_collector() if xmpuzzle is not None else None
     pictured = ClassCollector(max(MAX_PICTURED, pictures.number)) if pictures is not None else None
@@ -322,7 +270,16 @@ def _run_one(
             progress(enabled=not as_json) as on_progress,
         ):
             hooks = [hook for hook in (write, collector, pictured, meshed) if hook is not None]
-            report = run(puzzle, options, on_progress, on_new_class=_both(hooks), on_ready=freeze)
+            on_class = _both(hooks)
+
+            def handle(event: JobEvent) -> None:
+                if isinstance(event, NewClass) and on_class is not None:
+                    on_class(event.solution, event.model, event.details)
+                elif isinstance(event, Progress) and on_progress is not None:
+                    on_progress(event)
+
+            wanted = _class_events(write is not None or collector is not None, pictured, meshed)
+            report = follow(start_loaded(puzzle, options, class_events=wanted, on_ready=freeze), handle)
         if xmpuzzle is not None and collector is not None:
             if collector.model is None:
                 from cpsolve.convert import write_puzzle
@@ -393,6 +350,14 @@ class Pictures:
 
         for message in write_pictures(report, collected, self.html, self.png, self.number if self.chosen else None):
             typer.echo(message, err=True)
+
+
+def _class_events(every: bool, *limited: ClassCollector | None) -> int | None:
+    """How many new classes a run of the command line sends as events: every one for a solutions
+    file or a BurrTools file, as many as the pictures keep, or none (the run then makes none)."""
+    if every:
+        return None
+    return max((collector.limit or 0 for collector in limited if collector is not None), default=0)
 
 
 def _once(action: Callable[[], None]) -> Callable[[], None]:
@@ -537,7 +502,7 @@ def bench_command(
             " count is complete (0: no limit)",
         ),
     ] = DEFAULT_COUNT_SECONDS,
-    workers: Annotated[int, typer.Option("--workers", min=0, help="as for run")] = 0,
+    workers: opt.Workers = 0,
     engine: Annotated[
         str | None, typer.Option("--engine", help="only this engine (default: every engine that takes a puzzle)")
     ] = None,
@@ -600,38 +565,21 @@ def bench_command(
 
 @app.command("batch")
 def batch_command(
+    context: typer.Context,
     paths: Annotated[list[str], typer.Argument(help="puzzle files, folders (searched in depth) or glob patterns")],
     out: Annotated[Path, typer.Option("--out", help="the results: one JSON line per puzzle, appended")],
-    processes: Annotated[int, typer.Option("--processes", min=0, help="local processes; 0: one per core")] = 0,
-    time_limit: Annotated[
-        float | None, typer.Option("--time-limit", min=0.0, max=MOST_SECONDS, help="seconds for each puzzle")
-    ] = None,
-    engine: Annotated[str, typer.Option("--engine", help="as for run")] = AUTO,
-    max_file_size: Annotated[
-        float,
-        typer.Option(
-            "--max-file-size", min=0.001, max=MOST_FILE_MB, help="refuse puzzle files larger than this many MB"
-        ),
-    ] = DEFAULT_MAX_FILE_MB,
-    cluster: Annotated[
-        str | None,
-        typer.Option("--cluster", help="run the puzzles on a Dask scheduler (tcp://host:8786), or `local`"),
-    ] = None,
+    processes: Annotated[
+        int, typer.Option("--processes", min=0, metavar="N", help="local processes; 0: one per core")
+    ] = 0,
+    time_limit: opt.TimeLimit = None,
+    engine: opt.Engine = AUTO,
+    max_file_size: opt.MaxFileSize = DEFAULT_MAX_FILE_MB,
+    cluster: opt.Cluster = None,
     slow: Annotated[
         bool, typer.Option("--slow", help="run specs marked slow: true too (else: a skipped line)")
     ] = False,
-    disassemble: Annotated[
-        bool,
-        typer.Option(
-            "--disassemble",
-            help="take each unique assembly apart, as run --disassemble: each line carries the disassembly;"
-            " the summary counts the designs with exactly one solution that comes apart",
-        ),
-    ] = False,
-    max_positions: Annotated[
-        int,
-        typer.Option("--max-positions", min=1, help="--disassemble: positions looked at per assembly before undecided"),
-    ] = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
+    disassemble: opt.Disassemble = False,
+    max_positions: opt.MaxPositions = DEFAULT_MAX_DISASSEMBLY_POSITIONS,
 ) -> None:
     """Run many puzzles: one JSON line each in --out (the --json fields, the file, its SHA-256 and a
     status), a progress bar, a summary. Puzzles already in --out with the same content are skipped,
@@ -639,33 +587,23 @@ def batch_command(
     format marks as find-one (a planted board) runs to its first solution (within --time-limit,
     default 60 s), and a spec marked slow gets a `skipped` line unless --slow. Exit code 2 when a
     file was refused (its line says why), 1 when a count or self-check failed, 130 when interrupted."""
-    from cpsolve import engines, formats
+    from cpsolve import formats
     from cpsolve.batch import BatchOptions, Status, done_files, pending, results_file, run_batch
-    from cpsolve.engines import SearchOptions
     from cpsolve.errors import CpsolveError
     from cpsolve.files import refuse_inputs
+    from cpsolve.options import Options
     from cpsolve.output import batch_progress
-    from cpsolve.run import RunOptions
-    from cpsolve.workers import scheduler_address
 
     try:
-        engines.DEFAULT.check_requested(engine)
-        if cluster is not None:
-            scheduler_address(cluster)
+        values = {name: value for name, value in context.params.items() if name in Options.model_fields}
+        settings = Options.of({**values, "show": 0, "workers": 1})  # one process per puzzle, many puzzles at once
         files = formats.puzzle_files(paths)
         refuse_inputs(out, files, "--out")
         results = results_file(out)
         done = done_files(results, disassemble)
     except CpsolveError as error:
         raise fail(error) from None
-    run_options = RunOptions(
-        search=SearchOptions(time_limit=time_limit),
-        show=0,
-        engine=engine,
-        max_file_bytes=int(max_file_size * 2**20),
-        disassemble=disassemble,
-        max_disassembly_positions=max_positions,
-    )
+    run_options = dataclasses.replace(settings.run_options(), cluster=None)  # the batch's cluster runs files
     options = BatchOptions(run=run_options, processes=processes, cluster=cluster, include_slow=slow)
     todo = pending(files, done)
     try:

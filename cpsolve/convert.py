@@ -19,7 +19,8 @@ from cpsolve.files import refuse_inputs, write_file
 from cpsolve.formats import burrtools
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
 from cpsolve.models.packing import PackingModel, PackingPuzzle, resolve
-from cpsolve.run import ClassCollector, RunReport
+from cpsolve.report import RunReport
+from cpsolve.run import ClassCollector
 from cpsolve.spec import LoadedSpec, PackingSpec
 
 WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml"}

@@ -25,17 +25,18 @@ from cpsolve.counting.burnside import BurnsideSums, ConjugacyClass, conjugacy_cl
 from cpsolve.counting.frontier import FrontierProblem, FrontierTooWide, frontier_problem
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
+from cpsolve.events import Progress as ProgressEvent
 from cpsolve.formats import Puzzle, PuzzleFile
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
 from cpsolve.models import BuildOptions, CoverProblem, PuzzleModel
 from cpsolve.parts import PARTS_PER_WORKER, Checkpoint, kept_on_worker, model_of
-from cpsolve.workers import DONE
+from cpsolve.workers import DONE, STOPPED
 
 FRONTIER = "frontier"  # the counter's name, as --engine takes it with --count-only
 ORDERS = ("fill", "reverse", "across")  # the cell orders a frontier count takes (cell_order)
 COUNTED = "counted"
 TOO_WIDE = "too wide"
-ProgressHook = Callable[[str, float], None]  # as a run's (cpsolve.run): what it is doing, seconds so far
+ProgressHook = Callable[[ProgressEvent], None]  # as a run's (cpsolve.run): where it is
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def count_items(counter: Counter, unit: CountUnit, *, deadline: Deadline) -> Ite
     try:
         yield COUNTED, counter.count(unit, deadline)
     except OutOfTimeError:
-        yield str(StopReason.TIME_LIMIT)
+        yield str(StopReason.of_deadline(deadline))
     except FrontierTooWide as wide:
         yield TOO_WIDE, wide.cell, wide.cells, wide.states
 
@@ -188,7 +189,7 @@ def count_on_dask(unit: CountUnit, *, time_limit: float | None) -> Iterator[Any]
 
 
 @dataclass
-class Progress:
+class CountProgress:
     """What a counting run tells the progress line: the symmetry and part being counted, the cell."""
 
     hook: ProgressHook | None
@@ -199,11 +200,12 @@ class Progress:
     def level(self, cell: int, states: int) -> None:
         self.widest = max(self.widest, states)
         if self.hook is not None:
-            self.hook(f"{self.doing}: cell {cell:,}, {states:,} sub-problems", time.perf_counter() - self.started)
+            elapsed = time.perf_counter() - self.started
+            self.hook(ProgressEvent(elapsed, f"{self.doing}: cell {cell:,}, {states:,} sub-problems"))
 
     def parts(self, done: int, total: int) -> None:
         if self.hook is not None:
-            self.hook(f"{done:,} of {total:,} parts counted", time.perf_counter() - self.started)
+            self.hook(ProgressEvent(time.perf_counter() - self.started, f"{done:,} of {total:,} parts counted"))
 
 
 class FrontierRun:
@@ -224,7 +226,7 @@ class FrontierRun:
         self.parts_counted: dict[int, int] = {}  # class number -> parts merged
         self.parts_of: dict[int, int] = {}
         self.partial: dict[int, int] = {}  # class number -> the sum of its parts merged so far
-        self.progress = Progress(None, 0.0)
+        self.progress = CountProgress(None, 0.0)
 
     def split(self) -> bool:
         options = self.options
@@ -253,7 +255,7 @@ class FrontierRun:
             options.max_file_bytes,
         )
 
-    def run(self, progress: Progress) -> None:
+    def run(self, progress: CountProgress) -> None:
         """Count every class; stops (reason and notes recorded) at the time limit, Ctrl-C, or a
         frontier too wide, with what was merged so far kept."""
         self.progress = progress
@@ -267,17 +269,17 @@ class FrontierRun:
         except Terminated:
             self.stopped_by = StopReason.TERMINATED
         except OutOfTimeError:
-            self.stopped_by = StopReason.TIME_LIMIT
+            self.stopped_by = StopReason.of_deadline(self.deadline)
         except FrontierTooWide as wide:
             self._too_wide(wide.cell, wide.cells, wide.states)
 
-    def _run_here(self, progress: Progress) -> None:
+    def _run_here(self, progress: CountProgress) -> None:
         for number, unit in self.units(1):
             progress.doing = f"symmetry class {number + 1} of {len(self.classes)}"
             self.sums.fixed[number] = self.counter.count(unit, self.deadline, progress.level)
             self.parts_counted[number] = 1
 
-    def _run_split(self, progress: Progress) -> None:
+    def _run_split(self, progress: CountProgress) -> None:
         options = self.options
         wanted = options.workers or workers.cores()
         runners = workers.workers_for(options.cluster, wanted)
@@ -293,10 +295,13 @@ class FrontierRun:
                 else:
                     todo.append((number, unit))
             task = self._task()
-            for index, item in runners.stream(task, [unit for _, unit in todo]):
+            for index, item in runners.stream(task, [unit for _, unit in todo], stop=self.deadline.passed):
                 number, unit = todo[index]
                 if item == DONE:
                     continue
+                if item == STOPPED:
+                    self.stopped_by = StopReason.of_deadline(self.deadline)
+                    return
                 if item[0] == COUNTED:
                     self._merge(number, item[1], partial)
                     if checkpoint is not None:
@@ -309,7 +314,7 @@ class FrontierRun:
                     self.stopped_by = StopReason(item)
                     return
                 if self.deadline.passed():
-                    self.stopped_by = StopReason.TIME_LIMIT
+                    self.stopped_by = StopReason.of_deadline(self.deadline)
                     return
         finally:
             runners.close()

@@ -9,8 +9,9 @@ handed the same deadline.
 
 from __future__ import annotations
 
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cpsolve.errors import OutOfTimeError
 
@@ -62,27 +63,57 @@ MAX_GAP_CACHE = 2_000_000  # gaps between pairs of pieces (and sets found from t
 MAX_SYMMETRY_ENTRIES = 30_000_000
 
 
+class Cancel:
+    """A job's stop button (cpsolve.jobs): set from any thread, seen by every step of the run
+    that looks at the clock, since a Deadline that holds it has passed once it is set. A forked
+    worker gets a copy that is never set (its parent ends it); a pickled one (a Dask task) is left
+    out, the task having its own time limit."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.reason = "cancelled"  # the run's `stopped_by` (a Ctrl-C the caller caught: "interrupted")
+
+    def set(self, reason: str = "cancelled") -> None:
+        if not self._event.is_set():
+            self.reason = reason
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+
 @dataclass(frozen=True)
 class Deadline:
-    """A point in time (None: never) after which work stops."""
+    """A point in time (None: never) after which work stops, or the moment its job is cancelled."""
 
     at: float | None = None
+    cancel: Cancel | None = field(default=None, compare=False)
 
     @staticmethod
-    def after(seconds: float | None) -> Deadline:
-        return Deadline(None if seconds is None else time.monotonic() + seconds)
+    def after(seconds: float | None, cancel: Cancel | None = None) -> Deadline:
+        return Deadline(None if seconds is None else time.monotonic() + seconds, cancel)
 
     def remaining(self) -> float | None:
         """Seconds left (never negative), or None without a limit."""
+        if self.cancelled():
+            return 0.0
         return None if self.at is None else max(0.0, self.at - time.monotonic())
 
+    def cancelled(self) -> bool:
+        """Whether the run was cancelled (rather than out of time)."""
+        return self.cancel is not None and self.cancel.is_set()
+
     def passed(self) -> bool:
-        return self.at is not None and time.monotonic() >= self.at
+        return self.cancelled() or (self.at is not None and time.monotonic() >= self.at)
 
     def check(self, doing: str) -> None:
         """Raise OutOfTimeError between two steps of work once the deadline has passed."""
         if self.passed():
             raise OutOfTimeError(doing)
+
+    def __reduce__(self) -> tuple[type[Deadline], tuple[float | None]]:
+        """Pickled (a Dask task) without the job's stop button, which holds a lock."""
+        return (Deadline, (self.at,))
 
 
 NO_DEADLINE = Deadline()

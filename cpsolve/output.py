@@ -17,9 +17,11 @@ import typer
 from cpsolve import engines
 from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, OutputError
+from cpsolve.events import Progress
 from cpsolve.files import same_file
 from cpsolve.models import PuzzleModel
-from cpsolve.run import ProgressHook, RunReport
+from cpsolve.report import RunReport
+from cpsolve.run import ProgressHook
 from cpsolve.symmetry import Solution
 
 if TYPE_CHECKING:  # bench's rows and the peers are imported by the commands that print them
@@ -114,17 +116,19 @@ def progress(enabled: bool) -> Iterator[ProgressHook | None]:
         yield None
         return
     from rich.console import Console
-    from rich.progress import Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as ProgressBar
+    from rich.progress import TextColumn, TimeElapsedColumn
 
     console = Console(stderr=True)
     if not console.is_terminal:
         yield None
         return
-    display = Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True)
+    display = ProgressBar(TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True)
     task = display.add_task("starting")
     state = {"started": False, "last": 0.0}
 
-    def update(doing: str, elapsed: float) -> None:
+    def update(event: Progress) -> None:
+        doing, elapsed = event.doing, event.seconds
         if elapsed < PROGRESS_AFTER_SECONDS or elapsed - state["last"] < 0.1:
             return
         if not state["started"]:

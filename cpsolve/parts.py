@@ -40,7 +40,7 @@ from cpsolve.journal import Journal
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
 from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
-from cpsolve.workers import DONE, GREW, Forked, Workers
+from cpsolve.workers import DONE, GREW, STOPPED, Forked, Workers
 
 PARTS_PER_WORKER = 8  # an engine that can split finer is asked for this many parts per process
 BATCH_SECONDS = 0.05  # a worker sends what it found at least this often while it finds solutions
@@ -261,7 +261,10 @@ class PartsEnumeration(Enumeration):
     def _run(self, todo: list[PartUnit]) -> Iterator[list[Solution]]:
         found: dict[str, list[Solution]] = {}
         share = self._share if self.sharing else None
-        for index, item in self.runners.stream(self._task(), todo, share):
+        for index, item in self.runners.stream(self._task(), todo, share, stop=self.deadline.passed):
+            if item == STOPPED:
+                self.interrupt(StopReason.of_deadline(self.deadline))
+                return
             unit = todo[index]
             if unit.id in self.merged or item in (DONE, GREW):
                 continue

@@ -26,21 +26,24 @@ from cpsolve.engines import DEFAULT as DEFAULT_ENGINES
 from cpsolve.engines.base import PartKey
 from cpsolve.engines.breaking import BreakingChoice
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
+from cpsolve.events import Progress
 from cpsolve.formats import Puzzle, ReadOptions
 from cpsolve.limits import (
     DEFAULT_MAX_CLASS_BYTES,
     DEFAULT_MAX_DISASSEMBLY_POSITIONS,
     DEFAULT_MAX_FILE_BYTES,
     MAX_PICTURED_ATOMS,
+    Cancel,
     Deadline,
 )
 from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.models.base import Disassemblable
 from cpsolve.parts import PARTS_PER_WORKER
+from cpsolve.report import RunReport
 from cpsolve.symmetry import Solution
 
 if TYPE_CHECKING:
-    from cpsolve.disassembly import AssemblyChecker, DisassemblySummary
+    from cpsolve.disassembly import AssemblyChecker
 
 # A search a run begins in its own process (Prepared.begins_here: the fewest-placements search
 # below 20,000 atoms) goes on in every core's process once it has searched this long. Starting
@@ -48,68 +51,10 @@ if TYPE_CHECKING:
 # search takes 0.06 s ran 0.118 -> 0.134 s, after 0.1 s 0.127 -> 0.127 s (7 runs in turn).
 PARALLEL_AFTER_SECONDS = 0.1
 HINT_SECONDS = 1.0  # a listing run this long suggests --count-only where the frontier counter prefers the puzzle
-ProgressHook = count_only.ProgressHook  # what the run is doing, seconds since it started
+ProgressHook = count_only.ProgressHook  # where the run is (cpsolve.events.Progress)
 # a new class's representative, its model, and what else is known of it (its disassembly) as JSON
 SolutionHook = Callable[[Solution, PuzzleModel, Mapping[str, Any]], None]
 ReadyHook = Callable[[], None]
-
-
-@dataclass
-class RunReport:
-    """Everything a run found out; `as_json` is the stable shape scripts read."""
-
-    name: str
-    kind: str
-    source: str
-    complete: bool
-    counts: Counts
-    solutions_enumerated: int
-    engine: str | None  # the engine that ran; None when the run ended before one did
-    seconds: float
-    stopped_by: StopReason | None = None
-    expected: dict[str, int] = field(default_factory=dict)
-    mismatches: list[str] = field(default_factory=list)
-    identity_problems: list[str] = field(default_factory=list)
-    symmetries: int = 1
-    notes: list[str] = field(default_factory=list)
-    shown: list[str] = field(default_factory=list)
-    workers: int = 1
-    extra_counts: dict[str, int] = field(default_factory=dict)  # by other rules (burrtools_unique)
-    problem: str | None = None  # the problem's number in a file that holds several
-    breaking: dict[str, Any] | None = None  # the symmetry breaking used and why (BreakingChoice)
-    search: dict[str, str] = field(default_factory=dict)  # how the engine searched (cell choice)
-    disassembly: DisassemblySummary | None = None  # --disassemble
-    counting: dict[str, Any] | None = None  # --count-only: how it counted without listing
-
-    @property
-    def ok(self) -> bool:
-        return not self.mismatches and not self.identity_problems
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "source": self.source,
-            "complete": self.complete,
-            "counts": self.counts.as_dict(),
-            "solutions_enumerated": self.solutions_enumerated,
-            "engine": self.engine,
-            "seconds": round(self.seconds, 4),
-            "stopped_by": None if self.stopped_by is None else str(self.stopped_by),
-            "expected": self.expected,
-            "matches_expected": None if not self.expected or not self.complete else not self.mismatches,
-            "orbit_stabiliser_ok": not self.identity_problems if self.complete else None,
-            "identity_problems": self.identity_problems,
-            "symmetries": self.symmetries,
-            "workers": self.workers,
-            "breaking": self.breaking,
-            **self.search,
-            "notes": self.notes,
-            **({"problem": self.problem} if self.problem is not None else {}),
-            **self.extra_counts,
-            **({"disassembly": self.disassembly.as_json()} if self.disassembly is not None else {}),
-            "counting": self.counting,
-        }
 
 
 @dataclass(frozen=True)
@@ -232,19 +177,22 @@ def run(
     on_progress: ProgressHook | None = None,
     on_new_class: SolutionHook | None = None,
     on_ready: ReadyHook | None = None,
+    cancel: Cancel | None = None,
 ) -> RunReport:
     """Solve one loaded puzzle; raises CpsolveError for input the user must fix.
 
     `seconds` runs from reading the file to the counts, leaving out the time the engine's
     libraries took to import. `--time-limit` bounds the building and the search.
     `on_ready` is called once the engine is loaded and the model built, before the search.
+    `cancel`, once set (from any thread: cpsolve.jobs), stops the run as its time limit would,
+    at the engine's next slice, with what it found marked incomplete.
     """
     if options.engine == count_only.FRONTIER and not options.count_only:
         raise CpsolveError(f"{puzzle.name}: the frontier counter counts without listing; give --count-only with it")
     if options.engine != count_only.FRONTIER:
         options.engines.check_requested(options.engine)
     started = time.perf_counter()
-    deadline = Deadline.after(options.search.time_limit)
+    deadline = Deadline.after(options.search.time_limit, cancel)
     family = puzzle.family
     if options.disassemble and not family.disassembles:
         raise CpsolveError(
@@ -259,7 +207,7 @@ def run(
         prepared = prepare(puzzle, searching, deadline)
     except OutOfTimeError:
         seconds = puzzle.read_seconds + time.perf_counter() - started
-        return _unfinished_report(puzzle, StopReason.TIME_LIMIT, seconds, "while the model was being built")
+        return _unfinished_report(puzzle, StopReason.of_deadline(deadline), seconds, "while the model was being built")
     except (KeyboardInterrupt, Terminated) as stop:
         reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
         seconds = puzzle.read_seconds + time.perf_counter() - started
@@ -279,7 +227,8 @@ def run(
         if options.count_only
         else Classifier(prepared.puzzle.group, prepared.compiled.breaking, options.max_class_bytes)
     )
-    _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started)
+    estimate = prepared.compiled.estimated_placements
+    _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started, estimate)
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
     if classes.checker is not None:
         seconds -= classes.checker.load_seconds
@@ -330,7 +279,7 @@ def _count_without_listing(
         model, _ = puzzle.model(options.build, deadline)
     except (OutOfTimeError, KeyboardInterrupt, Terminated) as stop:
         reason = (
-            StopReason.TIME_LIMIT
+            StopReason.of_deadline(deadline)
             if isinstance(stop, OutOfTimeError)
             else StopReason.TERMINATED
             if isinstance(stop, Terminated)
@@ -356,7 +305,7 @@ def _count_without_listing(
         options.max_file_bytes,
     )
     frontier = count_only.FrontierRun(puzzle, model, settings, deadline)
-    frontier.run(count_only.Progress(on_progress, started))
+    frontier.run(count_only.CountProgress(on_progress, started))
     seconds = puzzle.read_seconds + time.perf_counter() - started
     fields = count_only.report_fields(puzzle, model, frontier)
     counts = fields["counts"]
@@ -386,6 +335,7 @@ def _classify(
     limit_reason: StopReason,
     on_progress: ProgressHook | None,
     started: float,
+    estimate: float | None = None,
 ) -> None:
     """Hand every solution the search finds to the classifier and each new class to `classes`,
     until the search ends, enough assemblies came apart, or the user stops it."""
@@ -402,8 +352,7 @@ def _classify(
             else:  # a batch's new classes together: --disassemble takes them apart in one call
                 classes.add_all([new_class for new_class in classifier.add_batch(batch) if new_class is not None])
             if on_progress is not None:
-                elapsed = time.perf_counter() - started
-                on_progress(_listing_progress(classifier, elapsed), elapsed)
+                on_progress(_listing_progress(classifier, enumeration, time.perf_counter() - started, estimate))
     except ClassStoreFull:
         enumeration.interrupt(StopReason.MEMORY_LIMIT)
     except KeyboardInterrupt:
@@ -414,11 +363,16 @@ def _classify(
         batches.close()  # stops the search and its worker processes, whatever ended the loop
 
 
-def _listing_progress(classifier: Classifier | Tally, elapsed: float) -> str:
+def _listing_progress(
+    classifier: Classifier | Tally, enumeration: Enumeration, elapsed: float, estimate: float | None
+) -> Progress:
     rate = f"{classifier.raw_seen / elapsed:,.0f}/s" if elapsed else ""
     if isinstance(classifier, Tally):
-        return f"{classifier.raw_seen:,} solutions tallied, none kept, {rate}"
-    return f"{classifier.raw_seen:,} solutions, {len(classifier.classes):,} classes, {rate}"
+        doing, classes = f"{classifier.raw_seen:,} solutions tallied, none kept, {rate}", None
+    else:
+        classes = len(classifier.classes)
+        doing = f"{classifier.raw_seen:,} solutions, {classes:,} classes, {rate}"
+    return Progress(elapsed, doing, classifier.raw_seen, classes, enumeration.placements(), estimate)
 
 
 class NewClasses:

@@ -45,6 +45,7 @@ DONE: Final = "done"  # the item that says a unit's task has ended
 MAX_WORKERS_PER_CORE = 4  # more forked processes than this per core only share the cores (each holds the model)
 PARENT_CHECK_SECONDS = 0.5
 POLL_SECONDS = 0.1  # how often the parent looks at its workers (and so sees Ctrl-C) while it waits
+STOP_SETTLE_SECONDS = 2.0  # how long dead workers wait for the run's stop to be set (`_stopping`)
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}  # held while workers are forked
 CONNECT_SECONDS = 10  # a scheduler that has not greeted or answered by then is not used
 MAX_GREETING_BYTES = 1 << 20  # a Dask scheduler's first frame: a few dozen bytes
@@ -54,6 +55,8 @@ Task = Callable[[Any], Iterator[Any]]
 Event = tuple[int, Any]
 Grow = Callable[[Any, Any], list[Any]]  # (a running unit, what it hands back) -> the new units
 GREW: Final = "grew"  # the item that says units were added to the stream's list (after the given unit)
+STOPPED: Final = "stopped"  # the last item of a stream ended by its `stop` (index -1): a cancelled job
+Stop = Callable[[], bool]  # asked while a stream waits for its workers: True ends it
 _sharing: Sharing | None = None  # this forked worker's, while its stream lets units hand work back
 
 
@@ -75,11 +78,16 @@ class Workers(ABC):
     remote: bool = True
 
     @abstractmethod
-    def stream(self, task: Task, units: list[Any], grow: Grow | None = None) -> Generator[Event, None, None]:
+    def stream(
+        self, task: Task, units: list[Any], grow: Grow | None = None, stop: Stop | None = None
+    ) -> Generator[Event, None, None]:
         """Run `task` on each unit; (unit index, item) per item as it comes, then (index, DONE).
         Closing the iterator stops the work, running units included. With `grow`, a running unit
         may hand part of its work back (`sharing()`, forked workers only): the new units `grow`
-        makes of it are appended to `units`, run like the others, and announced by (index, GREW)."""
+        makes of it are appended to `units`, run like the others, and announced by (index, GREW).
+        `stop` is asked while the stream waits for its workers (forked workers, every
+        POLL_SECONDS): once it says True the stream yields (-1, STOPPED) and ends its work (the
+        units' tasks in this process look at their own deadline)."""
 
     def close(self) -> None:  # noqa: B027  (most places to run hold nothing to let go of)
         """Let go of what the workers hold (a cluster's client)."""
@@ -88,7 +96,9 @@ class Workers(ABC):
 class InProcess(Workers):
     remote = False
 
-    def stream(self, task: Task, units: list[Any], grow: Grow | None = None) -> Generator[Event, None, None]:
+    def stream(
+        self, task: Task, units: list[Any], grow: Grow | None = None, stop: Stop | None = None
+    ) -> Generator[Event, None, None]:
         for index, unit in enumerate(units):
             for item in task(unit):
                 yield index, item
@@ -101,7 +111,9 @@ class Forked(Workers):
     def __init__(self, processes: int) -> None:
         self.workers = processes
 
-    def stream(self, task: Task, units: list[Any], grow: Grow | None = None) -> Generator[Event, None, None]:
+    def stream(
+        self, task: Task, units: list[Any], grow: Grow | None = None, stop: Stop | None = None
+    ) -> Generator[Event, None, None]:
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
@@ -122,8 +134,16 @@ class Forked(Workers):
         try:
             _start(processes)
             while ended < len(units):
-                message = _receive(results, processes, every_stays=grow is not None)
+                try:
+                    message = _receive(results, processes, every_stays=grow is not None)
+                except WorkersEnded:
+                    if stop is None or not _stopping(stop):
+                        raise
+                    message = None
                 if message is None:
+                    if stop is not None and stop():
+                        yield -1, STOPPED
+                        return
                     continue
                 kind, index, item = message
                 if kind == "failed":
@@ -240,10 +260,26 @@ def _receive(
         return results.get(timeout=POLL_SECONDS)
     except queue.Empty:
         if every_stays and not all(p.is_alive() for p in processes):
-            raise RuntimeError("a worker ended before the work was done") from None
+            raise WorkersEnded("a worker ended before the work was done") from None
         if not any(p.is_alive() for p in processes):
-            raise RuntimeError("every worker ended before the work was done") from None
+            raise WorkersEnded("every worker ended before the work was done") from None
         return None
+
+
+class WorkersEnded(RuntimeError):
+    """Workers ended before their work was done: killed (by a signal the whole process group got,
+    which also stops the run), or a bug."""
+
+
+def _stopping(stop: Stop) -> bool:
+    """Whether the stream is being stopped: workers that a signal to the process group killed are
+    seen here at once, while the run's own stop is set by the main thread a moment later."""
+    settled = time.monotonic() + STOP_SETTLE_SECONDS
+    while not stop():
+        if time.monotonic() > settled:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def _stop(processes: Sequence[BaseProcess]) -> None:
@@ -273,7 +309,9 @@ class OnDask(Workers):
         self.client = client
         self.workers = max(1, len(client.scheduler_info().get("workers", {})))
 
-    def stream(self, task: Task, units: list[Any], grow: Grow | None = None) -> Generator[Event, None, None]:
+    def stream(
+        self, task: Task, units: list[Any], grow: Grow | None = None, stop: Stop | None = None
+    ) -> Generator[Event, None, None]:
         from distributed import as_completed
 
         futures = {self.client.submit(_all_items, task, unit, pure=False): index for index, unit in enumerate(units)}

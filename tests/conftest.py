@@ -11,7 +11,8 @@ import yaml
 
 from cpsolve.formats import ReadOptions, read_puzzle
 from cpsolve.models import PuzzleModel
-from cpsolve.run import ProgressHook, ReadyHook, RunOptions, RunReport, SolutionHook, run
+from cpsolve.report import RunReport
+from cpsolve.run import ProgressHook, ReadyHook, RunOptions, SolutionHook, run
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "puzzle_specs"

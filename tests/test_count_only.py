@@ -470,7 +470,7 @@ def test_parts_add_up_where_two_orbits_fill_the_same_cells(tmp_path: Path, size:
 def test_progress_says_which_symmetry_and_cell_it_counts(tmp_path: Path) -> None:
     """What a terminal's progress line shows while a count runs (the hook the CLI's rich line reads)."""
     said: list[str] = []
-    report = run_one(dominoes(tmp_path, 8, 8), COUNTING, on_progress=lambda doing, _: said.append(doing))
+    report = run_one(dominoes(tmp_path, 8, 8), COUNTING, on_progress=lambda event: said.append(event.doing))
     assert report.complete and said
     assert said[0].startswith("symmetry class 1 of 5: cell ") and "sub-problems" in said[0]
     assert any(line.startswith("symmetry class 5 of 5: cell 64,") for line in said)

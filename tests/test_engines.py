@@ -195,7 +195,11 @@ def test_boards_of_too_many_labels_go_to_cpsat(tmp_path: Path) -> None:
         ("snake_standard.yaml", "exact-cover", "the exact-cover engine takes only packings"),
         ("soma.yaml", "chain-dfs", "the chain-dfs engine takes only chains"),
         ("soma.yaml", "tiles-dfs", "the tiles-dfs engine takes only edge-matching tiles"),
-        ("soma.yaml", "dlx", "unknown engine 'dlx'; expected one of cpsat, exact-cover, chain-dfs, tiles-dfs, auto"),
+        (
+            "soma.yaml",
+            "dlx",
+            "option engine (--engine) = 'dlx': expected one of cpsat, exact-cover, chain-dfs, tiles-dfs, auto",
+        ),
     ],
 )
 def test_engine_errors(spec: str, engine: str, words: str) -> None:

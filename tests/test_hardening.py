@@ -534,7 +534,8 @@ def test_odd_problem_names_are_refused_in_one_line(problem: str) -> None:
 def test_sizes_and_times_beyond_reason_are_refused(value: str) -> None:
     for option in ("--max-file-size", "--time-limit"):
         code, output = cli("run", SPECS / "coffin.yaml", option, value)
-        assert code == 2 and "Invalid value" in output, output
+        assert code == 2 and f"option {option[2:].replace('-', '_')} ({option})" in output, output
+        assert len(output.strip().splitlines()) == 1, output
 
 
 # -- BurrTools files that try to expand ---------------------------------------------------------------
@@ -863,3 +864,55 @@ def test_patterns_match_what_glob_matches() -> None:
         assert sorted(formats.puzzle_files([str(ROOT / pattern)])) == expected, pattern
     with pytest.raises(CpsolveError, match="matches no file"):
         formats.puzzle_files(["/*.no-such-suffix"])  # one level of the whole machine: no walk below it
+
+
+# -- outputs that would lose a file (round three) ----------------------------------------------------
+
+
+def test_stl_refuses_a_folder_where_the_input_has_a_pieces_name(tmp_path: Path) -> None:
+    puzzle = tmp_path / "1-V.stl"
+    puzzle.write_text((SPECS / "soma.yaml").read_text())
+    code, output = cli("run", puzzle, "--stl", tmp_path)
+    assert code == 2 and "--stl writes the pieces' files" in output and len(output.splitlines()) == 1, output
+    assert puzzle.read_text() == (SPECS / "soma.yaml").read_text()  # the puzzle is as it was
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("--solutions", "--html"), ("--html", "--png"), ("--checkpoint", "--solutions"), ("--checkpoint", "--html")],
+)
+def test_two_outputs_naming_one_file_are_refused_before_the_run(tmp_path: Path, first: str, second: str) -> None:
+    target = tmp_path / "x"
+    target.write_text("kept\n")
+    code, output = cli("run", SPECS / "soma.yaml", first, target, second, tmp_path / "." / "x")
+    assert code == 2 and "names the same file as" in output and len(output.splitlines()) == 1, output
+    assert target.read_text() == "kept\n"
+
+
+def test_an_output_where_stl_writes_a_piece_is_refused(tmp_path: Path) -> None:
+    code, output = cli("run", SPECS / "soma.yaml", "--png", tmp_path / "1-V.stl", "--stl", tmp_path)
+    assert code == 2 and "where --png is" in output, output
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "name: m\npieces:\n  D: {cells: [[0,0],[1,0]], count: 2}\n  M: {cells: [[0,0]], max: 0}\n"
+        "target: {box: [2, 2]}\n",
+        "name: f\npieces:\n  D: {cells: [[0,0],[1,0]], count: 2}\n  F: {cells: [[0,0],[1,0]]}\n"
+        "target: {box: [2, 3], fixed: {F: [[0,2,0],[1,2,0]]}}\n",
+    ],
+)
+@pytest.mark.parametrize("extra", [["--workers", "2"], ["--count-only", "--workers", "2"], ["--checkpoint", "ck"]])
+def test_a_split_run_with_a_left_out_piece_counts_as_one_process_does(
+    tmp_path: Path, spec: str, extra: list[str]
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(spec)
+    arguments = [str(tmp_path / a) if a == "ck" else a for a in extra]
+    one = run_file(path, RunOptions(show=0, workers=1))
+    (alone,) = list(one)
+    code, output = cli("run", path, "--json", *arguments)
+    assert code == 0, output
+    assert json.loads(output)["counts"] == alone.counts.as_dict()

@@ -259,7 +259,7 @@ GRID_FILES = [
 
 
 def solved_pieces(path: Path, problem: str | None) -> tuple[Grid, list[list[Cell]]]:
-    result = cpsolve.solve(path, first_only=True, **({"problem": problem} if problem else {}))
+    result = cpsolve.solve(path, first=True, **({"problem": problem} if problem else {}))
     collected = result.collected
     assert collected is not None and collected.model is not None and collected.solutions
     model = collected.model

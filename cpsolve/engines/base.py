@@ -39,6 +39,14 @@ class StopReason(StrEnum):
     TERMINATED = "terminated"
     SOLVER_FAILED = "solver failed"
     MEMORY_LIMIT = "memory limit"  # the classes kept reached --max-memory
+    CANCELLED = "cancelled"  # the job was cancelled (cpsolve.jobs.Job.cancel)
+
+    @staticmethod
+    def of_deadline(deadline: Deadline) -> StopReason:
+        """Why a deadline that has passed ended the work: its job was cancelled, or time ran out."""
+        if deadline.cancel is not None and deadline.cancel.is_set():
+            return StopReason(deadline.cancel.reason)
+        return StopReason.TIME_LIMIT
 
 
 @dataclass(frozen=True)
@@ -121,13 +129,17 @@ class Enumeration(ABC):
     def out_of_time(self) -> bool:
         """True (reason recorded) once the deadline has passed."""
         if self.deadline.passed():
-            self.interrupt(StopReason.TIME_LIMIT)
+            self.interrupt(StopReason.of_deadline(self.deadline))
         return self.stopped_by is not None
 
     @property
     def complete(self) -> bool:
         """True when every solution was delivered."""
         return self.stopped_by is None
+
+    def placements(self) -> int | None:
+        """Placements the search made so far in this process, where the engine counts them."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -155,6 +167,9 @@ class PartsInSlices(Enumeration):
     def __iter__(self) -> Generator[Solution, None, None]:
         for batch in self.batches():
             yield from batch
+
+    def placements(self) -> int | None:
+        return self.steps
 
     def handed_over(self, begun: int) -> bool:
         """Whether the search stopped in part `begun` to hand what it had left to other processes

@@ -227,11 +227,14 @@ class CpSatEnumeration(Enumeration):
         self._explain_stop()
 
     def _next(self) -> Solution | None:
-        """Wait in short steps so that Ctrl-C reaches the main thread promptly."""
+        """Wait in short steps so that Ctrl-C reaches the main thread promptly, and a cancelled
+        job stops the solver (CP-SAT looks at nothing of ours between solutions)."""
         while True:
             try:
                 return self._queue.get(timeout=0.1)
             except queue.Empty:
+                if self.deadline.cancelled():
+                    self.solver.stop_search()
                 continue
 
     def interrupt(self, reason: StopReason = StopReason.INTERRUPTED) -> None:
@@ -252,7 +255,7 @@ class CpSatEnumeration(Enumeration):
         elif limit is not None and self.found >= limit:
             self.stopped_by = StopReason.MAX_SOLUTIONS
         elif self.status in (cp_model.FEASIBLE, cp_model.UNKNOWN):
-            self.stopped_by = StopReason.TIME_LIMIT
+            self.stopped_by = StopReason.of_deadline(self.deadline)
         elif self.status != cp_model.INFEASIBLE:
             self.stopped_by = StopReason.SOLVER_FAILED
 

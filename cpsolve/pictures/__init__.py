@@ -7,7 +7,8 @@ from typing import Any
 
 from cpsolve.pictures.page import page_html, write_page
 from cpsolve.pictures.scene import scene
-from cpsolve.run import ClassCollector, RunReport
+from cpsolve.report import RunReport
+from cpsolve.run import ClassCollector
 
 __all__ = ["first_view", "page_html", "scene", "write_page", "write_pictures"]
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from cpsolve.colours import palette
-from cpsolve.run import ClassCollector, RunReport
+from cpsolve.report import RunReport
+from cpsolve.run import ClassCollector
 
 __all__ = ["palette", "scene"]
 

@@ -201,6 +201,9 @@ class ChainEnumeration(Enumeration):
         self.steps = 0
         self._index = {cell: i for i, cell in enumerate(walk.cells)}
 
+    def placements(self) -> int | None:
+        return self.steps
+
     def __iter__(self) -> Generator[Solution, None, None]:
         if self.out_of_time():
             return

@@ -1,0 +1,188 @@
+"""A run is a job (cpsolve.jobs): its events in order, cancel from another thread, several at once,
+and the one options model that the library, the command line and the studio share."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+from conftest import SPECS, children_of
+from typer.testing import CliRunner
+
+import cpsolve
+from cpsolve.cli import app
+from cpsolve.engines import StopReason
+from cpsolve.errors import CpsolveError
+from cpsolve.events import Failed, Finished, JobEvent, NewClass, Progress, Started
+from cpsolve.formats import read_puzzle
+from cpsolve.jobs import Job
+from cpsolve.options import OptionError, Options
+
+SOMA = SPECS / "soma.yaml"
+runner = CliRunner()
+
+
+def cli(*arguments: str | Path) -> tuple[int, str]:
+    result = runner.invoke(app, [str(a) for a in arguments])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+BEDLAM = SPECS / "bedlam.yaml"
+
+
+def all_events(job: Job) -> list[JobEvent]:
+    return list(job.events())
+
+
+def test_events_come_in_order_and_each_new_class_once() -> None:
+    job = cpsolve.start(SOMA, class_events=None)
+    events = all_events(job)
+    assert isinstance(events[0], Started) and events[0].name == "Soma cube"
+    assert isinstance(events[-1], Finished)
+    assert not any(isinstance(event, Finished | Failed | Started) for event in events[1:-1])
+    classes = [event for event in events if isinstance(event, NewClass)]
+    report = events[-1].report
+    assert report is job.result() and report.complete and report.identity_problems == []
+    assert [event.number for event in classes] == list(range(1, report.counts.unique + 1))
+    assert len({event.solution for event in classes}) == report.counts.unique == 240
+    seconds = [event.seconds for event in events if isinstance(event, Progress)]
+    assert seconds == sorted(seconds)
+    assert job.state == "done" and job.error is None
+    # a class event is what --solutions writes for it
+    assert set(classes[0].as_json()["solution"]["pieces"]) == {"V", "L", "T", "Z", "A", "B", "P"}
+
+
+def test_class_events_are_bounded_as_asked() -> None:
+    kinds = [type(event) for event in cpsolve.start(SOMA, class_events=3).events()]
+    assert kinds.count(NewClass) == 3
+    assert NewClass not in [type(event) for event in cpsolve.start(SOMA, class_events=0).events()]
+
+
+def test_a_spec_dict_and_a_loaded_puzzle_run_as_a_file_does() -> None:
+    spec = {"name": "two dominoes", "pieces": {"D": {"cells": [[0, 0], [1, 0]], "count": 2}}, "target": {"box": [2, 2]}}
+    by_dict = cpsolve.start(spec).result()
+    by_puzzle = cpsolve.start(read_puzzle(SOMA)).result()
+    assert (by_dict.counts.raw, by_dict.counts.unique) == (2, 1)
+    assert by_puzzle.counts == cpsolve.start(SOMA).result().counts
+
+
+def test_cancel_from_another_thread_stops_a_long_run_and_its_processes() -> None:
+    before = children_of(os.getpid())
+    job = cpsolve.start(BEDLAM, workers=2, class_events=1)
+    events = job.events()
+    for event in events:  # the search is running once a class came
+        if isinstance(event, NewClass):
+            break
+    stopper = threading.Thread(target=job.cancel)
+    stopper.start()
+    stopper.join()
+    report = job.result(timeout=60)
+    rest = list(events)
+    assert isinstance(rest[-1], Finished) and rest[-1].report is report
+    assert not report.complete and report.stopped_by is StopReason.CANCELLED
+    assert report.counts.unique < 19186 and report.as_json()["stopped_by"] == "cancelled"
+    assert job.state == "cancelled"
+    assert children_of(os.getpid()) <= before  # every worker it started has ended
+
+
+def test_cancel_before_the_search_gives_an_empty_incomplete_report() -> None:
+    job = Job(read_puzzle(BEDLAM), Options().run_options())
+    job.cancel()  # before it began: nothing happens to a job that is not running yet
+    job.begin()
+    job.cancel()
+    report = job.result(timeout=60)
+    assert not report.complete and report.stopped_by is StopReason.CANCELLED
+
+
+def test_cancel_on_cpsat_stops_between_solutions() -> None:
+    job = cpsolve.start(SPECS / "pentominoes_6x10.yaml", engine="cpsat", workers=1, class_events=1)
+    for event in job.events():
+        if isinstance(event, NewClass):
+            job.cancel()
+    report = job.result(timeout=60)
+    assert report.stopped_by is StopReason.CANCELLED and not report.complete
+
+
+def test_two_jobs_at_once_count_as_each_alone() -> None:
+    paths = [SOMA, SPECS / "t_tetracubes_6x6x2.yaml", SPECS / "snake_standard.yaml", SPECS / "tiles_bugs_3x3.yaml"]
+    alone = [cpsolve.start(path).result().counts for path in paths]
+    jobs = [cpsolve.start(path, workers=1) for path in paths]
+    together = [job.result(timeout=300).counts for job in jobs]
+    assert together == alone
+
+
+def test_a_refused_model_fails_the_job_with_the_command_lines_message(tmp_path: Path) -> None:
+    spec = {"name": "too many", "pieces": {"M": {"cells": [[0, 0]], "count": 400}}, "target": {"box": [20, 20]}}
+    job = cpsolve.start(spec, max_placements=10)
+    events = all_events(job)
+    assert isinstance(events[-1], Failed) and "placements" in events[-1].message
+    assert job.state == "failed"
+    with pytest.raises(CpsolveError, match="placements"):
+        job.result()
+
+
+# -- one options model ----------------------------------------------------------------------------------
+
+
+REFUSED: list[tuple[str, Any, str]] = [
+    ("max_solutions", 0, "0"),
+    ("time_limit", -1, "-1"),
+    ("time_limit", float("inf"), "inf"),
+    ("workers", -2, "-2"),
+    ("max_memory", 0, "0"),
+    ("count_order", "sideways", "sideways"),
+    ("engine", "warp", "warp"),
+    ("cluster", "not an address", "not an address"),
+    ("max_file_size", 0, "0"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "text"), REFUSED)
+def test_a_value_refused_by_the_library_is_refused_by_the_command_line_in_the_same_words(
+    name: str, value: Any, text: str
+) -> None:
+    with pytest.raises(OptionError) as refused:
+        cpsolve.solve(SOMA, **{name: value})
+    message = str(refused.value)
+    assert message.startswith(f"option {name} (--{name.replace('_', '-')}) = ") and "\n" not in message
+    code, output = cli("run", SOMA, f"--{name.replace('_', '-')}", text)
+    assert code == 2 and output.strip().splitlines() == [message]
+
+
+def test_the_library_refuses_unknown_options_and_wrong_types() -> None:
+    with pytest.raises(OptionError, match="unknown option 'colour'"):
+        cpsolve.solve(SOMA, colour=1)
+    with pytest.raises(OptionError, match=r"option time_limit \(--time-limit\) = 'x'"):
+        cpsolve.solve(SOMA, time_limit="x")
+    with pytest.raises(OptionError, match=r"option first \(--first\) = 1"):
+        cpsolve.solve(SOMA, first=1)
+    assert isinstance(OptionError("x"), ValueError)  # as a bad argument to a function is
+
+
+def test_every_option_is_a_flag_of_run_and_every_run_flag_an_option_or_an_output() -> None:
+    command = typer.main.get_command(app)
+    run = command.commands["run"]  # type: ignore[attr-defined]
+    names = {param.name for param in run.params}
+    outputs = {"puzzle", "as_json", "solutions", "xmpuzzle", "html", "png", "solution_number", "stl"}
+    outputs |= {"stl_unit", "stl_gap", "stl_bevel"}
+    assert names - outputs == set(Options.model_fields)
+    flags = {param.name: param.opts for param in run.params}
+    for name in Options.model_fields:
+        spelled = f"--{name.replace('_', '-')}"
+        assert spelled in flags[name] or f"{spelled}/--no-{name.replace('_', '-')}" in flags[name], name
+    for shared in ("time_limit", "engine", "max_file_size", "cluster", "disassemble", "max_positions"):
+        batch = {param.name: param for param in command.commands["batch"].params}  # type: ignore[attr-defined]
+        assert batch[shared].opts == run.params[[p.name for p in run.params].index(shared)].opts
+
+
+def test_the_command_lines_defaults_are_the_librarys() -> None:
+    command = typer.main.get_command(app)
+    run = command.commands["run"]  # type: ignore[attr-defined]
+    for param in run.params:
+        if param.name in Options.model_fields:
+            assert param.default == Options.model_fields[param.name].default, param.name
