@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from cpsolve.count_only import FRONTIER
+from cpsolve.engines.frontier import FRONTIER
 from cpsolve.formats import read_puzzle
 from cpsolve.report import RunReport
 from cpsolve.run import RunOptions, run

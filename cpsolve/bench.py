@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cpsolve import count_only, formats, peers
-from cpsolve.count_only import FRONTIER
+from cpsolve import formats, peers
 from cpsolve.engines import DEFAULT, SearchOptions, StopReason
+from cpsolve.engines.frontier import FRONTIER, why_not
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import Puzzle
 from cpsolve.jobs import follow, ignore, start_loaded
@@ -176,7 +176,7 @@ def _bench_one(path: Path, puzzle: Puzzle, options: BenchOptions, source: str) -
     if not row.results:  # only with --engine
         row.skipped = f"the {options.engine} engine does not take it"
         return row
-    if options.count_only and mode == "count" and count_only.takes(model) is None:
+    if options.count_only and mode == "count" and why_not(model) is None:
         counting = RunOptions(search=search, show=0, engine=FRONTIER, count_only=True)
         row.results.append(_run(puzzle, counting, options.on_ready))
     if options.peers and mode == "count":

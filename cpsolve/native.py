@@ -57,7 +57,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "cpsolve.engines.tiles_dfs.kernel": ("fill", "probe"),
     "cpsolve.engines.chain_dfs.kernel": ("walk",),
     "cpsolve.disassembly.kernel": ("geometry_of", "rehash", "expand", "take_apart_batch"),
-    "cpsolve.counting.frontier_kernel": ("step", "rehash"),
+    "cpsolve.engines.frontier.kernel": ("step", "rehash"),
     "cpsolve.grids.fitting_kernel": ("fitting",),
     "cpsolve.symmetry.images_kernel": ("atom_images",),
     "cpsolve.counting.orbits_kernel": ("orbits",),
@@ -69,7 +69,7 @@ SOURCES = (
     "cpsolve.engines.exact_cover.bits",
     "cpsolve.engines.exact_cover.fewest_codes",
     "cpsolve.disassembly.codes",
-    "cpsolve.counting.frontier_codes",
+    "cpsolve.engines.frontier.codes",
 )
 
 KernelName = tuple[str, str]  # (module, function)
@@ -195,32 +195,41 @@ class Build:
     path: Path
 
 
-_build: Build | None = None
-_looked = False
-_load_seconds = 0.0  # what looking for the build and loading it took
-_kernels: dict[KernelName, Callable[..., Any]] = {}
-_recording: dict[KernelName, dict[str, Any]] | None = None  # while `compile_kernels` records calls
+class _Loaded:
+    """What this process has loaded of the compiled kernels: a cache of the process, as
+    `sys.modules` is (a module is loaded once per process whoever asks), kept in the one instance
+    below and changed only by this module's functions."""
+
+    def __init__(self) -> None:
+        self.build: Build | None = None
+        self.looked = False
+        self.load_seconds = 0.0  # what looking for the build and loading it took
+        self.kernels: dict[KernelName, Callable[..., Any]] = {}
+        self.recording: dict[KernelName, dict[str, Any]] | None = None  # while `compile_kernels` records calls
+
+
+_LOADED = _Loaded()
 
 
 def loaded_build() -> Build | None:
     """The build for this source and these versions, loaded once per process; None where there is
     none (or CPSOLVE_NATIVE=0, or it does not load: runs then use numba as before)."""
-    global _build, _looked, _load_seconds
-    if _looked:
-        return _build
-    _looked = True
+    loaded = _LOADED
+    if loaded.looked:
+        return loaded.build
+    loaded.looked = True
     started = time.perf_counter()
     try:
-        _build = _load_build()
+        loaded.build = _load_build()
     finally:
-        _load_seconds = time.perf_counter() - started
-    return _build
+        loaded.load_seconds = time.perf_counter() - started
+    return loaded.build
 
 
 def load_seconds() -> float:
     """The seconds `loaded_build` took (0 before it is called): a run's `seconds` leave them out,
     as they leave out importing an engine's libraries, wherever the build is first asked for."""
-    return _load_seconds
+    return _LOADED.load_seconds
 
 
 def _load_build() -> Build | None:
@@ -249,7 +258,7 @@ def warm_up_needed() -> bool:
     kernels (imported, loaded from its cache or compiled at the first call) and while `cpsolve
     compile` records the calls; not with a build, which is loaded whole here (a warm-up of the
     exact-cover searches costs 3 ms of Python, a hundredth of a small run's process)."""
-    return _recording is not None or loaded_build() is None
+    return _LOADED.recording is not None or loaded_build() is None
 
 
 def describe() -> str:
@@ -265,22 +274,22 @@ def describe() -> str:
 def kernel(module: str, name: str) -> Callable[..., Any]:
     """The kernel `name` of `module` to call: the build's where there is one, else numba's."""
     key = (module, name)
-    found = _kernels.get(key)
+    found = _LOADED.kernels.get(key)
     if found is None:
-        if _recording is not None:
-            found = _Recorder(key, _numba_kernel(key), _recording.setdefault(key, {}))
+        if _LOADED.recording is not None:
+            found = _Recorder(key, _numba_kernel(key), _LOADED.recording.setdefault(key, {}))
         else:
             build = loaded_build()
             exports = None if build is None else build.exports.get(key)
             found = _numba_kernel(key) if build is None or not exports else _Native(key, build.module, exports)
-        _kernels[key] = found
+        _LOADED.kernels[key] = found
     return found
 
 
 def built_kernel(module: str, name: str) -> Callable[..., Any] | None:
     """The kernel from the build, or None where no build has it: for work that has a numpy way
     too (finding placements), which a run without a build keeps rather than import numba for it."""
-    if _recording is None:
+    if _LOADED.recording is None:
         build = loaded_build()
         if build is None or not build.exports.get((module, name)):
             return None
@@ -417,19 +426,18 @@ def _variants(recorded: dict[str, Any]) -> int:
 
 def _record_and_compile(warm_up: Callable[[], None], name: str, scratch: Path) -> dict[str, Any]:
     """Call `warm_up` with every kernel recording its calls, then export each typing it saw."""
-    global _recording
     try:
         pycc: Any = importlib.import_module("numba.pycc")
     except ImportError as error:  # a numba without it, or no setuptools to link with
         raise NativeBuildError(f"cpsolve compile: numba's ahead-of-time compiler does not load: {error}") from None
-    _kernels.clear()
-    _recording = {}
+    _LOADED.kernels.clear()
+    _LOADED.recording = {}
     try:
         warm_up()
-        seen = _recording
+        seen = _LOADED.recording
     finally:
-        _recording = None
-        _kernels.clear()
+        _LOADED.recording = None
+        _LOADED.kernels.clear()
     compiler = pycc.CC(name)
     compiler.output_dir = str(scratch)
     compiler.target_cpu = "host"  # the build is for this machine, as numba's own cache is

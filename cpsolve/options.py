@@ -3,36 +3,75 @@ line (`--max-solutions` is `max_solutions`) and the studio's HTTP API take the s
 by this one model, so a value refused in one is refused in all with the same one-line message.
 
 `Options` is what a person gives; `Options.run_options()` turns it into what a run works with
-(`cpsolve.run.RunOptions`: megabytes as bytes, the search's and the model's own option groups).
+(`RunOptions`: megabytes as bytes, the search's and the model's own option groups).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from cpsolve.engines import AUTO, Engines
+from cpsolve.engines import DEFAULT as DEFAULT_ENGINES
+from cpsolve.engines.base import SearchOptions
 from cpsolve.errors import CpsolveError, printable
 from cpsolve.limits import (
     DEFAULT_MAX_ATOMS,
+    DEFAULT_MAX_CLASS_BYTES,
     DEFAULT_MAX_CLASS_MB,
     DEFAULT_MAX_DISASSEMBLY_POSITIONS,
+    DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_FILE_MB,
     DEFAULT_MAX_TERMS,
     MOST_FILE_MB,
     MOST_SECONDS,
 )
+from cpsolve.models import BuildOptions
 
-if TYPE_CHECKING:
-    from cpsolve.engines import Engines
-    from cpsolve.run import RunOptions
-
-AUTO = "auto"
 FRONTIER = "frontier"  # the frontier counter's name (it takes --count-only runs)
 COUNT_ORDERS = ("fill", "reverse", "across")
 MOST_MEMORY_MB = 1_000_000
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What a run works with, made from Options (`Options.run_options`): the search's and the
+    model's option groups, sizes in bytes, the registry of engines. Tests and internal callers
+    make it directly; people give Options."""
+
+    search: SearchOptions = field(default_factory=SearchOptions)
+    build: BuildOptions = field(default_factory=BuildOptions)
+    show: int | None = None  # how many classes to draw; None: the file format's default
+    symmetry_breaking: bool = True
+    engine: str = AUTO  # a name from the registry `engines`, or auto
+    engines: Engines = DEFAULT_ENGINES  # the engines to choose from (tests add one with `with_engine`)
+    workers: int = 1  # > 1: disjoint parts in that many processes (cpsolve.parts); 0: the engine's default
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # run_file: refuse larger files
+    problem: str | None = None  # run_file: which problem of a file of several (a number from 0, or a name)
+    cluster: str | None = None  # parts on a Dask scheduler's address, or `local` (cpsolve.workers)
+    checkpoint: Path | None = None  # finished parts recorded there; a run started again resumes
+    disassemble: bool = False  # take each unique assembly apart (cpsolve.disassembly); packings only
+    max_disassembly_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS  # per assembly
+    max_class_bytes: int = DEFAULT_MAX_CLASS_BYTES  # --max-memory: what the classes (or sub-problems) kept may take
+    count_only: bool = False  # count without listing; nothing is kept or shown
+    count_order: str = "fill"  # --count-only on the frontier: the fill order, `reverse` or `across` (COUNT_ORDERS)
+
+    @property
+    def limited(self) -> bool:
+        """Whether the run stops at a number of solutions (--first, --max-solutions)."""
+        return self.search.first_only or self.search.max_solutions is not None
+
+    @property
+    def as_units(self) -> bool:
+        """Whether the parts must be units of their own (a cluster's tasks, a checkpoint's lines)."""
+        return self.cluster is not None or self.checkpoint is not None
+
+
+DEFAULT_RUN_OPTIONS = RunOptions()  # frozen: the default of functions that take RunOptions
 
 
 class OptionError(CpsolveError, ValueError):
@@ -98,9 +137,7 @@ class Options(BaseModel):
     @field_validator("engine")
     @classmethod
     def _known_engine(cls, value: str) -> str:
-        from cpsolve.engines import DEFAULT
-
-        names = [*DEFAULT.names(), FRONTIER]
+        names = DEFAULT_ENGINES.names()
         if value not in names:
             raise ValueError(f"expected one of {', '.join(names)}")
         return value
@@ -126,18 +163,14 @@ class Options(BaseModel):
             raise OptionError(describe(error)) from None
 
     def run_options(self, engines: Engines | None = None) -> RunOptions:
-        """What a run works with (cpsolve.run.RunOptions); `engines`: the registry to choose from."""
-        from cpsolve.engines import DEFAULT, SearchOptions
-        from cpsolve.models import BuildOptions
-        from cpsolve.run import RunOptions
-
+        """What a run works with; `engines`: the registry to choose from."""
         return RunOptions(
             search=SearchOptions(self.time_limit, self.max_solutions, self.first, self.guided),
             build=BuildOptions(max_atoms=self.max_placements, max_terms=self.max_terms),
             show=self.show,
             symmetry_breaking=self.symmetry_breaking,
             engine=self.engine,
-            engines=engines or DEFAULT,
+            engines=engines or DEFAULT_ENGINES,
             workers=self.workers,
             max_file_bytes=int(self.max_file_size * 2**20),
             problem=self.problem,

@@ -22,27 +22,30 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import json
 import time
-from collections.abc import Callable, Generator, Hashable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from cpsolve import engines
 from cpsolve.engines import Enumeration, SearchOptions, StopReason
 from cpsolve.engines.base import PartKey, Prepared, Spill
-from cpsolve.errors import CpsolveError
-from cpsolve.formats import PuzzleFile, ReadOptions, puzzles
-from cpsolve.journal import Journal
+from cpsolve.formats import Puzzle, PuzzleFile
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
-from cpsolve.models import BuildOptions, PuzzleModel
+from cpsolve.models import BuildOptions
+from cpsolve.options import RunOptions
+from cpsolve.planner import How, Plan
 from cpsolve.symmetry import Breaking, Solution
-from cpsolve.workers import DONE, GREW, STOPPED, Forked, Workers
+from cpsolve.units import Checkpoint, kept_on_worker, model_of
+from cpsolve.workers import DONE, GREW, STOPPED, Forked, Sharing, Workers, workers_for
 
 PARTS_PER_WORKER = 8  # an engine that can split finer is asked for this many parts per process
+# A search a run begins in its own process (Capabilities.begins_here: the fewest-placements search
+# below 20,000 atoms) goes on in every core's process once it has searched this long. Starting
+# them costs 0.03-0.05 s, so a search just past this loses that: after 0.05 s a 6x6x5 design whose
+# search takes 0.06 s ran 0.118 -> 0.134 s, after 0.1 s 0.127 -> 0.127 s (7 runs in turn).
+PARALLEL_AFTER_SECONDS = 0.1
 BATCH_SECONDS = 0.05  # a worker sends what it found at least this often while it finds solutions
 BATCH_SIZE = 512
 FOUND = "found"
@@ -77,10 +80,13 @@ class PartUnit:
         return (self.puzzle.digest, self.problem, self.engine, broken)
 
 
-def part_items(compiled: Prepared, unit: PartUnit, *, deadline: Deadline, coalesce: bool) -> Iterator[Any]:
+def part_items(
+    compiled: Prepared, unit: PartUnit, sharing: Sharing | None = None, *, deadline: Deadline, coalesce: bool
+) -> Iterator[Any]:
     """One part searched: ("found", solutions) as they come (fewer, larger batches when they cross
-    a process boundary), then the reason it stopped (None: it ran to its end)."""
-    part = compiled.enumerate(unit.search, deadline, unit.key)
+    a process boundary), then the reason it stopped (None: it ran to its end). `sharing`: the
+    forked worker's, where the stream takes work back (cpsolve.workers.Sharing)."""
+    part = compiled.enumerate(unit.search, deadline, unit.key, sharing)
     batch: list[Solution] = []
     sent = time.monotonic()
     for found in part.batches():
@@ -96,33 +102,10 @@ def part_items(compiled: Prepared, unit: PartUnit, *, deadline: Deadline, coales
     yield None if part.stopped_by is None else str(part.stopped_by)
 
 
-Kept = TypeVar("Kept")
-
-
-def kept_on_worker(slot: str, key: Hashable, build: Callable[[], Kept]) -> Kept:
-    """What this Dask worker built for a run (a compiled search, a counter), kept on the worker
-    object under `slot` with what it was built for: a worker takes many parts of one run, and
-    building is most of a small part's time. One run at a time: the last one is kept. (Forked
-    workers use what the run built, which the fork copied.)"""
-    from distributed import get_worker
-
-    known: dict[Hashable, Kept] = get_worker().__dict__.setdefault(slot, {})
-    if key not in known:
-        known.clear()
-        known[key] = build()
-    return known[key]
-
-
-def model_of(file: PuzzleFile, problem: str | None, build: BuildOptions, max_file_bytes: int) -> PuzzleModel:
-    """The model a unit's puzzle builds, from the content it carries, as the client built it."""
-    puzzle = puzzles(file, ReadOptions(max_file_bytes, problem))[0]
-    return puzzle.model(build)[0]
-
-
 def _compile(unit: PartUnit) -> Prepared:
     model = model_of(unit.puzzle, unit.problem, unit.build, unit.max_file_bytes)
     engine = engines.DEFAULT.named(unit.engine)
-    engine.load_for(model)
+    engine.load(model)
     return engine.prepare(model, unit.breaking)
 
 
@@ -131,70 +114,6 @@ def solve_part_on_dask(unit: PartUnit, *, time_limit: float | None) -> Iterator[
     searched within the time the run had left when it sent the part."""
     compiled = kept_on_worker("cpsolve_compiled", unit.compiled_for, lambda: _compile(unit))
     return part_items(compiled, unit, deadline=Deadline.after(time_limit), coalesce=True)
-
-
-class Checkpoint:
-    """The finished parts of a run, one JSON line each: {"unit", "solutions", "check"} (a run
-    that lists) or {"unit", "count", "check"} (a run that counts without listing: the count as a
-    decimal string, of any size), where `check` is a digest of the other two (a line changed by
-    hand or by a broken disk no longer matches it). Only parts that ran to their end are recorded;
-    a line cut short by a kill is dropped; the file is locked while the run has it
-    (cpsolve.journal)."""
-
-    WHAT = "a cpsolve checkpoint"
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.journal = Journal(path, "unit", self.WHAT)
-        self.finished: dict[str, list[Solution]] = {}
-        self.counted: dict[str, int] = {}
-        try:
-            for number, record in enumerate(self.journal.records, 1):
-                unit = self._unit(record, number)
-                if "count" in record:
-                    self.counted[unit] = int(record["count"])
-                else:
-                    self.finished[unit] = [tuple(s) for s in record["solutions"]]
-        except BaseException:
-            self.journal.close()
-            raise
-
-    def _unit(self, record: dict[str, Any], number: int) -> str:
-        unit, solutions, count = record.get("unit"), record.get("solutions"), record.get("count")
-        found = count if isinstance(count, str) and count.isdigit() and len(count) < 10_000 else solutions
-        if not isinstance(unit, str) or not isinstance(found, list | str) or record.get("check") != _check(unit, found):
-            raise CpsolveError(
-                f"{self.path}: record {number} is not a finished part as cpsolve wrote it (its check does not"
-                " match); give a new checkpoint file"
-            )
-        return unit
-
-    def believe(self, unit: str, model: PuzzleModel) -> list[Solution]:
-        """A recorded part's solutions, each checked to be a solution of the puzzle."""
-        solutions = self.finished[unit]
-        for solution in solutions:
-            atoms_ok = all(isinstance(a, int) and not isinstance(a, bool) for a in solution)
-            problem = model.problem_with(solution) if atoms_ok and list(solution) == sorted(solution) else "not atoms"
-            if problem is not None:
-                raise CpsolveError(
-                    f"{self.path}: part {unit} records a solution that is none ({problem}); give a new checkpoint file"
-                )
-        return solutions
-
-    def record(self, unit: str, solutions: list[Solution]) -> None:
-        written = [list(s) for s in solutions]
-        self.journal.append([{"unit": unit, "solutions": written, "check": _check(unit, written)}])
-
-    def record_count(self, unit: str, count: int) -> None:
-        written = str(count)
-        self.journal.append([{"unit": unit, "count": written, "check": _check(unit, written)}])
-
-    def close(self) -> None:
-        self.journal.close()
-
-
-def _check(unit: str, solutions: Any) -> str:
-    return hashlib.sha256(json.dumps([unit, solutions], separators=(",", ":")).encode()).hexdigest()[:16]
 
 
 class PartsEnumeration(Enumeration):
@@ -220,7 +139,8 @@ class PartsEnumeration(Enumeration):
         # Parts hand work back to idle forked workers only where every part is merged in this run:
         # a checkpoint (or a cluster's retried task) would know the shrunken part but not its
         # handed-back parts.
-        self.sharing = isinstance(runners, Forked) and checkpoint is None and compiled.hands_back()
+        can = compiled.capabilities(runners.workers)
+        self.sharing = isinstance(runners, Forked) and checkpoint is None and can.hands_back
         every = on_dask or self.sharing
         self.workers = runners.workers if every else max(1, min(runners.workers, len(units)))
         self.merged: set[str] = set()
@@ -357,3 +277,39 @@ def units_of(
     a compressed file may expand to when a worker reads it again."""
     breaking, engine = compiled.breaking, compiled.engine.name
     return [PartUnit(file, problem, engine, breaking, search, key, build, max_file_bytes) for key in keys]
+
+
+def carry_out(plan: Plan, compiled: Prepared, puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Enumeration:
+    """The enumeration that carries out a plan (cpsolve.planner): the whole search here, raced on
+    the plan's processes, begun here, or in parts on the executor (forked processes, a Dask
+    cluster, with a checkpoint)."""
+    search = options.search
+    if plan.how is How.RACE:
+        racing = compiled.racing(search, deadline, workers_for(None, plan.workers))
+        if racing is not None:
+            return racing
+    if plan.how in (How.WHOLE, How.RACE):
+        return compiled.enumerate(search, deadline)
+    if plan.how is How.BEGIN_HERE:
+        return BegunHere(
+            compiled, PARALLEL_AFTER_SECONDS, _rest_on(compiled, puzzle, options, plan, deadline), search, deadline
+        )
+    runners = workers_for(options.cluster, plan.workers)
+    keys = compiled.part_keys(PARTS_PER_WORKER * runners.workers if runners.workers > 1 or plan.units else 1)
+    units = units_of(compiled, puzzle.file, puzzle.problem, keys, search, options.build, options.max_file_bytes)
+    checkpoint = Checkpoint(options.checkpoint) if options.checkpoint else None
+    return PartsEnumeration(compiled, units, runners, search, deadline, checkpoint, options.cluster is not None)
+
+
+def _rest_on(
+    compiled: Prepared, puzzle: Puzzle, options: RunOptions, plan: Plan, deadline: Deadline
+) -> Callable[[list[PartKey]], PartsEnumeration]:
+    """What runs the rest of a search begun here (BegunHere): its parts in the plan's forked
+    processes, handing work back to one that waits."""
+
+    def on_every_core(keys: list[PartKey]) -> PartsEnumeration:
+        search, build = options.search, options.build
+        units = units_of(compiled, puzzle.file, puzzle.problem, keys, search, build, options.max_file_bytes)
+        return PartsEnumeration(compiled, units, workers_for(None, plan.workers), search, deadline)
+
+    return on_every_core

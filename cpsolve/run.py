@@ -17,64 +17,36 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cpsolve import count_only, engines, formats, parts, workers
+from cpsolve import engines, formats, parts, planner, workers
 from cpsolve.counting import Classifier, ClassStoreFull, Counts, SolutionClass
-from cpsolve.counting.frontier import load_compiled
 from cpsolve.counting.tally import Tally
-from cpsolve.engines import AUTO, Engine, Engines, Enumeration, SearchOptions, StopReason
-from cpsolve.engines import DEFAULT as DEFAULT_ENGINES
-from cpsolve.engines.base import PartKey
+from cpsolve.engines import Engine, Enumeration, StopReason
+from cpsolve.engines.base import PartsInSlices
 from cpsolve.engines.breaking import BreakingChoice
+from cpsolve.engines.frontier import CountOptions, FrontierCount, FrontierPrepared
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
 from cpsolve.events import Progress
 from cpsolve.formats import Puzzle, ReadOptions
 from cpsolve.limits import (
-    DEFAULT_MAX_CLASS_BYTES,
-    DEFAULT_MAX_DISASSEMBLY_POSITIONS,
-    DEFAULT_MAX_FILE_BYTES,
     MAX_PICTURED_ATOMS,
     Cancel,
     Deadline,
 )
-from cpsolve.models import BuildOptions, PuzzleModel
+from cpsolve.models import PuzzleModel
 from cpsolve.models.base import Disassemblable
-from cpsolve.parts import PARTS_PER_WORKER
+from cpsolve.options import COUNT_ORDERS, DEFAULT_RUN_OPTIONS
+from cpsolve.options import RunOptions as RunOptions
 from cpsolve.report import RunReport
 from cpsolve.symmetry import Solution
 
 if TYPE_CHECKING:
     from cpsolve.disassembly import AssemblyChecker
 
-# A search a run begins in its own process (Prepared.begins_here: the fewest-placements search
-# below 20,000 atoms) goes on in every core's process once it has searched this long. Starting
-# them costs 0.03-0.05 s, so a search just past this loses that: after 0.05 s a 6x6x5 design whose
-# search takes 0.06 s ran 0.118 -> 0.134 s, after 0.1 s 0.127 -> 0.127 s (7 runs in turn).
-PARALLEL_AFTER_SECONDS = 0.1
 HINT_SECONDS = 1.0  # a listing run this long suggests --count-only where the frontier counter prefers the puzzle
-ProgressHook = count_only.ProgressHook  # where the run is (cpsolve.events.Progress)
+ProgressHook = Callable[[Progress], None]  # where the run is
 # a new class's representative, its model, and what else is known of it (its disassembly) as JSON
 SolutionHook = Callable[[Solution, PuzzleModel, Mapping[str, Any]], None]
 ReadyHook = Callable[[], None]
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    search: SearchOptions = field(default_factory=SearchOptions)
-    build: BuildOptions = field(default_factory=BuildOptions)
-    show: int | None = None  # how many classes to draw; None: the file format's default
-    symmetry_breaking: bool = True
-    engine: str = AUTO  # a name from the registry `engines`, or auto
-    engines: Engines = DEFAULT_ENGINES  # the engines to choose from (tests add one with `with_engine`)
-    workers: int = 1  # > 1: disjoint parts in that many processes (cpsolve.parts); 0: the engine's default
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # run_file: refuse larger files
-    problem: str | None = None  # run_file: which problem of a file of several (a number from 0, or a name)
-    cluster: str | None = None  # parts on a Dask scheduler's address, or `local` (cpsolve.workers)
-    checkpoint: Path | None = None  # finished parts recorded there; a run started again resumes
-    disassemble: bool = False  # take each unique assembly apart (cpsolve.disassembly); packings only
-    max_disassembly_positions: int = DEFAULT_MAX_DISASSEMBLY_POSITIONS  # per assembly
-    max_class_bytes: int = DEFAULT_MAX_CLASS_BYTES  # --max-memory: what the classes (or sub-problems) kept may take
-    count_only: bool = False  # count without listing (cpsolve.count_only); nothing is kept or shown
-    count_order: str = "fill"  # --count-only on the frontier: the fill order, `reverse` or `across` (count_only.ORDERS)
 
 
 @dataclass
@@ -99,68 +71,45 @@ def prepare(puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Prepared
     building = time.perf_counter()
     model, build_seconds = puzzle.model(options.build, deadline)
     uncounted = time.perf_counter() - building - build_seconds
-    engine = options.engines.choose(options.engine, model)
+    engine = options.engines.choose(options.engine, model, options.count_only)
     loading_started = time.perf_counter()
-    engine.load_for(model)
+    engine.load(model)
     uncounted += time.perf_counter() - loading_started
     first_only = options.search.first_only
     choice = (
         options.engines.choose_breaking(model, deadline, first_only)
-        if options.symmetry_breaking
+        if options.symmetry_breaking and engine.lists
         else BreakingChoice(None)
     )
     deadline.check("choosing the symmetry breaking")
     compiled = engine.prepare(model, choice.breaking, deadline)
     compiled.estimated_placements = choice.estimated_placements
+    if isinstance(compiled, FrontierPrepared):
+        compiled.options = CountOptions(
+            options.count_order,
+            options.max_class_bytes,
+            options.workers,
+            options.cluster,
+            options.checkpoint,
+            options.build,
+            options.max_file_bytes,
+            puzzle.file,
+            puzzle.problem,
+        )
     return Prepared(model, choice, engine, compiled, uncounted)
 
 
 def open_search(prepared: Prepared, puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Enumeration:
-    """The whole search in this process, or its parts on the executor (cpsolve.workers): where
-    asked for (--workers, --cluster, --checkpoint) or measured faster (CP-SAT on big models), and
-    where a symmetry breaking gives parts to split by and the run is not limited."""
-    search, compiled = options.search, prepared.compiled
-    limited = search.first_only or search.max_solutions is not None
-    as_units = options.cluster is not None or options.checkpoint is not None
-    default = options.workers or compiled.default_workers(workers.cores())
-    wanted = (options.workers or workers.cores()) if as_units else default
-    split = as_units or wanted > 1 or prepared.engine.splits_by_default(prepared.puzzle)
-    if limited and not as_units and wanted > 1:
-        racing = compiled.racing(search, deadline, workers.workers_for(None, wanted))
-        if racing is not None:
-            return racing
-    if not compiled.splits() or limited or not split:
-        return compiled.enumerate(search, deadline)
-    if not options.workers and not as_units and compiled.begins_here():
-        return parts.BegunHere(
-            compiled, PARALLEL_AFTER_SECONDS, _parts_of(compiled, puzzle, options, deadline), search, deadline
-        )
-    runners = workers.workers_for(options.cluster, wanted)
-    keys = compiled.part_keys(PARTS_PER_WORKER * runners.workers if runners.workers > 1 or as_units else 1)
-    units = parts.units_of(compiled, puzzle.file, puzzle.problem, keys, search, options.build, options.max_file_bytes)
-    checkpoint = parts.Checkpoint(options.checkpoint) if options.checkpoint else None
-    on_dask = options.cluster is not None
-    return parts.PartsEnumeration(compiled, units, runners, search, deadline, checkpoint, on_dask)
-
-
-def _parts_of(
-    compiled: engines.Prepared, puzzle: Puzzle, options: RunOptions, deadline: Deadline
-) -> Callable[[list[PartKey]], parts.PartsEnumeration]:
-    """What runs the rest of a search begun here (parts.BegunHere): its parts in every core's
-    forked process, handing work back to one that waits."""
-
-    def on_every_core(keys: list[PartKey]) -> parts.PartsEnumeration:
-        search, build = options.search, options.build
-        units = parts.units_of(compiled, puzzle.file, puzzle.problem, keys, search, build, options.max_file_bytes)
-        runners = workers.workers_for(None, compiled.default_workers(workers.cores()))
-        return parts.PartsEnumeration(compiled, units, runners, search, deadline)
-
-    return on_every_core
+    """The search as the planner plans it from the engine's capabilities, the options and the
+    cores (cpsolve.planner), carried out by cpsolve.parts."""
+    cores = workers.cores()
+    decided = planner.plan(prepared.compiled.capabilities(cores), options, cores)
+    return parts.carry_out(decided, prepared.compiled, puzzle, options, deadline)
 
 
 def run_file(
     path: str | Path,
-    options: RunOptions = RunOptions(),
+    options: RunOptions = DEFAULT_RUN_OPTIONS,
     on_progress: ProgressHook | None = None,
     on_new_class: SolutionHook | None = None,
     on_ready: ReadyHook | None = None,
@@ -173,7 +122,7 @@ def run_file(
 
 def run(
     puzzle: Puzzle,
-    options: RunOptions = RunOptions(),
+    options: RunOptions = DEFAULT_RUN_OPTIONS,
     on_progress: ProgressHook | None = None,
     on_new_class: SolutionHook | None = None,
     on_ready: ReadyHook | None = None,
@@ -187,10 +136,9 @@ def run(
     `cancel`, once set (from any thread: cpsolve.jobs), stops the run as its time limit would,
     at the engine's next slice, with what it found marked incomplete.
     """
-    if options.engine == count_only.FRONTIER and not options.count_only:
-        raise CpsolveError(f"{puzzle.name}: the frontier counter counts without listing; give --count-only with it")
-    if options.engine != count_only.FRONTIER:
-        options.engines.check_requested(options.engine)
+    options.engines.check_requested(options.engine)
+    if options.count_only:
+        _refuse_with_count_only(puzzle.name, options)
     started = time.perf_counter()
     deadline = Deadline.after(options.search.time_limit, cancel)
     family = puzzle.family
@@ -199,10 +147,6 @@ def run(
             f"{puzzle.name}: --disassemble takes packing puzzles (pieces to take apart), not a {family.kind} puzzle"
         )
     searching = _search_options(options)
-    if options.count_only:
-        counted = _count_without_listing(puzzle, options, deadline, on_progress, started)
-        if counted is not None:
-            return counted
     try:
         prepared = prepare(puzzle, searching, deadline)
     except OutOfTimeError:
@@ -222,18 +166,17 @@ def run(
         reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
         seconds = puzzle.read_seconds + time.perf_counter() - started
         return _unfinished_report(puzzle, reason, seconds, "while the workers were being started")
-    classifier: Classifier | Tally = (
-        Tally(prepared.puzzle.group, prepared.compiled.breaking)
-        if options.count_only
-        else Classifier(prepared.puzzle.group, prepared.compiled.breaking, options.max_class_bytes)
-    )
+    classifier = _classifier(prepared, enumeration, options, on_progress)
     estimate = prepared.compiled.estimated_placements
-    _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started, estimate)
+    if isinstance(classifier, FrontierCount):
+        classifier.count()  # the counting engine: it lists nothing to classify
+    else:
+        _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started, estimate)
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
     if classes.checker is not None:
         seconds -= classes.checker.load_seconds
     report = _report(puzzle, prepared, enumeration, classifier, seconds, classes)
-    if enumeration.stopped_by is StopReason.MEMORY_LIMIT:
+    if enumeration.stopped_by is StopReason.MEMORY_LIMIT and not isinstance(classifier, FrontierCount):
         report.notes.append(
             f"the classes kept reached --max-memory {options.max_class_bytes // 2**20:,} MB before the listing ended;"
             " the counts are lower bounds: raise --max-memory where the machine has room"
@@ -241,7 +184,11 @@ def run(
     hint = _count_only_hint(prepared.puzzle, report, options)
     if hint is not None:
         report.notes.append(hint)
-    if (options.cluster or options.checkpoint) and not isinstance(enumeration, parts.PartsEnumeration):
+    if (
+        options.as_units
+        and isinstance(classifier, Classifier | Tally)
+        and not isinstance(enumeration, parts.PartsEnumeration)
+    ):
         report.notes.append(
             "--cluster and --checkpoint not used: no symmetry breaking to split by (on an engine that splits by"
             " nothing else), or a limited run"
@@ -249,82 +196,47 @@ def run(
     return report
 
 
+def _classifier(
+    prepared: Prepared, enumeration: Enumeration, options: RunOptions, on_progress: ProgressHook | None
+) -> Classifier | Tally | FrontierCount:
+    """What counts the run's solutions: the classifier, which keeps one solution per class; with
+    --count-only a tally, which keeps none; or the counting engine's own enumeration, which
+    counts without listing and carries its counts."""
+    if isinstance(enumeration, FrontierCount):
+        if on_progress is not None:
+            enumeration.progress.hook = lambda doing, elapsed: on_progress(Progress(elapsed, doing))
+        return enumeration
+    model, breaking = prepared.puzzle, prepared.compiled.breaking
+    if options.count_only:
+        return Tally(model.group, breaking)
+    return Classifier(model.group, breaking, options.max_class_bytes)
+
+
+def _refuse_with_count_only(name: str, options: RunOptions) -> None:
+    """Options that need the solutions themselves, refused with --count-only in one line."""
+    if options.limited:
+        raise CpsolveError(
+            f"{name}: --first and --max-solutions stop a listing early; --count-only counts every solution"
+        )
+    if options.disassemble:
+        raise CpsolveError(f"{name}: --disassemble takes each solution apart; it needs listing, not --count-only")
+    if options.count_order not in COUNT_ORDERS:
+        raise CpsolveError(f"{name}: --count-order is one of {', '.join(COUNT_ORDERS)}, not {options.count_order!r}")
+
+
 def _count_only_hint(model: PuzzleModel, report: RunReport, options: RunOptions) -> str | None:
     """The note that suggests --count-only: on a listing run of a packing whose pieces repeat (where
     the frontier counter measured faster, docs/counting.md) that took a while or ran out of time or
     memory; None otherwise."""
-    search = options.search
-    if options.count_only or search.first_only or search.max_solutions is not None:
+    if options.count_only or options.limited:
         return None
-    if count_only.takes(model) is not None or not count_only.prefers(model):
+    if not any(not engine.lists and engine.takes(model, auto=True) for engine in options.engines):
         return None
     if report.stopped_by not in (StopReason.TIME_LIMIT, StopReason.MEMORY_LIMIT) and report.seconds < HINT_SECONDS:
         return None
     return (
         "--count-only counts this packing without listing (its pieces repeat, where counting measured faster"
         " than listing: docs/counting.md); it keeps and shows no solution"
-    )
-
-
-def _count_without_listing(
-    puzzle: Puzzle, options: RunOptions, deadline: Deadline, on_progress: ProgressHook | None, started: float
-) -> RunReport | None:
-    """--count-only on the frontier counter where it takes the puzzle and `auto` or `--engine
-    frontier` asks for it; None: list and tally instead (cpsolve.count_only)."""
-    limited = options.search.first_only or options.search.max_solutions is not None
-    count_only.refuse(puzzle.name, options.disassemble, options.count_order, limited)
-    if options.engine not in (AUTO, count_only.FRONTIER):
-        return None
-    try:
-        model, _ = puzzle.model(options.build, deadline)
-    except (OutOfTimeError, KeyboardInterrupt, Terminated) as stop:
-        reason = (
-            StopReason.of_deadline(deadline)
-            if isinstance(stop, OutOfTimeError)
-            else StopReason.TERMINATED
-            if isinstance(stop, Terminated)
-            else StopReason.INTERRUPTED
-        )
-        seconds = puzzle.read_seconds + time.perf_counter() - started
-        return _unfinished_report(puzzle, reason, seconds, "while the model was being built")
-    loading = time.perf_counter()
-    load_compiled()  # as an engine's libraries: before the clock, left out of `seconds`
-    started += time.perf_counter() - loading
-    why_not = count_only.takes(model)
-    if options.engine == count_only.FRONTIER and why_not is not None:
-        raise CpsolveError(f"{puzzle.name}: the frontier counter cannot count it: {why_not}; give --engine auto")
-    if why_not is not None or (options.engine == AUTO and not count_only.prefers(model)):
-        return None
-    settings = count_only.CountOptions(
-        options.count_order,
-        options.max_class_bytes,
-        options.workers,
-        options.cluster,
-        options.checkpoint,
-        options.build,
-        options.max_file_bytes,
-    )
-    frontier = count_only.FrontierRun(puzzle, model, settings, deadline)
-    frontier.run(count_only.CountProgress(on_progress, started))
-    seconds = puzzle.read_seconds + time.perf_counter() - started
-    fields = count_only.report_fields(puzzle, model, frontier)
-    counts = fields["counts"]
-    mismatches = [
-        f"{name}: expected {value}, counted {getattr(counts, name)}"
-        for name, value in puzzle.expected.items()
-        if fields["complete"] and getattr(counts, name) != value
-    ]
-    return RunReport(
-        name=model.name,
-        kind=model.kind,
-        source=puzzle.loaded.source.path,
-        solutions_enumerated=0,
-        seconds=seconds,
-        expected=puzzle.expected,
-        mismatches=mismatches,
-        symmetries=model.group.order,
-        problem=puzzle.problem,
-        **fields,
     )
 
 
@@ -372,7 +284,8 @@ def _listing_progress(
     else:
         classes = len(classifier.classes)
         doing = f"{classifier.raw_seen:,} solutions, {classes:,} classes, {rate}"
-    return Progress(elapsed, doing, classifier.raw_seen, classes, enumeration.placements(), estimate)
+    steps = enumeration.steps if isinstance(enumeration, PartsInSlices) else None  # counted in this process
+    return Progress(elapsed, doing, classifier.raw_seen, classes, steps, estimate)
 
 
 class NewClasses:
@@ -486,11 +399,12 @@ def _report(
     puzzle: Puzzle,
     prepared: Prepared,
     enumeration: Enumeration,
-    classifier: Classifier | Tally,
+    classifier: Classifier | Tally | FrontierCount,
     seconds: float,
     classes: NewClasses,
 ) -> RunReport:
     model = prepared.puzzle
+    counter = classifier if isinstance(classifier, FrontierCount) else None
     complete = enumeration.complete
     counts = classifier.counts()
     problems = classifier.identity_problems() if complete else []
@@ -514,18 +428,25 @@ def _report(
         mismatches=mismatches,
         identity_problems=problems,
         symmetries=model.group.order,
-        notes=list(model.notes),
+        notes=[*model.notes, *(counter.report_notes() if counter is not None else [])],
         shown=classes.shown,
         workers=enumeration.workers,
         extra_counts=model.extra_counts(classifier)
         if isinstance(classifier, Classifier) and complete and not problems
         else {},
         problem=puzzle.problem,
-        breaking=prepared.choice.as_json(),
+        breaking=prepared.choice.as_json() if counter is None else None,
         search=prepared.compiled.details,
         disassembly=classes.checker.summary if classes.checker is not None else None,
-        counting={"method": "tally"} if isinstance(classifier, Tally) else None,
+        counting=_counting(classifier),
     )
+
+
+def _counting(classifier: Classifier | Tally | FrontierCount) -> dict[str, Any] | None:
+    """The report's `counting`: how a run without listing counted (None: it listed)."""
+    if isinstance(classifier, FrontierCount):
+        return classifier.as_json()
+    return {"method": "tally"} if isinstance(classifier, Tally) else None
 
 
 def _unfinished_report(puzzle: Puzzle, reason: StopReason, seconds: float, doing: str) -> RunReport:

@@ -28,6 +28,7 @@ from pydantic import (
 
 from cpsolve.errors import SpecError, printable
 from cpsolve.geometry import FOAM_SIZE, foam_ring_order
+from cpsolve.grids import GRID_NAMES
 from cpsolve.limits import MAX_COORDINATE, MAX_COPIES, MAX_LABEL, MAX_SIDE
 
 Coordinate = Annotated[int, Field(ge=-MAX_COORDINATE, le=MAX_COORDINATE)]
@@ -186,11 +187,22 @@ class SpecBase(StrictModel):
 
 class PackingSpec(SpecBase):
     kind: Literal["packing"] = "packing"
-    grid: Literal["cube", "prism", "sphere", "rhombic", "tetra-octa"] = Field(
+    grid: str = Field(
         "cube",
         description="the cells: cube, prism (triangular prisms), sphere (balls in a close packing), rhombic"
         " (rhombic dodecahedra) or tetra-octa, in BurrTools' coordinates (docs/spec.md, Grids)",
+        json_schema_extra={"enum": list(GRID_NAMES)},
     )
+
+    @field_validator("grid")
+    @classmethod
+    def _known_grid(cls, name: str) -> str:
+        """One of the grids in cpsolve.grids.GRIDS, the one list of their names."""
+        if name not in GRID_NAMES:
+            names = [repr(known) for known in GRID_NAMES]
+            raise ValueError(f"Input should be {', '.join(names[:-1])} or {names[-1]}")
+        return name
+
     pieces: dict[str, PieceSpec] = Field(min_length=1)
     target: TargetSpec
     parts: Literal["together", "separately"] = Field(

@@ -51,13 +51,12 @@ CONNECT_SECONDS = 10  # a scheduler that has not greeted or answered by then is 
 MAX_GREETING_BYTES = 1 << 20  # a Dask scheduler's first frame: a few dozen bytes
 MAX_GREETING_FRAMES = 1000
 
-Task = Callable[[Any], Iterator[Any]]
+Task = Callable[..., Iterator[Any]]  # (unit) -> items; where a stream grows, (unit, its worker's Sharing) -> items
 Event = tuple[int, Any]
 Grow = Callable[[Any, Any], list[Any]]  # (a running unit, what it hands back) -> the new units
 GREW: Final = "grew"  # the item that says units were added to the stream's list (after the given unit)
 STOPPED: Final = "stopped"  # the last item of a stream ended by its `stop` (index -1): a cancelled job
 Stop = Callable[[], bool]  # asked while a stream waits for its workers: True ends it
-_sharing: Sharing | None = None  # this forked worker's, while its stream lets units hand work back
 
 
 def fork_available() -> bool:
@@ -192,11 +191,6 @@ class Sharing:
         self.results.put(("more", self.index, work))
 
 
-def sharing() -> Sharing | None:
-    """This forked worker's sharing, while its stream lets a unit hand work back; else None."""
-    return _sharing
-
-
 def _serve(
     task: Task,
     units: Sequence[Any],
@@ -206,19 +200,19 @@ def _serve(
     hunger: Hunger | None,
 ) -> None:
     """A forked worker: run the task on units until told to stop, sending each item as it comes."""
-    global _sharing
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it ends the workers
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked by the parent while it forked
     leave_with_parent(parent)
-    _sharing = None if hunger is None else Sharing(hunger, results)
+    sharing = None if hunger is None else Sharing(hunger, results)
     index = -1
     try:
         while (message := _next_unit(todo, hunger)) is not None:
             index, sent = message
-            if _sharing is not None:
-                _sharing.index = index
-            for item in task(units[index] if sent is None else sent):
+            unit = units[index] if sent is None else sent
+            if sharing is not None:
+                sharing.index = index
+            for item in task(unit) if sharing is None else task(unit, sharing):
                 results.put(("item", index, item))
             results.put(("item", index, DONE))
     except Exception as error:  # a bug, reported to the parent, which raises it

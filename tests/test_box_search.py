@@ -756,7 +756,7 @@ def test_a_fewest_placements_search_goes_on_every_core_only_once_it_proves_long(
     PARALLEL_AFTER_SECONDS; a search that ends before never starts a process. Both ways the
     counts are one process's. Made deterministic here: the search is due after its first slice of
     one placement (or never), and the machine is said to have two cores."""
-    from cpsolve import run as running
+    from cpsolve import parts as running
     from cpsolve import workers
     from cpsolve.engines.exact_cover import cover_search
     from cpsolve.run import prepare
@@ -767,7 +767,7 @@ def test_a_fewest_placements_search_goes_on_every_core_only_once_it_proves_long(
         prepared = prepare(read_puzzle(path), RunOptions(engine="exact-cover"), Deadline.after(None))
         search = prepared.compiled.search  # type: ignore[attr-defined]
         assert isinstance(search, CoverSearch) and search.choose == FEWEST
-        assert prepared.compiled.default_workers(3) == 3
+        assert prepared.compiled.capabilities(3).default_workers == 3
     monkeypatch.setattr(workers, "cores", lambda: 2)
     monkeypatch.setattr(cover_search, "SPILL_STEP_BUDGET", 1)
     alone = checked_run(design, RunOptions(show=0, workers=1))
@@ -1059,7 +1059,7 @@ def test_a_run_loads_the_compiled_variant_its_search_takes_before_its_clock() ->
     ]
     for puzzle, variant in cases:
         engine = ExactCoverEngine()
-        engine.load_for(puzzle)
+        engine.load(puzzle)
         assert engine.variants == ({variant} if variant else set())
         problem = puzzle.cover_problem()
         assert problem is not None

@@ -22,10 +22,11 @@ from test_yass import corpus_rows
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
-from cpsolve.count_only import FRONTIER, Counter, CountUnit, cell_order, takes
 from cpsolve.counting.burnside import conjugacy_classes
-from cpsolve.counting.frontier import FrontierTooWide
 from cpsolve.engines import DEFAULT, SearchOptions
+from cpsolve.engines.frontier import FRONTIER, Counter, CountUnit, cell_order
+from cpsolve.engines.frontier import why_not as takes
+from cpsolve.engines.frontier.counter import FrontierTooWide
 from cpsolve.errors import SpecError
 from cpsolve.formats import PuzzleFile, read_puzzle
 from cpsolve.run import RunOptions
@@ -347,7 +348,7 @@ def test_disassembly_and_a_frontier_on_tiles_are_refused(tmp_path: Path) -> None
     code, output = cli("run", SPECS / "soma.yaml", "--count-only", "--disassemble")
     assert code == 2 and "needs listing" in output
     code, output = cli("run", SPECS / "tiles_bugs_3x3.yaml", "--count-only", "--engine", FRONTIER)
-    assert code == 2 and "frontier counter cannot count it" in output
+    assert code == 2 and "frontier engine cannot count it" in output
     code, output = cli("run", SPECS / "soma.yaml", "--count-only", "--count-order", "sideways")
     assert code == 2 and "--count-order" in output
 

@@ -30,6 +30,7 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import BuildOptions, CoverProblem, PuzzleModel
 from cpsolve.run import RunOptions
 from cpsolve.symmetry import Breaking, Solution, choose_breaking
+from cpsolve.workers import Sharing
 
 runner = CliRunner()
 
@@ -198,7 +199,8 @@ def test_boards_of_too_many_labels_go_to_cpsat(tmp_path: Path) -> None:
         (
             "soma.yaml",
             "dlx",
-            "option engine (--engine) = 'dlx': expected one of cpsat, exact-cover, chain-dfs, tiles-dfs, auto",
+            "option engine (--engine) = 'dlx': expected one of cpsat, exact-cover, chain-dfs, tiles-dfs,"
+            " frontier, auto",
         ),
     ],
 )
@@ -217,7 +219,7 @@ class BruteForceEngine(Engine):
     name = "brute-force"
     takes_what = "exact-cover packings of at most 50 placements"
 
-    def takes(self, puzzle: PuzzleModel) -> bool:
+    def takes(self, puzzle: PuzzleModel, auto: bool = False) -> bool:
         problem = puzzle.cover_problem()
         return problem is not None and problem.atoms <= 50
 
@@ -233,7 +235,11 @@ class BruteForcePrepared(Prepared):
         self.problem = problem
 
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
+        self,
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+        part: PartKey | None = None,
+        sharing: Sharing | None = None,
     ) -> Enumeration:
         return BruteForceEnumeration(self, search, deadline, part)
 
@@ -257,8 +263,8 @@ class BruteForceEnumeration(Enumeration):
                 continue
             if breaking is not None and not self._kept(chosen, breaking):
                 continue
-            yield chosen
-            if self.counted():
+            yield from self.take([chosen])
+            if self.stopped_by is not None:
                 return
 
     def _kept(self, chosen: tuple[int, ...], breaking: Breaking) -> bool:
@@ -428,10 +434,9 @@ def test_workers_stream_solutions_before_their_part_ends(tmp_path: Path) -> None
     assert not split.complete
 
 
-def _hands_back_when_a_worker_waits(unit: str) -> Generator[str, None, None]:
+def _hands_back_when_a_worker_waits(unit: str, sharing: workers.Sharing | None = None) -> Generator[str, None, None]:
     """Unit "long" waits (polling, up to a minute) until the other worker has done "short" and
     waits with nothing queued, then hands "handed" back; the others just say their name."""
-    sharing = workers.sharing()
     assert sharing is not None
     if unit == "long":
         waited = time.monotonic()
@@ -457,7 +462,7 @@ def test_a_forked_unit_hands_work_back_to_a_waiting_worker() -> None:
         list(workers.Forked(2).stream(_hands_back_when_a_worker_waits, ["long", "short"]))
 
 
-def _dies(unit: str) -> Generator[str, None, None]:
+def _dies(unit: str, sharing: workers.Sharing | None = None) -> Generator[str, None, None]:
     if unit == "dies":
         os._exit(1)
     yield unit

@@ -22,7 +22,7 @@ import yaml
 from conftest import ROOT, SPECS, children_of, corpus_dir
 from typer.testing import CliRunner
 
-from cpsolve import formats, parts
+from cpsolve import formats, units
 from cpsolve.cli import app
 from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.files import write_file
@@ -740,7 +740,7 @@ def test_a_recomputed_check_does_not_make_a_wrong_solution_true(tmp_path: Path) 
     checkpoint, records = checkpointed(tmp_path)
     record = next(r for r in records if r["solutions"])
     wrong = [[*record["solutions"][0][:-1], record["solutions"][0][0]]]  # a piece twice, a piece missing
-    forged = {"unit": record["unit"], "solutions": wrong, "check": parts._check(record["unit"], wrong)}
+    forged = {"unit": record["unit"], "solutions": wrong, "check": units._check(record["unit"], wrong)}
     checkpoint.write_text(json.dumps(forged) + "\n")
     code, output = cli("run", SPECS / "soma.yaml", "--checkpoint", checkpoint, "--workers", "1")
     assert code == 2 and "records a solution that is none" in output, output

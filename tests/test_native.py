@@ -308,13 +308,13 @@ def test_engines_warm_up_only_on_numba_or_while_a_build_records(monkeypatch: pyt
 
     monkeypatch.setattr(exact_cover, "search_for", recorded_search_for)
     monkeypatch.setattr(native, "loaded_build", lambda: object())
-    exact_cover.ExactCoverEngine().load_every_variant()
+    exact_cover.ExactCoverEngine().load(every_variant=True)
     assert not native.warm_up_needed() and not called
-    monkeypatch.setattr(native, "_recording", {})
+    monkeypatch.setattr(native._LOADED, "recording", {})
     assert native.warm_up_needed()
     with pytest.raises(RuntimeError, match="warm-up"):
         exact_cover.ExactCoverEngine().load()
-    monkeypatch.setattr(native, "_recording", None)
+    monkeypatch.setattr(native._LOADED, "recording", None)
     monkeypatch.setattr(native, "loaded_build", lambda: None)
     assert native.warm_up_needed()
     with pytest.raises(RuntimeError, match="warm-up"):

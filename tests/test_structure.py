@@ -79,6 +79,61 @@ def test_no_import_cycle() -> None:
             visit(module, [])
 
 
+def package_of(module: str, packages: set[str]) -> str:
+    """The package a module belongs to at the top of cpsolve (cpsolve.engines for
+    cpsolve.engines.exact_cover.box_search); a module at the top stands for itself."""
+    parts_of = module.split(".")
+    top = ".".join(parts_of[:2])
+    return top if top in packages else module
+
+
+def test_no_package_cycle() -> None:
+    """Packages, not only modules: counting does not import models while models import counting,
+    and so on. A package and its sub-packages are one (an engine's own package imports the
+    engines' interface)."""
+    files = module_files()
+    packages = {name for name, path in files.items() if path.name == "__init__.py" and name.count(".") == 1}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        mine = package_of(name, packages)
+        graph.setdefault(mine, set()).update(
+            package_of(other, packages) for other in imports_of(name, path, set(files)) if other != "cpsolve"
+        )
+    for node, edges in graph.items():
+        edges.discard(node)
+    assert "cpsolve.models" in graph["cpsolve.engines"]  # the walk works
+    state: dict[str, str] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = "open"
+        for other in sorted(graph.get(node, ())):
+            assert state.get(other) != "open", "package cycle: " + " -> ".join([*trail, node, other])
+            if other not in state:
+                visit(other, [*trail, node])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+
+
+def test_no_global_statement_and_a_small_engine_interface() -> None:
+    """Shared state is handed as an argument, not kept through `global`; the interface an engine
+    implements stays small (Engine, Prepared, Enumeration: 18 methods at most)."""
+    from cpsolve.engines.base import Engine, Enumeration, Prepared
+
+    for path in [*module_files().values(), *(ROOT / "tests").glob("*.py")]:
+        tree = ast.parse(path.read_text())
+        assert not any(isinstance(node, ast.Global) for node in ast.walk(tree)), path
+    methods = [
+        name
+        for cls in (Engine, Prepared, Enumeration)
+        for name, value in vars(cls).items()
+        if callable(value) or isinstance(value, property)
+    ]
+    assert len(methods) <= 18, methods
+
+
 # -- only the engine that runs is imported ----------------------------------------------------------
 
 PROBE = """

@@ -14,8 +14,11 @@ To add an engine:
 3. compile in `prepare`, search in the enumeration's `__iter__` (or `batches`, for an engine that
    finds many solutions at once): leave out the breaking's forbidden atoms and pairs, hold the
    part's atoms, look at the deadline often enough to stop within 0.1 s, and count each solution
-   with `self.counted()`, which stops at `--first` and `--max-solutions`;
-4. add it to `DEFAULT` in cpsolve/engines/__init__.py (before the reference engine, in the order
+   through `self.take(...)`, which stops at `--first` and `--max-solutions`;
+4. say what it can with a compiled search in `Prepared.capabilities` (by default: it splits into
+   one part per kept atom of the breaking; the planner, cpsolve/planner.py, decides from this how
+   a run uses the cores);
+5. add it to `DEFAULT` in cpsolve/engines/__init__.py (before the reference engine, in the order
    `auto` should try it), and compare it with the others in the tests (tests/test_engines.py
    runs this one against CP-SAT and the exact-cover engine on a registry of its own).
 
@@ -31,6 +34,7 @@ from collections.abc import Generator
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
+from cpsolve.workers import Sharing
 
 from .base import Engine, Enumeration, PartKey, Prepared, SearchOptions
 
@@ -42,7 +46,7 @@ class TemplateEngine(Engine):
     name = "template"
     takes_what = "exact-cover packings of single pieces (no copies, optional cells or groups)"
 
-    def takes(self, puzzle: PuzzleModel) -> bool:
+    def takes(self, puzzle: PuzzleModel, auto: bool = False) -> bool:
         problem = puzzle.cover_problem()
         return (
             problem is not None
@@ -71,7 +75,11 @@ class TemplatePrepared(Prepared):
             self.at_cell[min(cells)].append(atom)  # a placement is tried when its lowest cell is filled
 
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
+        self,
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+        part: PartKey | None = None,
+        sharing: Sharing | None = None,
     ) -> Enumeration:
         return TemplateEnumeration(self, search, deadline, part)
 
@@ -103,8 +111,7 @@ class TemplateEnumeration(Enumeration):
     def _fill(self, filled: list[bool], used: set[int], chosen: list[int]) -> Generator[Solution, None, None]:
         cell = next((c for c, full in enumerate(filled) if not full), None)
         if cell is None:
-            yield tuple(sorted(chosen))
-            self.counted()  # records the stop reason once --first or --max-solutions is reached
+            yield from self.take([tuple(sorted(chosen))])  # within --first/--max-solutions (stop recorded)
             return
         prepared = self.prepared
         for atom in prepared.at_cell[cell]:

@@ -5,6 +5,8 @@
   for packings.
 - chain-dfs (chain_dfs/): a compiled segment-by-segment walk for chains within 64 cells.
 - tiles-dfs (tiles_dfs/): a compiled place-by-place search for edge-matching boards.
+- frontier (frontier/): counts packings without listing them (`--count-only`), every sub-problem
+  counted once, the classes by Burnside's lemma; it lists nothing (`Engine.lists` False).
 
 The last three need numba (`cpsolve[exact-cover]`, `cpsolve[chain-dfs]`, `cpsolve[tiles-dfs]`). `auto` takes the first
 installed engine in registry order that takes the puzzle; the special engines come first as
@@ -23,11 +25,12 @@ from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
 
-from . import breaking
+from . import breaking, frontier
 from .base import Engine, Enumeration, Prepared, SearchOptions, StopReason
 from .chain_dfs import ChainWalkEngine
 from .cpsat import CpSatEngine
 from .exact_cover import ExactCoverEngine
+from .frontier import FrontierEngine
 from .tiles_dfs import TilesEngine
 
 AUTO: Final = "auto"
@@ -67,15 +70,25 @@ class Engines:
             self.named(requested)
 
     def for_puzzle(self, puzzle: PuzzleModel) -> list[Engine]:
-        """Every installed engine that can take the puzzle, the reference first."""
-        return [self.reference, *(e for e in self.ordered[:-1] if e.installed() and e.takes(puzzle))]
+        """Every installed engine that can list the puzzle's solutions, the reference first."""
+        return [self.reference, *(e for e in self.ordered[:-1] if e.lists and e.installed() and e.takes(puzzle))]
 
-    def choose(self, requested: str, puzzle: PuzzleModel) -> Engine:
+    def choose(self, requested: str, puzzle: PuzzleModel, count_only: bool = False) -> Engine:
         """The engine that runs the puzzle: the one asked for (an error if it cannot), or for `auto`
-        the first installed engine that takes it."""
+        the first installed engine that takes it; with `count_only`, an engine that counts without
+        listing first (where it takes the puzzle for `auto`), else one that lists (and a run tallies)."""
         if requested == AUTO:
-            return next(e for e in self.ordered if e.installed() and e.takes(puzzle))
+            counters = [e for e in self.ordered if not e.lists] if count_only else []
+            listers = [e for e in self.ordered if e.lists]
+            return next(e for e in counters + listers if e.installed() and e.takes(puzzle, auto=True))
         engine = self.named(requested)
+        if not engine.lists and not count_only:
+            raise CpsolveError(
+                f"{puzzle.name}: the {engine.name} engine counts without listing; give --count-only with it"
+            )
+        if not engine.lists and not engine.takes(puzzle):
+            why = frontier.why_not(puzzle) or "it does not take it"
+            raise CpsolveError(f"{puzzle.name}: the {engine.name} engine cannot count it: {why}; give --engine auto")
         if not engine.takes(puzzle):
             raise CpsolveError(
                 f"{puzzle.name}: the {engine.name} engine takes only {engine.takes_what};"
@@ -100,7 +113,7 @@ class Engines:
 
 
 # In the order `auto` tries them; the reference engine (it takes everything) last.
-DEFAULT: Final = Engines([ExactCoverEngine(), ChainWalkEngine(), TilesEngine(), CpSatEngine()])
+DEFAULT: Final = Engines([ExactCoverEngine(), ChainWalkEngine(), TilesEngine(), FrontierEngine(), CpSatEngine()])
 
 
 __all__ = [
@@ -117,21 +130,20 @@ __all__ = [
 
 def load_every_kernel(engines: Engines = DEFAULT) -> None:
     """Call every compiled kernel in every variant a run may call, for `cpsolve compile` to record
-    and build (cpsolve.native): the installed numba engines' and the five kernels that are not an
-    engine's, the disassembler's, the frontier counter's, the placement finder's, the one that
+    and build (cpsolve.native): the installed numba engines', the frontier counter's, and the four kernels
+    that are not an engine's: the disassembler's, the placement finder's, the one that
     maps placements under the symmetries and the classifier's orbits. Each engine
     is a new instance, as the registry's may have loaded already (and would then call nothing)."""
     from cpsolve.counting.classes import load_compiled_orbits
-    from cpsolve.counting.frontier import load_compiled
     from cpsolve.disassembly import Disassembler
     from cpsolve.models.packing.placements import load_compiled_fitting
     from cpsolve.models.packing.symmetries import load_compiled_images
 
     for engine in engines:
         if engine.required_module == "numba" and engine.installed():
-            type(engine)().load_every_variant()
+            type(engine)().load(every_variant=True)
+    FrontierEngine().load()
     Disassembler(compiled=True).load()
-    load_compiled()
     load_compiled_fitting()
     load_compiled_images()
     load_compiled_orbits()

@@ -26,7 +26,7 @@ from typing import ClassVar
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
-from cpsolve.workers import Workers
+from cpsolve.workers import Sharing, Workers
 
 
 class StopReason(StrEnum):
@@ -117,15 +117,6 @@ class Enumeration(ABC):
         if self.stopped_by is None:
             self.stopped_by = reason
 
-    def counted(self) -> bool:
-        """Count one delivered solution; True when the solution limit is reached (reason recorded)."""
-        self.found += 1
-        limit = self.search.solution_limit
-        if limit is not None and self.found >= limit:
-            self.interrupt(self.search.limit_reason)
-            return True
-        return False
-
     def out_of_time(self) -> bool:
         """True (reason recorded) once the deadline has passed."""
         if self.deadline.passed():
@@ -136,10 +127,6 @@ class Enumeration(ABC):
     def complete(self) -> bool:
         """True when every solution was delivered."""
         return self.stopped_by is None
-
-    def placements(self) -> int | None:
-        """Placements the search made so far in this process, where the engine counts them."""
-        return None
 
 
 @dataclass(frozen=True)
@@ -168,9 +155,6 @@ class PartsInSlices(Enumeration):
         for batch in self.batches():
             yield from batch
 
-    def placements(self) -> int | None:
-        return self.steps
-
     def handed_over(self, begun: int) -> bool:
         """Whether the search stopped in part `begun` to hand what it had left to other processes
         (engines.base.Spill): then no later part is begun here."""
@@ -193,6 +177,21 @@ class PartsInSlices(Enumeration):
 
 
 PartKey = tuple[int, ...]  # a part of the search: the atoms that hold in it, the kept breaking atom first
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do with one compiled search (`Prepared.capabilities`). Engines say what
+    they can; one planner (cpsolve.planner) decides from this, the options and the cores how a run
+    goes: whole here, in parts on the executor, begun here and handed over, or raced."""
+
+    splits: bool = False  # part_keys cut the search into disjoint parts
+    hands_back: bool = False  # a part in a forked worker hands work back to an idle one (workers.Sharing)
+    begins_here: bool = False  # begun_here starts it here and hands the rest over once it proves long
+    races: bool = False  # racing runs a search for one solution on several processes
+    race_workers: int = 1  # processes a race takes for `--workers 0` (where it measured faster)
+    default_workers: int = 1  # processes for `--workers 0` (an engine's measured choice for the puzzle)
+    parts_in_one_process: bool = False  # search part by part even in one process (CP-SAT measured faster so)
 
 
 class Spill:
@@ -254,56 +253,41 @@ class Prepared(ABC):
         self.puzzle = puzzle
         self.breaking = breaking
         self.estimated_placements: float | None = None  # the search's size, where it was estimated
+        self.details: dict[str, str] = {}  # how the engine searches this puzzle, for the report (the cell it fills)
 
     @abstractmethod
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
+        self,
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+        part: PartKey | None = None,
+        sharing: Sharing | None = None,
     ) -> Enumeration: ...
 
     def part_keys(self, wanted: int) -> list[PartKey]:
         """Disjoint parts that together make the whole search: one per kept atom of the first
         breaking set, in search order (an engine may split finer when they are fewer than `wanted`,
-        or split a search without breaking: `splits`)."""
+        or split a search without breaking: `Capabilities.splits`)."""
         if self.breaking is None:
             return []
         return [(r,) for r in dict.fromkeys(r for r, _ in self.breaking.weight)]
 
-    def splits(self) -> bool:
-        """Whether `part_keys` cuts this search into parts: by the breaking's kept atoms, so not
-        without a breaking unless the engine cuts by its own first choices."""
-        return self.breaking is not None
-
-    def hands_back(self) -> bool:
-        """Whether a part of this search, running in a forked worker, hands work back to an idle
-        one (cpsolve.workers.sharing): then the run starts every worker it was given, even for
-        fewer parts."""
-        return False
+    def capabilities(self, cores: int) -> Capabilities:
+        """What the engine can do with this search, for the planner (cpsolve.planner) to decide
+        how the run goes on `cores` cores: by default it splits by the breaking's kept atoms."""
+        return Capabilities(splits=self.breaking is not None)
 
     def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
         """The whole search in this process, stopping once `spill.due()` to leave the rest in
         `spill.rest` (cpsolve.parts.BegunHere runs the rest in parts); None where the engine
-        cannot cut a running search so, or should not (`begins_here`: a run then splits it up front)."""
+        cannot (`Capabilities.begins_here`)."""
         return None
-
-    def begins_here(self) -> bool:
-        """Whether a run that may use every core begins this search in its own process and hands
-        the rest over only once it proves long (`begun_here`)."""
-        return False
 
     def racing(self, search: SearchOptions, deadline: Deadline, runners: Workers) -> Enumeration | None:
-        """A limited search (`--first`) that keeps the runners' processes busy, or None where the
-        engine has none: a limited run is not split into parts, whose solutions would come in an
-        order that depends on the processes' speed."""
+        """A search for one solution (`--first`) that keeps the runners' processes busy, or None
+        where the engine has none (`Capabilities.races`): a limited run is not split into parts,
+        whose solutions would come in an order that depends on the processes' speed."""
         return None
-
-    def default_workers(self, cores: int) -> int:
-        """Processes for `--workers 0`: the engine's choice for the puzzle."""
-        return self.engine.default_workers(self.puzzle, cores)
-
-    @property
-    def details(self) -> dict[str, str]:
-        """How the engine searches this puzzle, for the report (say, which cell it fills next)."""
-        return {}
 
 
 class Engine(ABC):
@@ -313,43 +297,29 @@ class Engine(ABC):
     takes_what: ClassVar[str]  # for the message when it is asked for a puzzle it cannot take
     required_module: ClassVar[str | None] = None  # the optional library it needs; None: always there
     extra: ClassVar[str | None] = None  # the pip extra that installs that library
+    lists: ClassVar[bool] = True  # it lists solutions (False: it counts them without listing, --count-only)
 
     def installed(self) -> bool:
         return self.required_module is None or importlib.util.find_spec(self.required_module) is not None
 
-    def load(self) -> None:
+    def load(self, puzzle: PuzzleModel | None = None, every_variant: bool = False) -> None:
         """Import the engine's libraries (before a run's clock for its `seconds` starts); engines with
-        compiled code also load it here."""
+        compiled code also load it here, with `puzzle` whatever more a run of it needs (an engine
+        whose compiled code comes in variants loads the one the puzzle takes), and with
+        `every_variant` every variant some puzzle may take (what `cpsolve compile` builds)."""
         if self.required_module is not None:
             importlib.import_module(self.required_module)
 
-    def load_every_variant(self) -> None:
-        """`load`, and every variant of compiled code that `load_for` may load for some puzzle:
-        what `cpsolve compile` builds ahead of time (cpsolve.native)."""
-        self.load()
-
-    def load_for(self, puzzle: PuzzleModel) -> None:
-        """`load`, and whatever more a run of this puzzle needs (an engine whose compiled code comes
-        in variants loads the one the puzzle takes), so that `seconds` leaves all loading out."""
-        self.load()
-
     @abstractmethod
-    def takes(self, puzzle: PuzzleModel) -> bool:
-        """Whether this engine can enumerate the puzzle."""
+    def takes(self, puzzle: PuzzleModel, auto: bool = False) -> bool:
+        """Whether this engine can enumerate the puzzle; `auto`: whether `--engine auto` should
+        give it this engine (an engine may decline there what it takes but does worse on)."""
 
     @abstractmethod
     def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
         """Compile the puzzle with the breaking applied: as constraints (CP-SAT), as parts that
         leave out the breaking's forbidden atoms (exact cover), as start cells (the chain walk)."""
 
-    def default_workers(self, puzzle: PuzzleModel, cores: int) -> int:
-        """Processes for `--workers 0`: one unless an engine measured better with more."""
-        return 1
-
     def search_estimator(self, puzzle: PuzzleModel) -> SearchEstimator | None:
         """How big the search would be, for choosing the symmetry breaking; None: cannot tell."""
         return None
-
-    def splits_by_default(self, puzzle: PuzzleModel) -> bool:
-        """Whether to search part by part even in one process (CP-SAT measured faster so on big models)."""
-        return False

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import Constraints, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
+from cpsolve.workers import Sharing
 
-from .base import Engine, Enumeration, PartKey, Prepared, SearchOptions, StopReason
+from .base import Capabilities, Engine, Enumeration, PartKey, Prepared, SearchOptions, StopReason
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -39,22 +40,14 @@ class CpSatEngine(Engine):
     name = "cpsat"
     takes_what = "every puzzle"
 
-    def load(self) -> None:
+    def load(self, puzzle: PuzzleModel | None = None, every_variant: bool = False) -> None:
         from ortools.sat.python import cp_model  # noqa: F401
 
-    def takes(self, puzzle: PuzzleModel) -> bool:
+    def takes(self, puzzle: PuzzleModel, auto: bool = False) -> bool:
         return True
 
     def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
         return CpSatPrepared(self, puzzle, breaking, deadline)
-
-    def splits_by_default(self, puzzle: PuzzleModel) -> bool:
-        return puzzle.atom_count >= PARTS_MIN_ATOMS
-
-    def default_workers(self, puzzle: PuzzleModel, cores: int) -> int:
-        """Every core for models big enough to split. Measured with 2 workers against 1 (docs/measurements.md):
-        pentominoes 31 s -> 17 s, the second 4x4x4 snake 64 s -> 32 s."""
-        return cores if self.splits_by_default(puzzle) else 1
 
 
 def compile_model(constraints: Constraints, deadline: Deadline = NO_DEADLINE) -> cp_model.CpModel:
@@ -122,6 +115,15 @@ class CpSatPrepared(Prepared):
         self._unguided: cp_model.CpModel | None = None
         deadline.check("building the CP-SAT model")
 
+    def capabilities(self, cores: int) -> Capabilities:
+        """Models big enough are searched in parts, in one process or on every core by default.
+        Measured with 2 workers against 1 (docs/measurements.md): pentominoes 31 s -> 17 s, the
+        second 4x4x4 snake 64 s -> 32 s."""
+        big = self.puzzle.atom_count >= PARTS_MIN_ATOMS
+        return Capabilities(
+            splits=self.breaking is not None, default_workers=cores if big else 1, parts_in_one_process=big
+        )
+
     def model_for(self, guided: bool) -> cp_model.CpModel:
         """The model itself, or (without guidance) a clone of it without the decision strategy."""
         if guided or not self.can_guide:
@@ -132,7 +134,11 @@ class CpSatPrepared(Prepared):
         return self._unguided
 
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
+        self,
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+        part: PartKey | None = None,
+        sharing: Sharing | None = None,
     ) -> Enumeration:
         model = self.model_for(search.guided)
         if part is not None:

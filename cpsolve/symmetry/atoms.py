@@ -40,7 +40,7 @@ class SymmetryGroup:
     freely and only changes how one solution is written (reading a palindromic chain from its
     other end): raw counts solutions, not writings, so each orbit's size is divided by it.
     `cell_maps` (families made of cells: packing) is each element's map of the cells, a row per
-    element, for a count that needs to know which cells a symmetry swaps (cpsolve.counting.frontier).
+    element, for a count that needs to know which cells a symmetry swaps (cpsolve.engines.frontier.counter).
     """
 
     elements: tuple[AtomSymmetry, ...]

@@ -26,6 +26,7 @@ from cpsolve.geometry import STEPS, Cell, bounding_box, step
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import ChainWalk, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
+from cpsolve.workers import Sharing
 
 KERNEL = "cpsolve.engines.chain_dfs.kernel"
 MAX_CELLS = 64  # one bit per cell of the bounding box
@@ -39,13 +40,13 @@ class ChainWalkEngine(Engine):
     required_module = "numba"
     extra = "chain-dfs"
 
-    def load(self) -> None:
+    def load(self, puzzle: PuzzleModel | None = None, every_variant: bool = False) -> None:
         """Load the compiled walk: the build `cpsolve compile` made (cpsolve.native), else numba's
         (the very first use after installing compiles it into numba's cache, a few seconds, once)."""
         walk = ChainWalk(((0, 0, 0), (1, 0, 0)), (2,))
         list(ChainEnumeration(walk, None, SearchOptions()))
 
-    def takes(self, puzzle: PuzzleModel) -> bool:
+    def takes(self, puzzle: PuzzleModel, auto: bool = False) -> bool:
         walk = puzzle.chain_walk()
         return walk is not None and fits(walk)
 
@@ -62,7 +63,11 @@ class ChainWalkPrepared(Prepared):
         self.walk = walk
 
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
+        self,
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+        part: PartKey | None = None,
+        sharing: Sharing | None = None,
     ) -> Enumeration:
         return ChainEnumeration(self.walk, self.breaking, search, deadline, None if part is None else part[0])
 
@@ -201,17 +206,14 @@ class ChainEnumeration(Enumeration):
         self.steps = 0
         self._index = {cell: i for i, cell in enumerate(walk.cells)}
 
-    def placements(self) -> int | None:
-        return self.steps
-
     def __iter__(self) -> Generator[Solution, None, None]:
         if self.out_of_time():
             return
         board = board_for(self.walk)
         for start in self.starts:
             for directions in self._walk_from(board, start):
-                yield self._solution(start, directions)
-                if self.counted():
+                yield from self.take([self._solution(start, directions)])
+                if self.stopped_by is not None:
                     return
             if self.stopped_by is not None:
                 return

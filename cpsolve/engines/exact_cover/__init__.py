@@ -25,6 +25,7 @@ import numpy as np
 
 from cpsolve import native
 from cpsolve.engines.base import (
+    Capabilities,
     Engine,
     Enumeration,
     Part,
@@ -39,6 +40,7 @@ from cpsolve.engines.base import (
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
+from cpsolve.workers import Sharing
 
 from .box_search import CHOOSE_AMONG, EVERY_OPEN_CELL, LOWEST, MAX_PIECES, BoxSearch, Layout
 from .columns import merged_columns
@@ -71,13 +73,25 @@ class ExactCoverEngine(Engine):
 
     def __init__(self) -> None:
         self.loaded = False  # this instance's compiled searches are loaded in this process
-        self.variants: set[Variant] = set()  # and these variants (`load_for`)
+        self.variants: set[Variant] = set()  # and these variants (`load`)
 
-    def load(self) -> None:
+    def load(self, puzzle: PuzzleModel | None = None, every_variant: bool = False) -> None:
         """Load both compiled searches (the box search for boards of one word and of two) once per
         process: the build `cpsolve compile` made (cpsolve.native, a few ms, no warm-up needed),
         else numba's import and cache, by calling each once (about 0.5 s; the very first use after
-        installing compiles them into numba's cache instead, several seconds)."""
+        installing compiles them into numba's cache instead, several seconds). With `puzzle`, also
+        the variant only some puzzles take: the box search with holes or comparing every open cell
+        (for boards of one word or two: loading it in the run took 5 ms of DemoPieceGenerator's 17)
+        and the fewest-placements search; with `every_variant`, each of them."""
+        self._load_searches()
+        variants = VARIANTS if every_variant else []
+        if puzzle is not None:
+            variant = _variant(puzzle.cover_problem())  # built already: `takes` asked for it
+            variants = [variant] if variant is not None else []
+        for each in variants:
+            self._load_variant(each)
+
+    def _load_searches(self) -> None:
         if self.loaded:
             return
         if not native.warm_up_needed():
@@ -92,21 +106,6 @@ class ExactCoverEngine(Engine):
         assert box is not None
         box.estimate((0,), probes=1)
         self.loaded = True
-
-    def load_for(self, puzzle: PuzzleModel) -> None:
-        """`load`, and the variant of a compiled search that only some puzzles take: the box
-        search with holes or comparing every open cell (for boards of one word or two: loading it
-        in the run took 5 ms of DemoPieceGenerator's 17) and the fewest-placements search."""
-        self.load()
-        variant = _variant(puzzle.cover_problem())  # built already: `takes` asked for it
-        if variant is not None:
-            self._load_variant(variant)
-
-    def load_every_variant(self) -> None:
-        """`load`, and every variant `load_for` may load (what `cpsolve compile` builds)."""
-        self.load()
-        for variant in VARIANTS:
-            self._load_variant(variant)
 
     def _load_variant(self, variant: Variant) -> None:
         if variant in self.variants:
@@ -124,7 +123,7 @@ class ExactCoverEngine(Engine):
         assert search is not None
         list(CoverEnumeration(search, [Part((), frozenset())], SearchOptions(), NO_DEADLINE))
 
-    def takes(self, puzzle: PuzzleModel) -> bool:
+    def takes(self, puzzle: PuzzleModel, auto: bool = False) -> bool:
         return puzzle.cover_problem() is not None
 
     def search_estimator(self, puzzle: PuzzleModel) -> SearchEstimator | None:
@@ -254,21 +253,21 @@ class ExactCoverPrepared(Prepared):
     ) -> None:
         super().__init__(engine, puzzle, breaking)
         self.search = search
+        self.details = {"cell_choice": str(cell_choice(search))}
 
     def enumerate(
-        self, search: SearchOptions, deadline: Deadline = NO_DEADLINE, part: PartKey | None = None
+        self,
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+        part: PartKey | None = None,
+        sharing: Sharing | None = None,
     ) -> Enumeration:
-        return CoverEnumeration(self.search, parts_for(self.search.problem, self.breaking, part), search, deadline)
-
-    def begins_here(self) -> bool:
-        """The fewest-placements search below PARALLEL_ATOMS atoms, which can cut itself where it
-        stands (`CoverSearch._rest`)."""
-        cover = self.search
-        return isinstance(cover, CoverSearch) and cover.choose == FEWEST and cover.problem.atoms < PARALLEL_ATOMS
+        parts = parts_for(self.search.problem, self.breaking, part)
+        return CoverEnumeration(self.search, parts, search, deadline, sharing)
 
     def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
         cover = self.search
-        if not self.begins_here() or not isinstance(cover, CoverSearch):
+        if not self._begins_here() or not isinstance(cover, CoverSearch):
             return None
         return SpillingEnumeration(cover, parts_for(cover.problem, self.breaking), search, deadline, spill)
 
@@ -314,39 +313,50 @@ class ExactCoverPrepared(Prepared):
             size[key] = search.estimate_part(part.forced, part.left_out, PART_PROBES)
         return sorted(keys, key=lambda key: -size[key])
 
-    def hands_back(self) -> bool:
-        """The fewest-placements search does (`CoverSearch._hand_back`)."""
+    def capabilities(self, cores: int) -> Capabilities:
+        """It always splits: a search without symmetry breaking (a design no symmetry keeps) is cut
+        by its first choices, so that `--workers` shares it too. The fewest-placements search hands
+        work back (`CoverSearch._hand_back`) and, below PARALLEL_ATOMS atoms, is begun here and cut
+        where it stands (`CoverSearch._rest`). Every core by default for searches estimated big
+        enough to gain from them (docs/engines.md), and for fewest-placements searches (which have
+        no estimate: split up front from PARALLEL_ATOMS atoms, below begun here); else one."""
+        hands_back = self._hands_back()
+        estimate = self.estimated_placements
+        worth = hands_back if estimate is None else estimate >= PARALLEL_PLACEMENTS
+        default = cores if worth else 1
+        return Capabilities(
+            splits=True, hands_back=hands_back, begins_here=self._begins_here(), default_workers=default
+        )
+
+    def _hands_back(self) -> bool:
         return isinstance(self.search, CoverSearch) and self.search.choose == FEWEST
 
-    def splits(self) -> bool:
-        """Always: a search without symmetry breaking (a design no symmetry keeps) is cut by its
-        first choices, so that `--workers` shares it too."""
-        return True
-
-    def default_workers(self, cores: int) -> int:
-        """Every core for searches estimated big enough to gain from them (docs/engines.md), and
-        for fewest-placements searches (which have no estimate): split for them up front from
-        PARALLEL_ATOMS atoms, below begun in this process and handed to them only once they
-        prove long (`begun_here`); else one."""
-        estimate = self.estimated_placements
-        if estimate is None:
-            return cores if self.hands_back() else 1
-        return cores if estimate >= PARALLEL_PLACEMENTS else 1
-
-    @property
-    def details(self) -> dict[str, str]:
-        return {"cell_choice": str(cell_choice(self.search))}
+    def _begins_here(self) -> bool:
+        cover = self.search
+        return isinstance(cover, CoverSearch) and cover.choose == FEWEST and cover.problem.atoms < PARALLEL_ATOMS
 
 
 class CoverEnumeration(PartsInSlices):
+    """The parts searched here; `sharing`: in a forked worker whose stream takes work back, where
+    the fewest-placements search hands its untried placements to an idle worker."""
+
     def __init__(
-        self, cover: CoverSearch | BoxSearch, parts: list[Part], search: SearchOptions, deadline: Deadline
+        self,
+        cover: CoverSearch | BoxSearch,
+        parts: list[Part],
+        search: SearchOptions,
+        deadline: Deadline,
+        sharing: Sharing | None = None,
     ) -> None:
         super().__init__(parts, search, deadline)
         self.cover = cover
+        self.sharing = sharing
 
     def slices(self, part: Part) -> Iterator[tuple[list[Solution], int]]:
-        return self.cover.run(part.forced, part.left_out, STEP_BUDGET, FOUND_CAPACITY)
+        cover = self.cover
+        if isinstance(cover, CoverSearch):
+            return cover.run(part.forced, part.left_out, STEP_BUDGET, FOUND_CAPACITY, sharing=self.sharing)
+        return cover.run(part.forced, part.left_out, STEP_BUDGET, FOUND_CAPACITY)
 
 
 class SpillingEnumeration(PartsInSlices):

@@ -13,10 +13,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from cpsolve import native, workers
+from cpsolve import native
 from cpsolve.engines.base import Spill
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
+from cpsolve.workers import Sharing
 
 from .bits import BIT_OF
 from .fewest_codes import LAST_COPY, OPTIONAL_PHASE
@@ -184,13 +185,20 @@ class CoverSearch:
         return board, left, group_left
 
     def run(
-        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int, spill: Spill | None = None
+        self,
+        forced: Sequence[int],
+        left_out: frozenset[int],
+        budget: int,
+        capacity: int,
+        spill: Spill | None = None,
+        sharing: Sharing | None = None,
     ) -> Iterator[tuple[list[Solution], int]]:
         """The part's solutions in slices of at most `budget` placements: (solutions, placements).
         With `spill` (the fewest-placements search only), the part stops once `spill.due()` and
-        leaves the keys of what it has not searched in `spill.rest`."""
+        leaves the keys of what it has not searched in `spill.rest`; with `sharing` (a forked
+        worker's, cpsolve.workers) it hands work back to an idle worker."""
         if self.choose == FEWEST:
-            yield from self._run_fewest(forced, left_out, budget, capacity, spill)
+            yield from self._run_fewest(forced, left_out, budget, capacity, spill, sharing)
             return
         search = native.kernel(COVER_KERNEL, "search")
 
@@ -438,10 +446,16 @@ class CoverSearch:
         return result
 
     def _run_fewest(
-        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int, spill: Spill | None
+        self,
+        forced: Sequence[int],
+        left_out: frozenset[int],
+        budget: int,
+        capacity: int,
+        spill: Spill | None,
+        sharing: Sharing | None = None,
     ) -> Iterator[tuple[list[Solution], int]]:
         """The part's solutions slice by slice. In a forked worker whose stream takes work back
-        (cpsolve.workers.sharing), the slices are shorter and, after each, while another worker
+        (`sharing`, cpsolve.workers.Sharing), the slices are shorter and, after each, while another worker
         waits with nothing queued, the part hands back the untried placements of its shallowest
         level that has some (`_hand_back`). With `spill`, once it is due, the part stops and
         leaves all it has not searched as parts (`_rest`)."""
@@ -449,7 +463,6 @@ class CoverSearch:
         if start is None:
             return
         levels = self._fewest_levels(capacity)
-        sharing = workers.sharing()
         step = budget if sharing is None else min(budget, SHARING_STEP_BUDGET)
         if spill is not None:
             step = min(step, SPILL_STEP_BUDGET)

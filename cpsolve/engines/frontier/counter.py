@@ -39,11 +39,11 @@ from typing import Any
 import numpy as np
 
 from cpsolve import native
-from cpsolve.counting.frontier_codes import EMPTY, FULL, OVERFLOW
+from cpsolve.engines.frontier.codes import EMPTY, FULL, OVERFLOW
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models.base import CoverProblem
 
-KERNEL = "cpsolve.counting.frontier_kernel"
+KERNEL = "cpsolve.engines.frontier.kernel"
 STATE_BYTES = 200  # one sub-problem in the dictionaries of two levels, measured (docs/counting.md)
 CHECK_EVERY = 1 << 14  # sub-problems between looks at the clock
 SLICE_SLOTS = 1 << 16  # the compiled counter's slots between looks at the clock and Ctrl-C
@@ -126,7 +126,7 @@ class FrontierProblem:
         compiled: bool | None = None,
     ) -> int:
         """The number of ways to fill every position from `start` (default: the problem's start).
-        Compiled (cpsolve.counting.frontier_kernel) where numba is installed and the sub-problems
+        Compiled (cpsolve.engines.frontier.kernel) where numba is installed and the sub-problems
         fit two 64-bit words (`compiled` None), or as asked. Raises FrontierTooWide when the
         levels held would pass `max_bytes`, OutOfTimeError once the deadline has passed."""
         state = self.start if start is None else start

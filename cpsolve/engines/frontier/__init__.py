@@ -1,11 +1,16 @@
-"""A run that counts without listing (`--count-only`): the three counts, no solution kept.
+"""The frontier counter as an engine: packings counted without listing (`--count-only`), the three
+counts and no solution kept.
 
-Packings whose pieces repeat are counted by the frontier counter (cpsolve.counting.frontier), one
+Packings whose pieces repeat are counted on the frontier (counter.py, compiled in kernel.py), one
 count per conjugacy class of the symmetry group, and the classes follow from Burnside's lemma
-(cpsolve.counting.burnside). Each count splits into disjoint parts, one per move that fills the
-first cell, whose counts add up: the units of work for `--workers`, `--checkpoint` and
-`--cluster`, run on the one executor (cpsolve.workers) as a listing run's parts are. Every other
-puzzle is listed by its engine and tallied (cpsolve.counting.tally) by cpsolve.run.
+(cpsolve.counting.burnside). The engine is in the registry like the others (`cpsolve engines`);
+it counts and lists nothing (`Engine.lists` False), so the registry gives it only `--count-only`
+runs, and `auto` only the packings it measured faster on (`prefers`). Its enumeration yields no
+solution and carries the counts: a run reads them from it as from a classifier. Each count splits
+into disjoint parts, one per move that fills the first cell, whose counts add up: the units of
+work for `--workers`, `--checkpoint` and `--cluster`, run on the one executor (cpsolve.workers)
+as a listing run's parts are. Every other puzzle is listed by its engine and tallied
+(cpsolve.counting.tally) by cpsolve.run.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -22,26 +27,28 @@ from typing import Any
 from cpsolve import workers
 from cpsolve.counting import Counts
 from cpsolve.counting.burnside import BurnsideSums, ConjugacyClass, conjugacy_classes
-from cpsolve.counting.frontier import FrontierProblem, FrontierTooWide, frontier_problem
-from cpsolve.engines import StopReason
+from cpsolve.engines.base import Capabilities, Engine, Enumeration, PartKey, Prepared, SearchOptions, StopReason
+from cpsolve.engines.frontier.counter import FrontierProblem, FrontierTooWide, frontier_problem, load_compiled
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
-from cpsolve.events import Progress as ProgressEvent
-from cpsolve.formats import Puzzle, PuzzleFile
-from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, Deadline
+from cpsolve.formats import PuzzleFile
+from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
 from cpsolve.models import BuildOptions, CoverProblem, PuzzleModel
-from cpsolve.parts import PARTS_PER_WORKER, Checkpoint, kept_on_worker, model_of
-from cpsolve.workers import DONE, STOPPED
+from cpsolve.symmetry import Breaking, Solution
+from cpsolve.units import Checkpoint, kept_on_worker, model_of
+from cpsolve.workers import DONE, STOPPED, Sharing
 
 FRONTIER = "frontier"  # the counter's name, as --engine takes it with --count-only
 ORDERS = ("fill", "reverse", "across")  # the cell orders a frontier count takes (cell_order)
+PARTS_PER_WORKER = 8  # parts of a count per process, as for a listing search (cpsolve.parts)
 COUNTED = "counted"
 TOO_WIDE = "too wide"
-ProgressHook = Callable[[ProgressEvent], None]  # as a run's (cpsolve.run): where it is
+ProgressHook = Callable[[str, float], None]  # what the count is doing, seconds since it started
 
 
 @dataclass(frozen=True)
 class CountOptions:
-    """What a count takes of the run's options (cpsolve.run.RunOptions)."""
+    """What a count takes of the run's options (cpsolve.options.RunOptions) and of its puzzle file
+    (the content a unit carries to a cluster's worker, as a listing run's parts do)."""
 
     order: str = "fill"
     max_bytes: int = 2**31
@@ -50,9 +57,11 @@ class CountOptions:
     checkpoint: Path | None = None
     build: BuildOptions = dataclasses.field(default_factory=BuildOptions)
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    file: PuzzleFile | None = None  # None: counted in this process only
+    problem: str | None = None
 
 
-def takes(model: PuzzleModel) -> str | None:
+def why_not(model: PuzzleModel) -> str | None:
     """Why the frontier counter cannot count this puzzle (None: it can)."""
     if model.cover_problem() is None:
         return f"a {model.kind} puzzle is no packing"
@@ -200,37 +209,55 @@ class CountProgress:
     def level(self, cell: int, states: int) -> None:
         self.widest = max(self.widest, states)
         if self.hook is not None:
-            elapsed = time.perf_counter() - self.started
-            self.hook(ProgressEvent(elapsed, f"{self.doing}: cell {cell:,}, {states:,} sub-problems"))
+            self.hook(f"{self.doing}: cell {cell:,}, {states:,} sub-problems", time.perf_counter() - self.started)
 
     def parts(self, done: int, total: int) -> None:
         if self.hook is not None:
-            self.hook(ProgressEvent(time.perf_counter() - self.started, f"{done:,} of {total:,} parts counted"))
+            self.hook(f"{done:,} of {total:,} parts counted", time.perf_counter() - self.started)
 
 
-class FrontierRun:
+class FrontierCount(Enumeration):
     """The counts of one puzzle on the frontier: every conjugacy class's fixed count, whole in
-    this process or in parts on the executor, merged once per unit."""
+    this process or in parts on the executor, merged once per unit. An enumeration that yields
+    no solution: iterating it counts, and a run reads the counts from it as from a classifier
+    (`counts`, `identity_problems`, `raw_seen`)."""
 
-    def __init__(self, puzzle: Puzzle, model: PuzzleModel, options: CountOptions, deadline: Deadline) -> None:
-        self.puzzle = puzzle
+    raw_seen = 0  # solutions listed: none
+
+    def __init__(
+        self, model: PuzzleModel, options: CountOptions, search: SearchOptions, deadline: Deadline = NO_DEADLINE
+    ) -> None:
+        super().__init__(search, deadline)
         self.model = model
         self.options = options
-        self.deadline = deadline
         self.classes: list[ConjugacyClass] = conjugacy_classes(model.group) if model.group.order else []
         self.sums = BurnsideSums(model.group, self.classes, {})
         self.counter = Counter(model, options.order)
-        self.stopped_by: StopReason | None = None
         self.notes: list[str] = []
-        self.workers = 1
         self.parts_counted: dict[int, int] = {}  # class number -> parts merged
         self.parts_of: dict[int, int] = {}
         self.partial: dict[int, int] = {}  # class number -> the sum of its parts merged so far
-        self.progress = CountProgress(None, 0.0)
+        self.progress = CountProgress(None, time.perf_counter())
+
+    def __iter__(self) -> Generator[Solution, None, None]:
+        self.count()
+        yield from ()
+
+    def batches(self) -> Generator[list[Solution], None, None]:
+        self.count()
+        yield from ()
 
     def split(self) -> bool:
         options = self.options
-        return options.workers > 1 or options.cluster is not None or options.checkpoint is not None
+        wanted = options.workers > 1 or options.cluster is not None or options.checkpoint is not None
+        return wanted and options.file is not None
+
+    @property
+    def complete(self) -> bool:
+        return self.stopped_by is None and self.sums.complete
+
+    def identity_problems(self) -> list[str]:
+        return self.sums.problems() if self.complete else []
 
     def units(self, parts_wanted: int) -> list[tuple[int, CountUnit]]:
         """Each conjugacy class's units: the whole count, or one unit per first move."""
@@ -245,8 +272,8 @@ class FrontierRun:
     def unit(self, element: int, part: int) -> CountUnit:
         options = self.options
         return CountUnit(
-            self.puzzle.file,
-            self.puzzle.problem,
+            options.file or PuzzleFile("", b""),
+            options.problem,
             element,
             part,
             options.order,
@@ -255,10 +282,10 @@ class FrontierRun:
             options.max_file_bytes,
         )
 
-    def run(self, progress: CountProgress) -> None:
+    def count(self) -> None:
         """Count every class; stops (reason and notes recorded) at the time limit, Ctrl-C, or a
         frontier too wide, with what was merged so far kept."""
-        self.progress = progress
+        progress = self.progress
         try:
             if self.split():
                 self._run_split(progress)
@@ -360,38 +387,59 @@ class FrontierRun:
             counts.raw = self.partial.get(0, 0)
         return counts
 
+    def report_notes(self) -> list[str]:
+        """What the report says of the count beside the model's notes."""
+        return [*self.notes, *([] if self.complete else [self.counted_so_far()])]
 
-def report_fields(puzzle: Puzzle, model: PuzzleModel, frontier: FrontierRun) -> dict[str, Any]:
-    """What a run's report (cpsolve.run.RunReport) says of a frontier count."""
-    complete = frontier.stopped_by is None and frontier.sums.complete
-    counts = frontier.counts()
-    notes = [*model.notes, *frontier.notes]
-    if not complete:
-        notes.append(frontier.counted_so_far())
-    return {
-        "complete": complete,
-        "counts": counts,
-        "engine": FRONTIER,
-        "stopped_by": frontier.stopped_by,
-        "identity_problems": frontier.sums.problems() if complete else [],
-        "notes": notes,
-        "workers": frontier.workers,
-        "counting": {
+    def as_json(self) -> dict[str, Any]:
+        """The report's `counting`: the method, the order, each symmetry class's count."""
+        return {
             "method": FRONTIER,
-            "cell_order": frontier.options.order,
-            "symmetry_classes": frontier.sums.as_json(),
-            "widest_level": None if frontier.split() else frontier.progress.widest,
-        },
-    }
+            "cell_order": self.options.order,
+            "symmetry_classes": self.sums.as_json(),
+            "widest_level": None if self.split() else self.progress.widest,
+        }
 
 
-def refuse(name: str, disassemble: bool, order: str, limited: bool = False) -> None:
-    """Options that need the solutions themselves, refused with --count-only in one line."""
-    if limited:
-        raise CpsolveError(
-            f"{name}: --first and --max-solutions stop a listing early; --count-only counts every solution"
-        )
-    if disassemble:
-        raise CpsolveError(f"{name}: --disassemble takes each solution apart; it needs listing, not --count-only")
-    if order not in ORDERS:
-        raise CpsolveError(f"{name}: --count-order is one of {', '.join(ORDERS)}, not {order!r}")
+class FrontierEngine(Engine):
+    """The frontier counter: counts packings without listing them (`--count-only`)."""
+
+    name = "frontier"
+    takes_what = "packings whose symmetries map cells, with --count-only"
+    lists = False
+
+    def load(self, puzzle: PuzzleModel | None = None, every_variant: bool = False) -> None:
+        """The compiled counter, where numba is installed (before a run's clock starts)."""
+        load_compiled()
+
+    def takes(self, puzzle: PuzzleModel, auto: bool = False) -> bool:
+        """Packings it can count; for `auto`, only those whose pieces repeat (`prefers`)."""
+        return why_not(puzzle) is None and (not auto or prefers(puzzle))
+
+    def prepare(self, puzzle: PuzzleModel, breaking: Breaking | None, deadline: Deadline = NO_DEADLINE) -> Prepared:
+        """No breaking: the count is of every solution, and the classes come from Burnside's sums."""
+        return FrontierPrepared(self, puzzle, None)
+
+
+class FrontierPrepared(Prepared):
+    """A packing ready to count: `options` (the cell order, the memory, the parts) are the run's,
+    given before it counts (`cpsolve.run`); without them it counts in this process, in the fill
+    order."""
+
+    def __init__(self, engine: Engine, puzzle: PuzzleModel, breaking: Breaking | None) -> None:
+        super().__init__(engine, puzzle, breaking)
+        self.options = CountOptions()
+
+    def enumerate(
+        self,
+        search: SearchOptions,
+        deadline: Deadline = NO_DEADLINE,
+        part: PartKey | None = None,
+        sharing: Sharing | None = None,
+    ) -> Enumeration:
+        return FrontierCount(self.puzzle, self.options, search, deadline)
+
+    def capabilities(self, cores: int) -> Capabilities:
+        """It splits itself (one part per first move of each class's count) where its options
+        ask for processes, a cluster or a checkpoint; the planner runs it whole."""
+        return Capabilities()

@@ -1,4 +1,4 @@
-"""The frontier count compiled (numba): the same levels as cpsolve.counting.frontier, in flat arrays.
+"""The frontier count compiled (numba): the same levels as cpsolve.engines.frontier.counter, in flat arrays.
 
 A sub-problem at position i is two 64-bit words: the filled positions from i on (bit 0 is i) and
 the resources with their guard bits, as the Python counter keeps them. A level is an open
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from cpsolve.counting.frontier_codes import DONE, EMPTY, FULL, OVERFLOW
+from cpsolve.engines.frontier.codes import DONE, EMPTY, FULL, OVERFLOW
 
 MIX_MASK = np.uint64(0x9E3779B97F4A7C15)
 MIX_RESOURCES = np.uint64(0xC2B2AE3D27D4EB4F)

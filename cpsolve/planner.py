@@ -1,0 +1,49 @@
+"""How a run goes on the cores or the cluster it has: the one place that decides.
+
+Engines say what they can with a compiled search (`Prepared.capabilities`: it splits into parts,
+it hands work back, it can begin here and hand the rest over, it races a search for one solution,
+its default workers); the options say what the user asked (`--workers`, `--cluster`,
+`--checkpoint`, `--first`); this turns both, with the machine's cores, into a Plan, which
+cpsolve.parts carries out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from cpsolve.engines.base import Capabilities
+from cpsolve.options import RunOptions
+
+
+class How(StrEnum):
+    WHOLE = "whole"  # the whole search in this process
+    PARTS = "parts"  # disjoint parts on the executor (forked processes, a cluster, a checkpoint's units)
+    BEGIN_HERE = "begin here"  # begun in this process, the rest in parts once it has searched a while
+    RACE = "race"  # a search for one solution raced on every process
+
+
+@dataclass(frozen=True)
+class Plan:
+    how: How
+    workers: int  # processes (or a cluster's workers) asked for
+    units: bool = False  # the parts are units of their own (a cluster's tasks, a checkpoint's lines)
+
+
+def plan(can: Capabilities, options: RunOptions, cores: int) -> Plan:
+    """The plan for a run. A limited run (`--first`, `--max-solutions`) is never split into parts,
+    whose solutions would come in an order that depends on the processes' speed; a search for one
+    solution is raced where the engine races, on the processes `--workers` or the engine names.
+    Parts where asked for (`--workers N`, `--cluster`, `--checkpoint`) or measured faster (the
+    engine's default workers, or parts in one process); begun here where the engine can and the
+    user left the workers to it."""
+    racers = options.workers or can.race_workers
+    if options.search.first_only and can.races and not options.as_units and racers > 1:
+        return Plan(How.RACE, racers)
+    wanted = options.workers or (cores if options.as_units else can.default_workers)
+    split = options.as_units or wanted > 1 or can.parts_in_one_process
+    if not can.splits or options.limited or not split:
+        return Plan(How.WHOLE, 1)
+    if not options.workers and not options.as_units and can.begins_here:
+        return Plan(How.BEGIN_HERE, can.default_workers)
+    return Plan(How.PARTS, wanted, options.as_units)
