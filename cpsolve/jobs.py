@@ -101,7 +101,7 @@ class Job:
     def result(self, timeout: float | None = None) -> RunReport:
         """Wait for the report; raises the job's CpsolveError (or bug) where it failed, and
         TimeoutError when `timeout` seconds pass first."""
-        if not self._ended.wait(timeout):
+        if not self.wait(timeout):
             raise TimeoutError(f"the job on {self.puzzle.name} is still running")
         if self._error is not None:
             raise self._error
@@ -129,8 +129,13 @@ class Job:
         return self._events.empty()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the job to end (True) or `timeout` seconds (False)."""
-        return self._ended.wait(timeout)
+        """Wait for the job to end (True) or `timeout` seconds (False); once it has, its thread is
+        gone too (a program that exits next leaves no thread behind)."""
+        if not self._ended.wait(timeout):
+            return False
+        if threading.current_thread() is not self._thread and self._thread.is_alive():
+            self._thread.join()
+        return True
 
     def _run(self) -> None:
         puzzle = self.puzzle

@@ -7,8 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cpsolve.counting import Counts
+from cpsolve.counting import Classifier, Counts
+from cpsolve.counting.tally import Tally
 from cpsolve.engines.base import StopReason
+from cpsolve.engines.frontier import FrontierCount
+from cpsolve.formats import Puzzle
 
 if TYPE_CHECKING:
     from cpsolve.disassembly import DisassemblySummary
@@ -70,3 +73,29 @@ class RunReport:
             **({"disassembly": self.disassembly.as_json()} if self.disassembly is not None else {}),
             "counting": self.counting,
         }
+
+
+def counting_of(classifier: Classifier | Tally | FrontierCount) -> dict[str, Any] | None:
+    """The report's `counting`: how a run without listing counted (None: it listed)."""
+    if isinstance(classifier, FrontierCount):
+        return classifier.as_json()
+    return {"method": "tally"} if isinstance(classifier, Tally) else None
+
+
+def unfinished_report(puzzle: Puzzle, reason: StopReason, seconds: float, doing: str) -> RunReport:
+    """The run ended before the search could start: nothing found, nothing proven, no engine ran."""
+    during = "the time limit passed" if reason is StopReason.TIME_LIMIT else f"the run was {reason}"
+    return RunReport(
+        name=puzzle.loaded.spec.name,
+        kind=puzzle.loaded.spec.kind,
+        source=puzzle.loaded.source.path,
+        complete=False,
+        counts=Counts(0, 0, 0),
+        solutions_enumerated=0,
+        engine=None,
+        seconds=seconds,
+        stopped_by=reason,
+        expected=puzzle.expected,
+        notes=[f"{during} {doing}"],
+        problem=puzzle.problem,
+    )

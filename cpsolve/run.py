@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cpsolve import engines, formats, parts, planner, workers
-from cpsolve.counting import Classifier, ClassStoreFull, Counts, SolutionClass
+from cpsolve.counting import Classifier, ClassStoreFull
 from cpsolve.counting.tally import Tally
 from cpsolve.engines import Engine, Enumeration, StopReason
 from cpsolve.engines.base import PartsInSlices
@@ -27,25 +27,24 @@ from cpsolve.engines.frontier import CountOptions, FrontierCount, FrontierPrepar
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
 from cpsolve.events import Progress
 from cpsolve.formats import Puzzle, ReadOptions
+from cpsolve.found import ClassCollector as ClassCollector
+from cpsolve.found import NewClasses as NewClasses
+from cpsolve.found import SolutionHook as SolutionHook
+from cpsolve.found import checker
 from cpsolve.limits import (
-    MAX_PICTURED_ATOMS,
     Cancel,
     Deadline,
 )
 from cpsolve.models import PuzzleModel
-from cpsolve.models.base import Disassemblable
 from cpsolve.options import COUNT_ORDERS, DEFAULT_RUN_OPTIONS
 from cpsolve.options import RunOptions as RunOptions
-from cpsolve.report import RunReport
-from cpsolve.symmetry import Solution
+from cpsolve.report import RunReport, counting_of, unfinished_report
 
 if TYPE_CHECKING:
-    from cpsolve.disassembly import AssemblyChecker
+    pass
 
 HINT_SECONDS = 1.0  # a listing run this long suggests --count-only where the frontier counter prefers the puzzle
 ProgressHook = Callable[[Progress], None]  # where the run is
-# a new class's representative, its model, and what else is known of it (its disassembly) as JSON
-SolutionHook = Callable[[Solution, PuzzleModel, Mapping[str, Any]], None]
 ReadyHook = Callable[[], None]
 
 
@@ -151,21 +150,21 @@ def run(
         prepared = prepare(puzzle, searching, deadline)
     except OutOfTimeError:
         seconds = puzzle.read_seconds + time.perf_counter() - started
-        return _unfinished_report(puzzle, StopReason.of_deadline(deadline), seconds, "while the model was being built")
+        return unfinished_report(puzzle, StopReason.of_deadline(deadline), seconds, "while the model was being built")
     except (KeyboardInterrupt, Terminated) as stop:
         reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
         seconds = puzzle.read_seconds + time.perf_counter() - started
-        return _unfinished_report(puzzle, reason, seconds, "while the model was being built")
+        return unfinished_report(puzzle, reason, seconds, "while the model was being built")
     if on_ready is not None:
         on_ready()
     show = 0 if options.count_only else puzzle.rules.show if options.show is None else options.show
-    classes = NewClasses(prepared.puzzle, show, _checker(prepared.puzzle, options, deadline), on_new_class)
+    classes = NewClasses(prepared.puzzle, show, checker(prepared.puzzle, options, deadline), on_new_class)
     try:
         enumeration = open_search(prepared, puzzle, searching, deadline)
     except (KeyboardInterrupt, Terminated) as stop:  # while the workers or a cluster were started
         reason = StopReason.TERMINATED if isinstance(stop, Terminated) else StopReason.INTERRUPTED
         seconds = puzzle.read_seconds + time.perf_counter() - started
-        return _unfinished_report(puzzle, reason, seconds, "while the workers were being started")
+        return unfinished_report(puzzle, reason, seconds, "while the workers were being started")
     classifier = _classifier(prepared, enumeration, options, on_progress)
     estimate = prepared.compiled.estimated_placements
     if isinstance(classifier, FrontierCount):
@@ -288,104 +287,6 @@ def _listing_progress(
     return Progress(elapsed, doing, classifier.raw_seen, classes, steps, estimate)
 
 
-class NewClasses:
-    """What a run does with each new class: takes it apart (--disassemble), draws the first
-    `show` (with --disassemble, the first that come apart, with their plans), and hands it to the
-    caller's hook with what is known of it."""
-
-    def __init__(
-        self, model: PuzzleModel, show: int, checker: AssemblyChecker | None, hook: SolutionHook | None
-    ) -> None:
-        self.model = model
-        self.show = show
-        self.checker = checker
-        self.hook = hook
-        self.shown: list[str] = []
-
-    def add(self, found: SolutionClass) -> None:
-        """Take in a class met for the first time."""
-        self.add_all([found])
-
-    def add_all(self, found: Sequence[SolutionClass]) -> None:
-        """Take in classes met for the first time, in order; each representative is made only
-        where it is used (0.6 us a class, most of a listing run's classes are not shown nor handed
-        on), and with --disassemble they are taken apart together (`AssemblyChecker.check_all`)."""
-        if self.checker is None and self.hook is None:
-            found = found[: max(0, self.show - len(self.shown))]  # those to draw, if any
-        if not found:
-            return
-        solutions = [one.representative for one in found]
-        results = self.checker.check_all(solutions) if self.checker is not None else [None] * len(solutions)
-        for solution, result in zip(solutions, results, strict=True):
-            details: dict[str, Any] = {}
-            if result is None:
-                if len(self.shown) < self.show:
-                    self.shown.append(self.model.render(solution))
-            else:
-                if self.hook is not None:
-                    details["disassembly"] = result.as_json()
-                if len(self.shown) < self.show and result.comes_apart:
-                    self.shown.append("\n".join([self.model.render(solution), "", *result.describe()]))
-            if self.hook is not None:
-                self.hook(solution, self.model, details)
-
-    def one_at_a_time(self) -> bool:
-        """Whether each new class is taken in before the next solution is counted: with
-        --disassemble and --first or --max-solutions, which stop at the class that is enough."""
-        return self.checker is not None and self.checker.one_at_a_time
-
-    def enough(self) -> bool:
-        """True once --first/--max-solutions count enough assemblies that came apart."""
-        return self.checker is not None and self.checker.enough()
-
-
-@dataclass
-class ClassCollector:
-    """Keeps each new class's representative, its model and its details as they are found (a
-    run's `on_new_class` hook), for what is written once the run is done (pictures, a BurrTools
-    file): every one (`limit` None), or the first `limit` of them, and then only as many as
-    MAX_PICTURED_ATOMS placements allow (a page of 1,000 solutions of 8,000 dominoes each would
-    take gigabytes; the page says how many it holds)."""
-
-    limit: int | None = None
-    model: PuzzleModel | None = None
-    solutions: list[Solution] = field(default_factory=list)
-    details: list[dict[str, Any]] = field(default_factory=list)
-    atoms: int = 0
-
-    def __call__(self, solution: Solution, model: PuzzleModel, details: Mapping[str, Any]) -> None:
-        self.model = model
-        if self.limit is not None and (
-            len(self.solutions) >= self.limit or (self.solutions and self.atoms + len(solution) > MAX_PICTURED_ATOMS)
-        ):
-            return
-        self.solutions.append(solution)
-        self.details.append(dict(details))
-        self.atoms += len(solution)
-
-
-def _checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> AssemblyChecker | None:
-    """The disassembly of each new class with --disassemble, else None (imported only when asked
-    for: the import alone takes about 7 ms, `python -X importtime -c "import cpsolve.disassembly"`)."""
-    if not options.disassemble:
-        return None
-    from cpsolve.disassembly import AssemblyChecker, Disassembler
-
-    assert isinstance(model, Disassemblable)  # run() refused families that cannot be taken apart
-    grid = model.disassembly_grid()
-    if not grid.steps:
-        raise CpsolveError(
-            f"{model.name}: --disassemble: the {grid.name} grid has no moves to take pieces apart with"
-            " (BurrTools takes apart cubes and prisms only); its assemblies are counted"
-        )
-    disassembler = Disassembler(model.piece_groups(), options.max_disassembly_positions, deadline, grid)
-    loading = time.perf_counter()
-    disassembler.load()
-    return AssemblyChecker(
-        model.assembled, disassembler, options.search.solution_limit, load_seconds=time.perf_counter() - loading
-    )
-
-
 def _search_options(options: RunOptions) -> RunOptions:
     """With --disassemble, --first and --max-solutions count assemblies that come apart, so the
     search itself runs without them (the run stops it once enough have come apart)."""
@@ -438,31 +339,5 @@ def _report(
         breaking=prepared.choice.as_json() if counter is None else None,
         search=prepared.compiled.details,
         disassembly=classes.checker.summary if classes.checker is not None else None,
-        counting=_counting(classifier),
-    )
-
-
-def _counting(classifier: Classifier | Tally | FrontierCount) -> dict[str, Any] | None:
-    """The report's `counting`: how a run without listing counted (None: it listed)."""
-    if isinstance(classifier, FrontierCount):
-        return classifier.as_json()
-    return {"method": "tally"} if isinstance(classifier, Tally) else None
-
-
-def _unfinished_report(puzzle: Puzzle, reason: StopReason, seconds: float, doing: str) -> RunReport:
-    """The run ended before the search could start: nothing found, nothing proven, no engine ran."""
-    during = "the time limit passed" if reason is StopReason.TIME_LIMIT else f"the run was {reason}"
-    return RunReport(
-        name=puzzle.loaded.spec.name,
-        kind=puzzle.loaded.spec.kind,
-        source=puzzle.loaded.source.path,
-        complete=False,
-        counts=Counts(0, 0, 0),
-        solutions_enumerated=0,
-        engine=None,
-        seconds=seconds,
-        stopped_by=reason,
-        expected=puzzle.expected,
-        notes=[f"{during} {doing}"],
-        problem=puzzle.problem,
+        counting=counting_of(classifier),
     )
