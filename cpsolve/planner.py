@@ -9,8 +9,8 @@ cpsolve.parts carries out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from cpsolve.engines.base import Capabilities
 from cpsolve.options import RunOptions
@@ -23,8 +23,7 @@ class How(StrEnum):
     RACE = "race"  # a search for one solution raced on every process
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     how: How
     workers: int  # processes (or a cluster's workers) asked for
     units: bool = False  # the parts are units of their own (a cluster's tasks, a checkpoint's lines)
