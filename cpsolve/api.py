@@ -22,7 +22,7 @@ from cpsolve.formats import Puzzle, ReadOptions
 from cpsolve.jobs import PuzzleGiven, start_loaded
 from cpsolve.jobs import load as load_puzzle
 from cpsolve.limits import MAX_PICTURED
-from cpsolve.options import Options
+from cpsolve.options import OptionError, Options
 from cpsolve.pictures import page_html, scene, write_page
 from cpsolve.report import RunReport
 from cpsolve.run import ClassCollector, RunOptions
@@ -69,6 +69,9 @@ class Result:
         """A picture of solution `number` (from 1), as `cpsolve run --png`."""
         from cpsolve.pictures.png import write_png
 
+        held = len(self.scene["solutions"])
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= max(1, held):
+            raise CpsolveError(f"save_png: solution {number!r}: the result holds {held} unique solutions, from 1")
         write_png(self.scene, Path(path), number - 1)
 
     def _repr_html_(self) -> str:
@@ -102,7 +105,12 @@ def solve_all(path: str | Path, pictured: int = MAX_PICTURED, **options: Any) ->
 
 def _settings(options: dict[str, Any]) -> Options:
     """The options a library call was given; it draws nothing as text unless `show` asks."""
-    return Options.of({"show": 0, **options})
+    try:
+        return Options.of({"show": 0, **options})
+    except OptionError as refused:
+        if str(refused).startswith("unknown option"):
+            raise OptionError(f"{refused}; and pictured= (the solutions kept for pictures)") from None
+        raise
 
 
 def _solved(puzzle: Puzzle, options: RunOptions, pictured: int) -> Result:

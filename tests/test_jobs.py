@@ -186,3 +186,30 @@ def test_the_command_lines_defaults_are_the_librarys() -> None:
     for param in run.params:
         if param.name in Options.model_fields:
             assert param.default == Options.model_fields[param.name].default, param.name
+
+
+def test_a_results_pictures_are_numbered_from_one_and_mark_what_was_not_finished(tmp_path: Path) -> None:
+    result = cpsolve.solve(SOMA, max_solutions=1)
+    for number in (0, -1, 2, True):
+        with pytest.raises(CpsolveError, match=rf"save_png: solution {number!r}: the result holds 1 unique"):
+            result.save_png(tmp_path / "x.png", number=number)
+    assert not (tmp_path / "x.png").exists()
+    from cpsolve.pictures.png import _headline
+
+    assert _headline(result.scene).startswith("Soma cube: at least raw 48")
+    assert "(stopped by max solutions)" in _headline(result.scene)
+    assert "at least" not in _headline(cpsolve.solve(SOMA).scene)
+
+
+def test_a_name_with_a_lone_surrogate_still_makes_a_page(tmp_path: Path) -> None:
+    spec = {"name": "odd \udcff", "pieces": {"D": {"cells": [[0, 0], [1, 0]], "count": 2}}, "target": {"box": [2, 2]}}
+    result = cpsolve.solve(spec)
+    result.save_html(tmp_path / "odd.html")
+    assert "<title>odd ? · cpsolve</title>" in (tmp_path / "odd.html").read_text(encoding="utf-8")
+
+
+def test_the_library_names_everything_it_offers() -> None:
+    assert {"solve", "solve_all", "start", "Job", "Options", "Result", "CpsolveError"} <= set(dir(cpsolve))
+    assert "annotations" not in dir(cpsolve) and cpsolve.CpsolveError is CpsolveError
+    with pytest.raises(OptionError, match="pictured="):
+        cpsolve.solve(SOMA, picture=3)

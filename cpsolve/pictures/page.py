@@ -57,4 +57,5 @@ def page_html(scene: dict[str, Any]) -> str:
 
 
 def write_page(scene: dict[str, Any], path: Path) -> None:
-    write_file(path, page_html(scene).encode("utf-8"), "the page")
+    # a lone surrogate in a name (from a file's bytes) becomes "?" rather than a UnicodeEncodeError
+    write_file(path, page_html(scene).encode("utf-8", errors="replace"), "the page")

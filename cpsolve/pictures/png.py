@@ -37,23 +37,44 @@ def check_installed() -> None:
 def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
     """Draw solution `number` (0: the first) of a scene into a PNG file."""
     check_installed()
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw, ImageFont
 
     if not scene["solutions"]:
         raise CpsolveError(f"{path}: nothing to draw: the run found no solution")
     solution = scene["solutions"][min(number, len(scene["solutions"]) - 1)]
     image = Image.new("RGB", SIZE, "white")
     draw = ImageDraw.Draw(image)
-    draw.text((12, 10), _headline(scene), fill="black")
+    # Pillow's own scalable font (its bitmap default lost the spaces: "rotations612")
+    draw.font = ImageFont.load_default(size=13)
+    _write_headline(draw, _headline(scene), SIZE[0] - 24)
     DRAWERS[scene["drawing"]](draw, scene, solution)
     encoded = io.BytesIO()
     image.save(encoded, format="PNG", optimize=True)
     write_file(path, encoded.getvalue(), "the picture")
 
 
+def _write_headline(draw: Any, text: str, width: int) -> None:
+    """The headline across the top, in the largest size from 16 down to 11 that fits the width;
+    past that the name's end gives way."""
+    from PIL import ImageFont
+
+    for size in range(16, 10, -1):
+        font = ImageFont.load_default(size=size)
+        if draw.textlength(text, font=font) <= width:
+            break
+    while draw.textlength(text, font=font) > width and len(text) > 1:
+        text = text[:-2] + "…"
+    draw.text((12, 10), text, fill="black", font=font)
+
+
 def _headline(scene: dict[str, Any]) -> str:
+    """The name and the counts; counts a run did not finish are marked as the lower bounds they are."""
     counts = scene["counts"]
-    return f"{scene['name']}: raw {counts['raw']}, rotations {counts['rotations']}, unique {counts['unique']}"
+    bound = "" if scene.get("complete", True) else "at least "
+    said = f"{bound}raw {counts['raw']}, rotations {counts['rotations']}, unique {counts['unique']}"
+    if not scene.get("complete", True):
+        said += f" (stopped by {scene.get('stopped_by')})"
+    return f"{scene['name']}: {said}"
 
 
 def _rotate(point: Point) -> Point:

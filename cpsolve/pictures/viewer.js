@@ -14,7 +14,8 @@
     const c = scene.counts;
     const status = scene.complete ? "complete" : "incomplete: stopped by " + scene.stopped_by;
     $("title").textContent = scene.name;
-    let text = `raw ${c.raw} · rotations ${c.rotations} · unique ${c.unique} (${status})`;
+    const bound = scene.complete ? "" : "at least "; // counts a run did not finish are lower bounds
+    let text = `${bound}raw ${c.raw} · rotations ${c.rotations} · unique ${c.unique} (${status})`;
     if (scene.disassembly) {
       const d = scene.disassembly;
       text += ` · ${d.comes_apart} of ${d.checked} come apart` + (d.highest_level ? ` (highest level ${d.highest_level})` : "");
