@@ -71,6 +71,13 @@ class BatchSummary:
     seconds: float = 0.0
     interrupted: bool = False
     cut_short: list[str] = dataclasses.field(default_factory=list)  # "file: why"
+    # how the files skipped as done had ended, by their lines in the results: the exit code reports
+    # the whole batch, not only this run's share of it
+    earlier: Counter[str] = dataclasses.field(default_factory=Counter)
+
+    def ended(self, status: Status) -> int:
+        """Problems of this batch's files that ended so, in this run or an earlier one."""
+        return self.statuses[status] + self.earlier[status]
 
     def add(self, lines: list[dict[str, Any]]) -> None:
         self.statuses.update(line["status"] for line in lines)
@@ -87,7 +94,9 @@ class BatchSummary:
         listed = [s for s in Status if self.statuses[s] or s not in (Status.FOUND, Status.SKIPPED)]
         parts = ", ".join(f"{self.statuses[status]} {status}" for status in listed)
         files = "file" if self.skipped == 1 else "files"
-        skipped = f"; {self.skipped} {files} skipped (already in the results)" if self.skipped else ""
+        earlier = [f"{self.earlier[s]} {s}" for s in (Status.REFUSED, Status.FAILED) if self.earlier[s]]
+        said = f": {', '.join(earlier)} among them" if earlier else ""
+        skipped = f"; {self.skipped} {files} skipped (already in the results{said})" if self.skipped else ""
         stopped = " (interrupted: run again to go on)" if self.interrupted else ""
         lines = [f"{total} problems: {parts or 'none'}{skipped}; {self.seconds:.1f} s{stopped}"]
         if self.cut_short:
@@ -202,6 +211,16 @@ def _for(puzzle: Puzzle, options: RunOptions, find_one_seconds: float) -> RunOpt
     limit = options.search.time_limit if options.search.time_limit is not None else find_one_seconds
     search = dataclasses.replace(options.search, first_only=True, time_limit=limit)
     return dataclasses.replace(options, search=search)
+
+
+def earlier_statuses(results: Journal, files: list[Path]) -> Counter[str]:
+    """How the problems of these files (each with its present content) ended in the results."""
+    wanted = {(str(path), content_hash(path)) for path in files}
+    return Counter(
+        str(record.get("status"))
+        for record in results.records
+        if (str(record.get("file")), str(record.get("sha256"))) in wanted
+    )
 
 
 def pending(files: list[Path], done: set[tuple[str, str]]) -> list[Path]:

@@ -588,7 +588,7 @@ def batch_command(
     default 60 s), and a spec marked slow gets a `skipped` line unless --slow. Exit code 2 when a
     file was refused (its line says why), 1 when a count or self-check failed, 130 when interrupted."""
     from cpsolve import formats
-    from cpsolve.batch import BatchOptions, Status, done_files, pending, results_file, run_batch
+    from cpsolve.batch import BatchOptions, Status, done_files, earlier_statuses, pending, results_file, run_batch
     from cpsolve.errors import CpsolveError
     from cpsolve.files import refuse_inputs
     from cpsolve.options import Options
@@ -606,17 +606,19 @@ def batch_command(
     run_options = dataclasses.replace(settings.run_options(), cluster=None)  # the batch's cluster runs files
     options = BatchOptions(run=run_options, processes=processes, cluster=cluster, include_slow=slow)
     todo = pending(files, done)
+    earlier = earlier_statuses(results, [path for path in files if path not in todo])
     try:
         with results, batch_progress(len(todo), enabled=True) as on_file:
             summary = run_batch(todo, results, options, on_file, skipped=len(files) - len(todo))
+            summary.earlier = earlier
     except CpsolveError as error:  # the cluster cannot be reached, the results cannot be written
         raise fail(error) from None
     typer.echo(summary.text())
     if summary.interrupted:
         raise typer.Exit(code=EXIT_INTERRUPTED)
-    if summary.statuses[Status.REFUSED]:
+    if summary.ended(Status.REFUSED):
         raise typer.Exit(code=EXIT_BAD_INPUT)
-    if summary.statuses[Status.FAILED]:
+    if summary.ended(Status.FAILED):
         raise typer.Exit(code=EXIT_MISMATCH)
 
 

@@ -17,7 +17,7 @@ from itertools import count
 
 from cpsolve.errors import CpsolveError
 from cpsolve.geometry import ROTATIONS, Cell, step
-from cpsolve.limits import MAX_LABEL
+from cpsolve.limits import MAX_LABEL, MAX_SIDE
 
 MAX_GENERATED_TILES = 256 * 256  # Eternity II is 16 x 16
 MAX_GENERATED_LABELS = 10_000  # a board has about two edges per tile: more labels than that are unused
@@ -69,10 +69,12 @@ class TileBoardRequest:
 
 
 def parse_board(text: str) -> tuple[int, int]:
-    """'8x8' or '10x6' (columns x rows)."""
-    found = re.fullmatch(r"([0-9]{1,6})[xX]([0-9]{1,6})", text.strip())
-    if found is None or min(int(found[1]), int(found[2])) < 1:
+    """'8x8' or '10x6' (columns x rows), each side within what a run reads (MAX_SIDE)."""
+    found = re.fullmatch(r"([0-9]+)[xX]([0-9]+)", text.strip())
+    if found is None or not all(side.strip("0") for side in found.groups()):
         raise CpsolveError(f"--board must look like 8x8 (columns x rows), not {text[:20]!r}")
+    if any(len(side) > 12 or int(side) > MAX_SIDE for side in found.groups()):
+        raise CpsolveError(f"--board {text[:20]}: a side is at most {MAX_SIDE:,} tiles (what a run reads)")
     return int(found[1]), int(found[2])
 
 
@@ -200,10 +202,12 @@ class PackingRequest:
 
 
 def parse_box(text: str) -> tuple[int, int, int]:
-    """'9x9x9' (x by y by z)."""
-    found = re.fullmatch(r"([0-9]{1,4})[xX]([0-9]{1,4})[xX]([0-9]{1,4})", text.strip())
+    """'9x9x9' (x by y by z); a side past what a run reads is refused by that limit's name."""
+    found = re.fullmatch(r"([0-9]+)[xX]([0-9]+)[xX]([0-9]+)", text.strip())
     if found is None:
         raise CpsolveError(f"--box must look like 9x9x9, not {text[:20]!r}")
+    if any(len(side) > 12 or int(side) > MAX_SIDE for side in found.groups()):
+        raise CpsolveError(f"--box {text[:20]}: a side is at most {MAX_SIDE:,} cells (what a run reads)")
     return int(found[1]), int(found[2]), int(found[3])
 
 

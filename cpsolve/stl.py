@@ -67,6 +67,10 @@ def unit_name(grid: Grid) -> str:
     return UNIT_NAMES.get(grid.name, f"the side of the cube the {grid.name} grid cuts up")
 
 
+MIN_UNIT_MM = 0.01  # a hundredth of a millimetre: below a printer's resolution, above float32's noise
+MAX_UNIT_MM = 10_000.0  # ten metres a cell: STL stores float32 vertices, and no printer is larger
+
+
 @dataclass(frozen=True)
 class StlOptions:
     """Millimetres to a cube's side, the gap between neighbouring pieces (each piece shrinks by
@@ -79,8 +83,10 @@ class StlOptions:
     def check(self, grid: Grid = CUBE) -> None:
         """Refuse sizes a printer cannot take on the grid, in one line."""
         cell = unit_name(grid)
-        if not self.unit > 0:
-            raise CpsolveError(f"--stl-unit: {cell} in millimetres is more than 0, not {self.unit}")
+        if not MIN_UNIT_MM <= self.unit <= MAX_UNIT_MM:  # inf and nan too: vertices a printer can take
+            raise CpsolveError(
+                f"--stl-unit: {cell} in millimetres, from {MIN_UNIT_MM:g} to {MAX_UNIT_MM:g}, not {self.unit}"
+            )
         if grid.name == "sphere":  # a ball at least as thick as its necks
             most = self.unit * (1 - 2 * NECK_RADIUS)
             if not 0 <= self.gap < most:

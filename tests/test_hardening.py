@@ -916,3 +916,41 @@ def test_a_split_run_with_a_left_out_piece_counts_as_one_process_does(
     code, output = cli("run", path, "--json", *arguments)
     assert code == 0, output
     assert json.loads(output)["counts"] == alone.counts.as_dict()
+
+
+def test_a_resumed_batch_exits_as_the_whole_batch_did(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "soma.yaml").write_text(SOMA)
+    (folder / "bad.yaml").write_text("name: x\n")
+    results = tmp_path / "r.jsonl"
+    first, _ = cli("batch", folder, "--out", results)
+    again, output = cli("batch", folder, "--out", results)
+    assert first == again == 2, output
+    assert "2 files skipped (already in the results: 1 refused among them)" in output
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["tiles", "--board", "1x65536", "--labels", "3"], "--board 1x65536: a side is at most 10,000 tiles"),
+        (["tiles", "--board", "1000000x1", "--labels", "3"], "a side is at most 10,000 tiles"),
+        (["tiles", "--board", "9" * 5000 + "x1", "--labels", "3"], "a side is at most 10,000 tiles"),
+        (["packing", "--box", "32768x1x1", "--pieces", "2"], "--box 32768x1x1: a side is at most 10,000 cells"),
+    ],
+)
+def test_generate_names_the_limit_a_size_passes(command: list[str], said: str) -> None:
+    code, output = cli("generate", *command)
+    assert code == 2 and said in output and len(output.strip().splitlines()) == 1, output
+
+
+def test_a_burrtools_file_with_two_grids_is_refused(tmp_path: Path) -> None:
+    text = (corpus_dir("burrtools") / "CubeInCage.xmpuzzle").read_bytes()
+    import gzip
+
+    xml = gzip.decompress(text).decode() if text[:2] == b"\x1f\x8b" else text.decode()
+    doubled = xml.replace('<puzzle version="2">', '<puzzle version="2"><gridType type="0"/><gridType type="2"/>', 1)
+    path = tmp_path / "two.xmpuzzle"
+    path.write_text(doubled)
+    code, output = cli("run", path)
+    assert code == 2 and "a second <gridType>" in output and len(output.strip().splitlines()) == 1, output

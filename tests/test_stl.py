@@ -198,6 +198,11 @@ def test_the_api_saves_the_same_meshes(tmp_path: Path) -> None:
     [
         (["--stl-unit", "0"], "--stl-unit: a cube's side"),
         (["--stl-unit", "-3"], "--stl-unit: a cube's side"),
+        (["--stl-unit", "inf"], "--stl-unit: a cube's side in millimetres, from 0.01 to 10000, not inf"),
+        (["--stl-unit", "1e39"], "--stl-unit: a cube's side in millimetres, from 0.01 to 10000"),
+        (["--stl-unit", "1e-300"], "--stl-unit: a cube's side in millimetres, from 0.01 to 10000"),
+        (["--stl-unit", "nan"], "--stl-unit: a cube's side in millimetres, from 0.01 to 10000"),
+        (["--stl-gap", "inf"], "--stl-gap"),
         (["--stl-gap", "10"], "--stl-gap: from 0 to less than a cube's side (10 mm)"),
         (["--stl-bevel", "5"], "--stl-bevel: from 0 to less than half a shrunk cube's side (5 mm)"),
         (["--stl-gap", "2", "--stl-bevel", "4"], "--stl-bevel: from 0 to less than half a shrunk cube's side (4 mm)"),

@@ -356,7 +356,15 @@ def read_puzzle(file: PuzzleFile, options: ReadOptions) -> BurrPuzzle:
         raise SpecError(
             [f"{path}:{root.line}: puzzle version {version!r}; cpsolve reads BurrTools files of version 1 and 2"]
         )
-    grid_element = root.first("gridType")
+    grid_elements = root.all("gridType")
+    if len(grid_elements) > 1:
+        raise SpecError(
+            [
+                f"{path}:{grid_elements[1].line}: a second <gridType>: a BurrTools file has one grid (the first says"
+                f" {grid_elements[0].attributes.get('type')!r})"
+            ]
+        )
+    grid_element = grid_elements[0] if grid_elements else None
     number = _number(grid_element, "type", path) if grid_element is not None else 0
     grid = burrtools_grid(number)
     if grid is None:
