@@ -60,6 +60,37 @@ AUTO = "auto"  # the engine choice that lets cpsolve.engines choose; checked the
 WHOLE_PROCESS = "whole_process"  # set by the program's entry point: this process runs one command
 
 
+def _show_version(asked: bool) -> None:
+    if asked:
+        from cpsolve import __version__
+
+        typer.echo(f"cpsolve {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="print the version and exit"),
+    ] = False,
+) -> None:
+    """Solve and count discrete assembly puzzles: polycube and polyomino packings, snake cubes,
+    edge-matching tiles; YAML specs, yass, c't and BurrTools files."""
+
+
+def not_a_command(args: Sequence[str]) -> str | None:
+    """The line for `cpsolve FILE` (the `run` left out): a word that is no command but names a
+    file; None otherwise."""
+    if not args or args[0].startswith("-"):
+        return None
+    names = {info.name for info in app.registered_commands} | {info.name for info in app.registered_groups}
+    if args[0] in names or not os.path.exists(args[0]):
+        return None
+    given = printable(" ".join(args))[:300]
+    return f"cpsolve: {printable(args[0])[:200]} is no command; to solve it: cpsolve run {given}"
+
+
 def fail(error: CpsolveError) -> typer.Exit:
     """Print a user error as its own lines on stderr and give the exit to raise."""
     typer.echo(printable(str(error), keep="\n"), err=True)

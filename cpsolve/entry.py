@@ -15,7 +15,7 @@ from collections.abc import MutableMapping
 from types import FrameType
 from typing import Any
 
-from cpsolve.errors import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated
+from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated
 
 RESEND_SECONDS = 0.05  # a signal whose exception was lost is sent again this much later
 SIGNAL_OF: dict[type[BaseException], int] = {KeyboardInterrupt: signal.SIGINT, Terminated: signal.SIGTERM}
@@ -75,8 +75,12 @@ def main() -> None:
     one_blas_thread(os.environ)
     code: int | str | None = 0
     try:
-        from cpsolve.cli import WHOLE_PROCESS, command_line
+        from cpsolve.cli import WHOLE_PROCESS, command_line, not_a_command
 
+        hint = not_a_command(sys.argv[1:])
+        if hint is not None:
+            sys.stderr.write(hint + "\n")
+            sys.exit(EXIT_BAD_INPUT)
         command_line(sys.argv[1:])(obj={WHOLE_PROCESS: True})
     except SystemExit as finished:
         code = finished.code

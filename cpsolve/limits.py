@@ -55,7 +55,7 @@ MAX_CELL_SETS = 32  # cells whose placements are tried as symmetry-breaking sets
 # million stays near 400 MB.
 DEFAULT_MAX_DISASSEMBLY_POSITIONS = 1_000_000
 # --html, --png and the notebook view: the unique solutions a picture holds (the first ones found).
-# The Soma cube's 240 make a page of 140 KB, Bedlam's first 1,000 one of 1,066 KB
+# The Soma cube's 240 make a page of 188 KB (140 KB when it was measured), Bedlam's first 1,000 one of 1,066 KB
 # (benchmarks/page_open.py; docs/pictures.md).
 MAX_PICTURED = 1000
 MAX_PICTURED_ATOMS = 500_000  # placements in all the solutions a picture holds (fewer solutions when they are big)

@@ -213,3 +213,13 @@ def test_the_library_names_everything_it_offers() -> None:
     assert "annotations" not in dir(cpsolve) and cpsolve.CpsolveError is CpsolveError
     with pytest.raises(OptionError, match="pictured="):
         cpsolve.solve(SOMA, picture=3)
+
+
+def test_the_program_says_its_version_and_what_to_type_for_a_file() -> None:
+    import subprocess
+    import sys
+
+    version = subprocess.run([sys.executable, "-m", "cpsolve", "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.strip() == f"cpsolve {cpsolve.__version__}"
+    forgot = subprocess.run([sys.executable, "-m", "cpsolve", str(SOMA)], capture_output=True, text=True)
+    assert forgot.returncode == 2 and forgot.stderr.strip().endswith(f"to solve it: cpsolve run {SOMA}")
