@@ -248,7 +248,7 @@ def run_command(
         from cpsolve.pictures.png import check_installed
 
         try:
-            check_installed()
+            check_installed(png)
         except CpsolveError as error:
             raise fail(error) from None
     codes: list[int] = []
@@ -504,7 +504,9 @@ def compile_command() -> None:
     from cpsolve.errors import CpsolveError
 
     try:
-        report = native.compile_kernels(load_every_kernel)
+        report = native.compile_kernels(
+            load_every_kernel, say=lambda text: typer.echo(f"cpsolve compile: {text}", err=True)
+        )
     except CpsolveError as error:
         raise fail(error) from None
     done = "already built" if report.already else f"built in {report.seconds:.0f} s"

@@ -385,10 +385,13 @@ class BuildReport:
     already: bool
 
 
-def compile_kernels(warm_up: Callable[[], None], into: Path | None = None) -> BuildReport:
+def compile_kernels(
+    warm_up: Callable[[], None], into: Path | None = None, say: Callable[[str], None] | None = None
+) -> BuildReport:
     """Build the kernels `warm_up` calls (each in every variant it calls) unless this source and
     these versions are built already; written under a temporary name and moved into place, so a
-    build cut short leaves nothing a run would load."""
+    build cut short leaves nothing a run would load. `say` hears what it is doing, step by step
+    (the command prints it: the build takes a minute)."""
     started = time.perf_counter()
     target = into or folder()
     name = build_name()
@@ -401,7 +404,7 @@ def compile_kernels(warm_up: Callable[[], None], into: Path | None = None) -> Bu
     try:
         target.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=target) as scratch:
-            recorded = _record_and_compile(warm_up, name, Path(scratch))
+            recorded = _record_and_compile(warm_up, name, Path(scratch), say or (lambda text: None))
             shutil.move(Path(scratch) / recorded["file"], target / recorded["file"])
             partial = index.with_suffix(".partial")
             partial.write_text(json.dumps(recorded, indent=1))
@@ -424,7 +427,9 @@ def _variants(recorded: dict[str, Any]) -> int:
     return sum(len(entry["exports"]) for entry in recorded["kernels"])
 
 
-def _record_and_compile(warm_up: Callable[[], None], name: str, scratch: Path) -> dict[str, Any]:
+def _record_and_compile(
+    warm_up: Callable[[], None], name: str, scratch: Path, say: Callable[[str], None]
+) -> dict[str, Any]:
     """Call `warm_up` with every kernel recording its calls, then export each typing it saw."""
     try:
         pycc: Any = importlib.import_module("numba.pycc")
@@ -432,6 +437,7 @@ def _record_and_compile(warm_up: Callable[[], None], name: str, scratch: Path) -
         raise NativeBuildError(f"cpsolve compile: numba's ahead-of-time compiler does not load: {error}") from None
     _LOADED.kernels.clear()
     _LOADED.recording = {}
+    say("calling every kernel once to record its types (numba compiles each as it goes: about half a minute)")
     try:
         warm_up()
         seen = _LOADED.recording
@@ -452,6 +458,8 @@ def _record_and_compile(warm_up: Callable[[], None], name: str, scratch: Path) -
             compiler.export(export, dispatcher.overloads[types].signature)(dispatcher.py_func)
             exports[argument] = export
         kernels.append({"module": module, "name": function, "exports": exports})
+    variants = sum(len(kernel["exports"]) for kernel in kernels)
+    say(f"compiling {variants} kernels to machine code with numba's pycc and the C compiler (about half a minute)")
     try:
         compiler.compile()
     except Exception as error:  # setuptools' and the C compiler's errors share no base class

@@ -470,3 +470,15 @@ def test_pages_of_other_grids(browser: Any, tmp_path: Path, spec: Path, pieces: 
     opened.page.locator("#legend .entry").first.click()
     assert opened.pixels()[0] > 0
     opened.clean()
+
+
+def test_every_picture_says_what_it_wrote_and_a_jpg_is_a_jpeg(tmp_path: Path) -> None:
+    page, picture = tmp_path / "soma.html", tmp_path / "soma.jpg"
+    result = CliRunner().invoke(app, ["run", str(SPECS / "soma.yaml"), "--html", str(page), "--png", str(picture)])
+    assert result.exit_code == 0, result.output
+    assert f"{page}: a page of 240 unique solutions" in result.output
+    assert f"{picture}: a picture of solution 1" in result.output
+    assert picture.read_bytes()[:3] == b"\xff\xd8\xff"  # JPEG's mark, not PNG's
+    refused = CliRunner().invoke(app, ["run", str(SPECS / "soma.yaml"), "--png", str(tmp_path / "x.gif")])
+    assert refused.exit_code == 2 and "--png writes .png (or .jpg, JPEG) files, not .gif" in refused.output
+    assert not (tmp_path / "x.gif").exists()

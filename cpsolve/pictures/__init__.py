@@ -24,20 +24,25 @@ def write_pictures(
 ) -> list[str]:
     """What `--html` and `--png` ask for after a run (`number`: the solution the PNG draws, from 1;
     None: the one the page opens on, with --disassemble the first that comes apart). Returns what
-    the user should be told: a PNG is not drawn for a run without solution."""
+    the user should be told: what was written where, and a PNG not drawn for a run without solution."""
     drawn = scene(report, collected)
     if number is None:
         number = first_view(drawn) + 1
+    said = []
     if html is not None:
         write_page(drawn, html)
+        said.append(f"{html}: a page of {len(drawn['solutions']):,} unique solutions")
     if png is None:
-        return []
+        return said
     if not drawn["solutions"]:
-        return [f"{png}: not written: the run found no solution to draw"]
+        return [*said, f"{png}: not written: the run found no solution to draw"]
     from cpsolve.pictures.png import write_png
 
     held = len(drawn["solutions"])
     write_png(drawn, png, min(number, held) - 1)
     if number > held:
-        return [f"{png}: drew solution {held}: the picture holds the first {held} unique solutions, not {number}"]
-    return []
+        return [
+            *said,
+            f"{png}: drew solution {held}: the picture holds the first {held} unique solutions, not {number}",
+        ]
+    return [*said, f"{png}: a picture of solution {number}"]

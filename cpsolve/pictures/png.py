@@ -26,12 +26,18 @@ FACES: tuple[tuple[tuple[int, int, int], tuple[tuple[int, int, int], ...]], ...]
 Point = tuple[float, float, float]
 
 
-def check_installed() -> None:
-    """Refuse --png before a run when Pillow is missing, rather than after it."""
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", "": "PNG"}  # by the file's suffix
+
+
+def check_installed(path: Path | None = None) -> None:
+    """Refuse --png before a run when Pillow is missing or the file's suffix names a format it
+    does not write (a .jpg gets JPEG bytes, not PNG ones), rather than after the run."""
     try:
         import PIL  # noqa: F401
     except ImportError:
         raise CpsolveError('--png needs Pillow: pip install "cpsolve[pictures]"') from None
+    if path is not None and path.suffix.lower() not in IMAGE_FORMATS:
+        raise CpsolveError(f"{path}: --png writes .png (or .jpg, JPEG) files, not {path.suffix}")
 
 
 def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
@@ -49,7 +55,8 @@ def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
     _write_headline(draw, _headline(scene), SIZE[0] - 24)
     DRAWERS[scene["drawing"]](draw, scene, solution)
     encoded = io.BytesIO()
-    image.save(encoded, format="PNG", optimize=True)
+    kind = IMAGE_FORMATS.get(path.suffix.lower(), "PNG")
+    image.save(encoded, format=kind, **({"optimize": True} if kind == "PNG" else {"quality": 92}))
     write_file(path, encoded.getvalue(), "the picture")
 
 
