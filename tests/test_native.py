@@ -150,7 +150,8 @@ import sys
 from pathlib import Path
 from cpsolve import native
 from cpsolve.engines.exact_cover import ExactCoverEngine
-report = native.compile_kernels(ExactCoverEngine().load, Path(sys.argv[1]), say=lambda text: print(text, file=sys.stderr))
+say = lambda text: print(text, file=sys.stderr)
+report = native.compile_kernels(ExactCoverEngine().load, Path(sys.argv[1]), say=say)
 print(report.variants, report.already)
 """
 
