@@ -12,6 +12,7 @@ uniqueness, `burrtools_unique`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,8 +189,10 @@ def bench(
     paths: Iterable[str | Path], options: BenchOptions, on_row: Callable[[BenchRow], None] | None = None
 ) -> list[BenchRow]:
     rows = []
+    named = {Path(path) for path in paths if Path(path).is_file()}  # a file named is run, slow or not
     for path in formats.puzzle_files(paths):
-        for row in bench_file(path, options):
+        chosen = dataclasses.replace(options, include_slow=True) if path in named else options
+        for row in bench_file(path, chosen):
             rows.append(row)
             if on_row is not None:
                 on_row(row)

@@ -223,3 +223,12 @@ def test_the_program_says_its_version_and_what_to_type_for_a_file() -> None:
     assert version.returncode == 0 and version.stdout.strip() == f"cpsolve {cpsolve.__version__}"
     forgot = subprocess.run([sys.executable, "-m", "cpsolve", str(SOMA)], capture_output=True, text=True)
     assert forgot.returncode == 2 and forgot.stderr.strip().endswith(f"to solve it: cpsolve run {SOMA}")
+
+
+def test_bench_runs_a_slow_spec_it_is_given_by_name() -> None:
+    from cpsolve.bench import BenchOptions, bench
+
+    named = bench([SPECS / "pentominoes_6x10.yaml"], BenchOptions(engine="exact-cover"))
+    assert [row.skipped for row in named] == [None] and named[0].results[0].counts.unique == 2339
+    in_folder = bench([SPECS], BenchOptions(engine="exact-cover", include_slow=False))
+    assert any(row.skipped == "slow (run with --slow)" for row in in_folder if "pentominoes_6x10" in row.source)
