@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from cpsolve.errors import OutOfTimeError
 
 DEFAULT_MAX_ATOMS = 2_000_000  # placements (atoms) in one model: --max-placements
+# The cells of every placement together (each an int64 while the placements are found and kept):
+# 400 MB. A count of placements alone let one 897-cell piece in a 46x46x46 box ask for 6.7 GB at
+# once; the shipped puzzles stay far below (Bedlam: 5.3 million, the 16x16 tiles board none).
+MAX_PLACEMENT_CELLS = 50_000_000
 # Literals in all constraints together: --max-terms. The largest shipped model (the 16x16 tiles
 # board) has about 1.6 million; 20 million literals take CP-SAT about 4 GB.
 DEFAULT_MAX_TERMS = 20_000_000

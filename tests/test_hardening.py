@@ -954,3 +954,30 @@ def test_a_burrtools_file_with_two_grids_is_refused(tmp_path: Path) -> None:
     path.write_text(doubled)
     code, output = cli("run", path)
     assert code == 2 and "a second <gridType>" in output and len(output.strip().splitlines()) == 1, output
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "name: big\npieces:\n  P: {box: [3, 13, 23]}\n  M: {cells: [[0,0,0]], count: 96439}\n"
+        "target: {box: [46, 46, 46]}\n",
+        "generated",
+    ],
+)
+def test_placements_whose_cells_would_take_gigabytes_are_refused_before_they_are_made(
+    tmp_path: Path, spec: str
+) -> None:
+    """One 897-cell piece in a 46x46x46 box asked for 6.7 GB at once; so did a design cpsolve
+    generates itself (32x32x32, 30 pieces). Both are refused in one line before any placement
+    is made."""
+    path = tmp_path / "big.yaml"
+    if spec == "generated":
+        code, text = cli("generate", "packing", "--box", "32x32x32", "--pieces", "30")
+        assert code == 0
+        path.write_text(text)
+    else:
+        path.write_text(spec)
+    process = program("run", path)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 2 and "the placements would hold more than 50,000,000 cells in all" in err, err
+    assert len(err.strip().splitlines()) == 1

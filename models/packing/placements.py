@@ -33,6 +33,7 @@ from cpsolve.geometry import (
 from cpsolve.grids import CUBE, Grid
 from cpsolve.limits import (
     MAX_BOX_VOLUME,
+    MAX_PLACEMENT_CELLS,
     NO_DEADLINE,
     Deadline,
 )
@@ -209,6 +210,10 @@ def placement_arrays(
             f"{puzzle.name}: the target spans a box of {prod(box_size):,} cells"
             f" ({' x '.join(map(str, box_size))}); cpsolve handles at most {MAX_BOX_VOLUME:,}"
         )
+    for piece in puzzle.pieces:  # testing a piece's candidates holds their cells (the largest shipped: 200,640)
+        tested = candidate_count([piece], box_size, puzzle.grid)
+        if tested * len(piece.cells) > MAX_PLACEMENT_CELLS:
+            raise _too_many_cells(puzzle, tested, len(piece.cells))
     candidates = candidate_count(puzzle.pieces, box_size, puzzle.grid)
     if candidates > 20 * max_atoms:
         raise ModelTooBigError(
@@ -219,12 +224,13 @@ def placement_arrays(
     by_colour = _allowed(puzzle, box) if puzzle.coloured and puzzle.grid is CUBE else None
     compiled = _CompiledFitting.of(puzzle, box, by_colour, colour_code)
     blocks: list[_Block] = []
-    found = 0
+    found = cells_found = 0
     for index, piece in enumerate(puzzle.pieces):
         if compiled is not None:
-            block = compiled.block(index, piece, max_atoms - found)
+            room = (MAX_PLACEMENT_CELLS - cells_found) // max(1, len(piece.cells))  # what the result may hold
+            block = compiled.block(index, piece, min(max_atoms - found, room))
             if block is None:
-                raise _too_many(puzzle, max_atoms)
+                raise _too_many(puzzle, max_atoms) if room >= max_atoms - found else _too_many_cells(puzzle)
         else:
             indexes, lying, colours = _piece_placements(puzzle, piece, box, by_colour)
             codes = None
@@ -233,8 +239,11 @@ def placement_arrays(
             block = _Block.of(index, indexes, codes)
         blocks.append(block)
         found += len(block.cells)
+        cells_found += block.cells.size
         if found > max_atoms:
             raise _too_many(puzzle, max_atoms)
+        if cells_found > MAX_PLACEMENT_CELLS:
+            raise _too_many_cells(puzzle)
         deadline.check("finding placements")
     blocks.extend(_given_blocks(extra, puzzle.target, colour_code))
     return PlacementArrays.joined(blocks, len(puzzle.target), coloured=bool(colour_code))
@@ -284,6 +293,15 @@ class _CompiledFitting:
 def _colour_codes(ways: Sequence[Sequence[Colour]], colour_code: Mapping[str, int]) -> Any:
     """Each cell's colour code (0: uncoloured), way by way (int64, ways x cells)."""
     return np.array([[colour_code.get(colour or "", 0) for colour in way] for way in ways], np.int64)
+
+
+def _too_many_cells(puzzle: PackingPuzzle, candidates: int = 0, largest: int = 0) -> ModelTooBigError:
+    """The placements' cells together would pass what cpsolve keeps (MAX_PLACEMENT_CELLS)."""
+    tested = f" ({candidates:,} candidate placements of a piece of {largest:,} cells)" if candidates else ""
+    return ModelTooBigError(
+        f"{puzzle.name}: the placements would hold more than {MAX_PLACEMENT_CELLS:,} cells in all{tested};"
+        " use smaller pieces or a smaller target"
+    )
 
 
 def _too_many(puzzle: PackingPuzzle, max_atoms: int) -> ModelTooBigError:
