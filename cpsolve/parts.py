@@ -160,6 +160,8 @@ class PartsEnumeration(Enumeration):
 
     def batches(self) -> Generator[list[Solution], None, None]:
         try:
+            if self.out_of_time():  # stopped while the workers or the cluster were started
+                return
             yield from self._recorded()
             yield from self._run([unit for unit in self.units if unit.id not in self.merged])
         finally:

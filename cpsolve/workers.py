@@ -306,15 +306,24 @@ class OnDask(Workers):
     def stream(
         self, task: Task, units: list[Any], grow: Grow | None = None, stop: Stop | None = None
     ) -> Generator[Event, None, None]:
-        from distributed import as_completed
+        from distributed import wait
 
         futures = {self.client.submit(_all_items, task, unit, pure=False): index for index, unit in enumerate(units)}
+        pending = set(futures)
         try:
-            for future in as_completed(list(futures)):
-                index = futures[future]
-                for item in future.result():
-                    yield index, item
-                yield index, DONE
+            while pending:
+                try:  # in short waits, so that a stopped run is seen while the units run
+                    done, pending = wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    done = set()
+                if not done and stop is not None and stop():
+                    yield -1, STOPPED
+                    return
+                for future in sorted(done, key=futures.__getitem__):
+                    index = futures[future]
+                    for item in future.result():
+                        yield index, item
+                    yield index, DONE
         finally:
             for future in futures:
                 future.cancel()
