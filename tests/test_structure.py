@@ -64,19 +64,24 @@ def test_no_import_cycle() -> None:
     files = module_files()
     graph = {name: imports_of(name, path, set(files)) for name, path in files.items()}
     assert graph["cpsolve.run"] >= {"cpsolve.engines", "cpsolve.formats", "cpsolve.models"}  # the walk works
+    assert_acyclic(graph, "import cycle")
+
+
+def assert_acyclic(graph: dict[str, set[str]], what: str) -> None:
+    """Fail with the first cycle met, walking the graph depth first in name order."""
     state: dict[str, str] = {}
 
-    def visit(module: str, trail: list[str]) -> None:
-        state[module] = "open"
-        for imported in sorted(graph[module]):
-            assert state.get(imported) != "open", "import cycle: " + " -> ".join([*trail, module, imported])
-            if imported not in state:
-                visit(imported, [*trail, module])
-        state[module] = "done"
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = "open"
+        for other in sorted(graph.get(node, ())):
+            assert state.get(other) != "open", f"{what}: " + " -> ".join([*trail, node, other])
+            if other not in state:
+                visit(other, [*trail, node])
+        state[node] = "done"
 
-    for module in sorted(graph):
-        if module not in state:
-            visit(module, [])
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
 
 
 def package_of(module: str, packages: set[str]) -> str:
@@ -102,19 +107,7 @@ def test_no_package_cycle() -> None:
     for node, edges in graph.items():
         edges.discard(node)
     assert "cpsolve.models" in graph["cpsolve.engines"]  # the walk works
-    state: dict[str, str] = {}
-
-    def visit(node: str, trail: list[str]) -> None:
-        state[node] = "open"
-        for other in sorted(graph.get(node, ())):
-            assert state.get(other) != "open", "package cycle: " + " -> ".join([*trail, node, other])
-            if other not in state:
-                visit(other, [*trail, node])
-        state[node] = "done"
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [])
+    assert_acyclic(graph, "package cycle")
 
 
 def test_no_global_statement_and_a_small_engine_interface() -> None:
