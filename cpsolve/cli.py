@@ -517,7 +517,8 @@ def compile_command() -> None:
 def bench_command(
     context: typer.Context,
     paths: Annotated[
-        list[Path] | None, typer.Argument(help="specs or directories of specs [default: puzzle_specs/]")
+        list[Path] | None,
+        typer.Argument(metavar="PATH", help="specs or directories of specs [default: puzzle_specs/]"),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")] = False,
     slow: Annotated[bool, typer.Option("--slow", help="include specs marked slow: true")] = False,
@@ -599,7 +600,9 @@ def bench_command(
 @app.command("batch")
 def batch_command(
     context: typer.Context,
-    paths: Annotated[list[str], typer.Argument(help="puzzle files, folders (searched in depth) or glob patterns")],
+    paths: Annotated[
+        list[str], typer.Argument(metavar="PATH", help="puzzle files, folders (searched in depth) or glob patterns")
+    ],
     out: Annotated[Path, typer.Option("--out", help="the results: one JSON line per puzzle, appended")],
     processes: Annotated[
         int, typer.Option("--processes", min=0, metavar="N", help="local processes; 0: one per core")

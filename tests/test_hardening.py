@@ -982,3 +982,13 @@ def test_placements_whose_cells_would_take_gigabytes_are_refused_before_they_are
     _, err = process.communicate(timeout=120)
     assert process.returncode == 2 and "the placements would hold more than 50,000,000 cells in all" in err, err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_pre_placed_balls_cell_of_the_wrong_parity_is_named_by_the_rule(tmp_path: Path) -> None:
+    path = tmp_path / "parity.yaml"
+    path.write_text(
+        "name: parity\ngrid: sphere\npieces:\n  A: {cells: [[0,0,0],[1,1,0]]}\n  B: {cells: [[0,0,0],[1,1,0]]}\n"
+        "target:\n  cells: [[0,0,0],[1,1,0],[2,0,0],[3,1,0]]\n  fixed: {A: [[1,0,0],[2,1,0]]}\n"
+    )
+    code, output = cli("run", path)
+    assert code == 2 and "cell [1, 0, 0] is not a cell of the sphere grid (x + y + z must be even)" in output

@@ -258,6 +258,9 @@ def _resolve_fixed(
             cells = tuple(sorted(as_cell(c) for c in copy))  # type: ignore[arg-type]
             outside = [c for c in cells if c not in target]
             if outside:
+                if not grid.is_cell(outside[0]):  # as a piece's or the target's cell is refused
+                    rule = f"is not a cell of the {grid.name} grid ({grid.cell_rule})"
+                    raise source.error(loc, f"cell {list(outside[0])} {rule}")
                 raise source.error(loc, f"cell {list(outside[0])} is outside the target")
             if used & set(cells):
                 raise source.error(
