@@ -41,6 +41,8 @@ PROGRESS_EVERY_SECONDS = 0.1  # progress events at most this often (a run report
 FOLLOW_POLL_SECONDS = 0.1  # `follow` looks whether the job ended this often while no event comes
 
 PuzzleGiven = str | Path | Mapping[str, Any] | Puzzle
+# a report stopped so was stopped by `cancel` (a cancel that came as the run ended leaves it `done`)
+CANCELLED_BY = (StopReason.CANCELLED, StopReason.INTERRUPTED, StopReason.TERMINATED)
 
 
 class Job:
@@ -81,7 +83,8 @@ class Job:
             return "running"
         if self._error is not None:
             return "failed"
-        return "cancelled" if self._cancel.is_set() else "done"
+        stopped = self._report is not None and self._report.stopped_by
+        return "cancelled" if stopped in CANCELLED_BY else "done"
 
     @property
     def error(self) -> BaseException | None:
@@ -139,8 +142,8 @@ class Job:
 
     def _run(self) -> None:
         puzzle = self.puzzle
-        self._events.put(Started(puzzle.loaded.spec.name, puzzle.loaded.source.path, puzzle.problem))
-        try:
+        try:  # reading a problem's spec may refuse it too: the job then fails, it never hangs
+            self._events.put(Started(puzzle.loaded.spec.name, puzzle.loaded.source.path, puzzle.problem))
             hook = self._new_class if self.wants_classes() else None
             report = run(puzzle, self.options, self._progress, hook, self.on_ready, self._cancel)
         except CpsolveError as error:

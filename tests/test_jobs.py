@@ -232,3 +232,24 @@ def test_bench_runs_a_slow_spec_it_is_given_by_name() -> None:
     assert [row.skipped for row in named] == [None] and named[0].results[0].counts.unique == 2339
     in_folder = bench([SPECS], BenchOptions(engine="exact-cover", include_slow=False))
     assert any(row.skipped == "slow (run with --slow)" for row in in_folder if "pentominoes_6x10" in row.source)
+
+
+def test_a_job_whose_problem_is_refused_when_read_fails_and_never_hangs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file's problem is validated when first asked for; refused then, in the job's thread,
+    the job fails with the message (it had no Failed event and never ended)."""
+    puzzle = read_puzzle(SOMA)
+
+    def refused(self: Any) -> Any:
+        raise CpsolveError("soma.yaml:1: refused when read")
+
+    monkeypatch.setattr(type(puzzle), "loaded", property(refused))
+    job = Job(puzzle, Options().run_options()).begin()
+    assert job.wait(60) and job.state == "failed"
+    assert isinstance(list(job.events())[-1], Failed)
+
+
+def test_a_cancel_that_comes_as_a_job_ends_leaves_it_done() -> None:
+    job = cpsolve.start(SOMA)
+    report = job.result()
+    job._cancel.set()  # as if cancel() had come between the last slice and the end
+    assert report.complete and job.state == "done"

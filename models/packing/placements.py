@@ -210,11 +210,11 @@ def placement_arrays(
             f"{puzzle.name}: the target spans a box of {prod(box_size):,} cells"
             f" ({' x '.join(map(str, box_size))}); cpsolve handles at most {MAX_BOX_VOLUME:,}"
         )
-    for piece in puzzle.pieces:  # testing a piece's candidates holds their cells (the largest shipped: 200,640)
-        tested = candidate_count([piece], box_size, puzzle.grid)
-        if tested * len(piece.cells) > MAX_PLACEMENT_CELLS:
-            raise _too_many_cells(puzzle, tested, len(piece.cells))
-    candidates = candidate_count(puzzle.pieces, box_size, puzzle.grid)
+    tested = [candidate_count([piece], box_size, puzzle.grid) for piece in puzzle.pieces]
+    for piece, shifts in zip(puzzle.pieces, tested, strict=True):
+        if shifts * len(piece.cells) > MAX_PLACEMENT_CELLS:  # testing them holds their cells (shipped: 200,640)
+            raise _too_many_cells(puzzle, shifts, len(piece.cells))
+    candidates = sum(tested)
     if candidates > 20 * max_atoms:
         raise ModelTooBigError(
             f"{puzzle.name}: {candidates:,} candidate placements to test (limit {20 * max_atoms:,});"
