@@ -23,6 +23,7 @@ import typer.main
 from typer.core import TyperGroup
 
 from cpsolve import cli_options as opt
+from cpsolve.cli_design import census_app
 from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED, printable
 from cpsolve.limits import (
     DEFAULT_COUNT_SECONDS,
@@ -500,8 +501,8 @@ def compile_command() -> None:
     """Build the compiled engines ahead of time (numba's pycc, about a minute, once per install), so
     that a run starts without importing numba: about 0.3 s sooner."""
     from cpsolve import native
-    from cpsolve.engines import load_every_kernel
     from cpsolve.errors import CpsolveError
+    from cpsolve.kernels import load_every_kernel
 
     try:
         report = native.compile_kernels(
@@ -657,6 +658,8 @@ def batch_command(
     if summary.ended(Status.FAILED):
         raise typer.Exit(code=EXIT_MISMATCH)
 
+
+app.add_typer(census_app, name="census")
 
 generate_app = typer.Typer(help="Write puzzle specs with a planted solution.", no_args_is_help=True)
 app.add_typer(generate_app, name="generate")

@@ -59,10 +59,11 @@ def refuse_collisions(inputs: Sequence[Path], outputs: Sequence[tuple[str, Path 
             )
 
 
-def write_file(path: Path, data: bytes, what: str) -> None:
-    """Write `data` as `path` in one piece: a temporary file in the same folder, flushed to disk,
-    then renamed over `path` (which keeps its permissions when it existed). `what` names the
-    output in the error: "cannot write the page: No space left on device"."""
+def write_file(path: Path, data: bytes | Iterable[bytes], what: str) -> None:
+    """Write `data` (or its pieces in turn, never all held at once) as `path` in one piece: a
+    temporary file in the same folder, flushed to disk, then renamed over `path` (which keeps its
+    permissions when it existed). `what` names the output in the error: "cannot write the page:
+    No space left on device"."""
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir() or (path.exists() and not path.is_file()):
         raise OutputError(f"{path}: cannot write {what}: not a regular file; give a file name")
@@ -72,7 +73,8 @@ def write_file(path: Path, data: bytes, what: str) -> None:
         raise OutputError(f"{path}: cannot write {what}: {exc.strerror}") from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         if path.exists():

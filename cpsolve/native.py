@@ -61,6 +61,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "cpsolve.grids.fitting_kernel": ("fitting",),
     "cpsolve.symmetry.images_kernel": ("atom_images",),
     "cpsolve.counting.orbits_kernel": ("orbits",),
+    "cpsolve.census.kernel": ("walk", "rehash"),
 }
 # The modules whose source the compiled code is made of: the kernels and the constants they import.
 SOURCES = (
@@ -70,6 +71,7 @@ SOURCES = (
     "cpsolve.engines.exact_cover.fewest_codes",
     "cpsolve.disassembly.codes",
     "cpsolve.engines.frontier.codes",
+    "cpsolve.census.codes",
 )
 
 KernelName = tuple[str, str]  # (module, function)

@@ -126,24 +126,3 @@ __all__ = [
     "SearchOptions",
     "StopReason",
 ]
-
-
-def load_every_kernel(engines: Engines = DEFAULT) -> None:
-    """Call every compiled kernel in every variant a run may call, for `cpsolve compile` to record
-    and build (cpsolve.native): the installed numba engines', the frontier counter's, and the four kernels
-    that are not an engine's: the disassembler's, the placement finder's, the one that
-    maps placements under the symmetries and the classifier's orbits. Each engine
-    is a new instance, as the registry's may have loaded already (and would then call nothing)."""
-    from cpsolve.counting.classes import load_compiled_orbits
-    from cpsolve.disassembly import Disassembler
-    from cpsolve.models.packing.placements import load_compiled_fitting
-    from cpsolve.models.packing.symmetries import load_compiled_images
-
-    for engine in engines:
-        if engine.required_module == "numba" and engine.installed():
-            type(engine)().load(every_variant=True)
-    FrontierEngine().load()
-    Disassembler(compiled=True).load()
-    load_compiled_fitting()
-    load_compiled_images()
-    load_compiled_orbits()

@@ -25,7 +25,7 @@ ONE = np.uint64(1)
 
 
 @njit(cache=True)
-def _moved(cells: Bits, direction: int, inside: Array, shifts: Array) -> Bits:
+def moved(cells: Bits, direction: int, inside: Array, shifts: Array) -> Bits:
     """The cells one step along a direction from the given cells, within the bounding box."""
     kept = cells & inside[direction]
     shift = shifts[direction]
@@ -35,7 +35,7 @@ def _moved(cells: Bits, direction: int, inside: Array, shifts: Array) -> Bits:
 
 
 @njit(cache=True)
-def _no_dead_ends(free: Bits, head: int, inside: Array, shifts: Array) -> bool:
+def no_dead_ends(free: Bits, head: int, inside: Array, shifts: Array) -> bool:
     """False when the free cells cannot all be filled by a path starting next to `head`.
 
     A free cell that touches at most one free cell (the head counts as free) can only hold the
@@ -48,7 +48,7 @@ def _no_dead_ends(free: Bits, head: int, inside: Array, shifts: Array) -> bool:
     at_least_one = ZERO
     at_least_two = ZERO
     for direction in range(6):
-        neighbours = _moved(open_cells, direction, inside, shifts)
+        neighbours = moved(open_cells, direction, inside, shifts)
         at_least_two |= at_least_one & neighbours
         at_least_one |= neighbours
     if free & ~at_least_one:
@@ -111,7 +111,7 @@ def walk(
                         return depth, count, steps  # resumes after this direction
                 direction += 1
                 continue
-            if not check_dead_ends or _no_dead_ends(target & ~filled, end, inside, shifts):
+            if not check_dead_ends or no_dead_ends(target & ~filled, end, inside, shifts):
                 advanced = True
                 break
             direction += 1

@@ -1,0 +1,1 @@
+"""Censuses: whole families of puzzles counted at once (every chain that folds into a box)."""
