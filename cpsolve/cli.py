@@ -23,7 +23,7 @@ import typer.main
 from typer.core import TyperGroup
 
 from cpsolve import cli_options as opt
-from cpsolve.cli_design import census_app
+from cpsolve.cli_design import census_app, design_command
 from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED, printable
 from cpsolve.limits import (
     DEFAULT_COUNT_SECONDS,
@@ -660,6 +660,7 @@ def batch_command(
 
 
 app.add_typer(census_app, name="census")
+app.command("design")(design_command)
 
 generate_app = typer.Typer(help="Write puzzle specs with a planted solution.", no_args_is_help=True)
 app.add_typer(generate_app, name="generate")

@@ -123,3 +123,120 @@ def census_text(summary: dict[str, object], out: Path | None, checkpoint: Path |
     lines.append(f"  counts checked (Burnside): {'ok' if summary['identity_ok'] else 'FAILED'}")
     lines.append(f"  time: {summary['seconds']} s" + (f"; written to {out}" if out else ""))
     return "\n".join(lines)
+
+
+def design_command(
+    out: Annotated[Path, typer.Option("--out", metavar="DIR", help="the folder the designs are written to")],
+    pieces: Annotated[int, typer.Option("--pieces", metavar="N", help="how many pieces")],
+    sizes: Annotated[str, typer.Option("--sizes", metavar="MIN-MAX", help="cells per piece, e.g. 8-14")],
+    box: Annotated[str | None, typer.Option("--box", help="the target: a box, x by y by z, e.g. 4x4x4")] = None,
+    target: Annotated[
+        Path | None, typer.Option("--target", metavar="SPEC", help="the target: that of a packing spec's")
+    ] = None,
+    goal: Annotated[
+        str, typer.Option("--goal", help="unique: one assembly that comes apart; level: also --level moves or more")
+    ] = "unique",
+    level: Annotated[
+        int, typer.Option("--level", metavar="L", help="--goal level: moves to take out the first piece, at least")
+    ] = 2,
+    holes: Annotated[
+        int,
+        typer.Option(
+            "--holes", metavar="N", min=0, help="inside cells left empty (room to move: a filled box is level 1)"
+        ),
+    ] = 0,
+    designs: Annotated[
+        int, typer.Option("--designs", metavar="N", min=0, help="stop after N new designs (0: no limit)")
+    ] = 10,
+    seed: Annotated[int, typer.Option("--seed", help="the same seed and workers look at the same candidates")] = 1,
+    candidates: Annotated[
+        int | None,
+        typer.Option(
+            "--candidates",
+            metavar="N",
+            min=1,
+            help="each worker checks N candidates at most (reproducible, unlike a time)",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object")] = False,
+    time_limit: opt.TimeLimit = None,
+    workers: opt.Workers = 1,
+    cluster: opt.Cluster = None,
+) -> None:
+    """Search for packing puzzles worth making: cuts of a target into pieces whose puzzle has exactly
+    one assembly, which comes apart (--goal unique), taking --level moves or more to free the first
+    piece (--goal level, highest first). Each design is written into DIR as a BurrTools file with its
+    page, listed in DIR/designs.jsonl; a later run with the same DIR adds to them."""
+    from cpsolve.design import DesignRequest, design
+    from cpsolve.limits import Deadline
+    from cpsolve.workers import cores
+
+    try:
+        request = DesignRequest(_design_target(box, target), pieces, *_sizes(sizes), goal, level, seed, holes)
+        with progress_line(not as_json) as say:
+            report = design(
+                request,
+                out,
+                most_designs=designs or None,
+                workers=workers or cores(),
+                cluster=cluster,
+                deadline=Deadline.after(time_limit),
+                candidates=candidates,
+                progress=None if say is None else _design_progress(say),
+            )
+    except CpsolveError as error:
+        raise fail(error) from None
+    summary = report.summary()
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    lines = [
+        f"{summary['designs']} new designs in {out} ({summary['held']} there in all),"
+        f" stopped by {summary['stopped_by']}",
+        f"  candidates checked: {summary['checked']:,} in {summary['seconds']} s ({summary['per_second']} a second)",
+        f"  best level: {summary['best_level'] or 'none yet'}",
+    ]
+    lines += [f"  {record['file']}: level {record['level']}, {record['moves']} moves" for record in report.written]
+    typer.echo("\n".join(lines))
+
+
+def _design_progress(say: Callable[[str], None]) -> Callable[[int, float, str, int], None]:
+    def show(checked: int, seconds: float, best: str, written: int) -> None:
+        rate = checked / seconds if seconds > 0 else 0.0
+        say(f"design: {checked:,} candidates ({rate:.0f}/s), best level {best or '-'}, {written} designs written")
+
+    return show
+
+
+def _sizes(text: str) -> tuple[int, int]:
+    import re
+
+    found = re.fullmatch(r"\s*([0-9]{1,4})\s*(?:-\s*([0-9]{1,4}))?\s*", text)
+    if found is None:
+        raise CpsolveError(f"--sizes must look like 8-14 (or 10 for one size), not {text[:20]!r}")
+    smallest = int(found.group(1))
+    return smallest, int(found.group(2) or smallest)
+
+
+def _design_target(box: str | None, target: Path | None) -> tuple[tuple[int, int, int], ...]:
+    """The target's cells: a box, or the target of a packing spec (its filled cells)."""
+    from cpsolve.generate import parse_box
+
+    if (box is None) == (target is None):
+        raise CpsolveError("give the target as --box (e.g. 4x4x4) or --target SPEC, one of them")
+    if box is not None:
+        a, b, c = parse_box(box)
+        if a * b * c > 1000:
+            raise CpsolveError(f"--box {box}: a design search takes targets of up to 1,000 cells")
+        return tuple((x, y, z) for z in range(c) for y in range(b) for x in range(a))
+    from cpsolve import formats
+    from cpsolve.models.packing import shape_cells
+    from cpsolve.spec import PackingSpec
+
+    assert target is not None
+    loaded = formats.read_puzzle(target).loaded  # its pieces are not looked at: only the target is wanted
+    spec = loaded.spec
+    if not isinstance(spec, PackingSpec) or spec.grid != "cube":
+        raise CpsolveError(f"{target}: not a packing of cubes; --target takes the target of one")
+    optional = {(int(c[0]), int(c[1]), int(c[2]) if len(c) > 2 else 0) for c in spec.target.optional}
+    return tuple(sorted(set(shape_cells(spec.target, ("target",), loaded.source)) - optional))
