@@ -197,6 +197,11 @@ def design_command(
         f"  best level: {summary['best_level'] or 'none yet'}",
     ]
     lines += [f"  {record['file']}: level {record['level']}, {record['moves']} moves" for record in report.written]
+    if report.below_level:
+        lines.append(
+            f"  no design reached --level {level} within the limit; the best that comes apart is kept:"
+            f" {report.written[-1]['file']}"
+        )
     typer.echo("\n".join(lines))
 
 

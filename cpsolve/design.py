@@ -37,6 +37,10 @@ PATIENCE: Final = {"unique": 40, "level": 300}
 MOST_PIECES: Final = 40  # the disassembler searches up to 64 pieces compiled; designs stay well within
 MOST_CELLS: Final = 1000
 CUT_ATTEMPTS: Final = 200  # random cuts tried before a request is called impossible to cut
+# A disassembler remembers each piece it was given and the gaps between shapes: right for the
+# assemblies of one puzzle, a leak over a search's puzzles (1.2 GB after 10 minutes), so a fresh one
+# every so many candidates
+FRESH_DISASSEMBLER_EVERY: Final = 1000
 
 Piece = tuple[Cell, ...]
 Cut = tuple[Piece, ...]
@@ -317,13 +321,18 @@ class Checker:
         self.deadline = deadline
         self.disassembler = Disassembler(deadline=deadline)
         self.checked = 0
+        self.best_apart: Design | None = None
 
     def check(self, cut: Cut) -> Checked:
         self.checked += 1
+        if self.checked % FRESH_DISASSEMBLER_EVERY == 0:
+            self.disassembler = Disassembler(deadline=self.deadline)
         assembly = [AssembledPiece(f"P{n}", f"P{n}", piece) for n, piece in enumerate(cut, 1)]
         taken = self.disassembler.analyse(assembly)
         if not taken.comes_apart:
             return Checked(False, free=free_slides(cut) if self.request.goal == "level" else 0)
+        if self.best_apart is None or level_tuple(taken.level) > level_tuple(self.best_apart.level):
+            self.best_apart = Design(cut, taken.level, taken.moves, 0, self.checked)
         if self.request.goal == "level":
             return Checked(True, taken.level, taken.moves, free=free_slides(cut))
         return Checked(True, taken.level, taken.moves, self.assemblies(cut))
@@ -374,6 +383,7 @@ class Tick:
 
     checked: int
     best: tuple[int, ...]
+    best_apart: Design | None = None  # the highest cut that came apart (what a level search keeps if none is wanted)
 
 
 Found = Design | Tick
@@ -411,8 +421,8 @@ def search(unit: SearchUnit, stop: Callable[[], bool] | None = None) -> Iterator
                 best = max(best, found.best)
         if time.monotonic() - ticked >= TICK_SECONDS:
             ticked = time.monotonic()
-            yield Tick(checker.checked, best)
-    yield Tick(checker.checked, best)
+            yield Tick(checker.checked, best, checker.best_apart)
+    yield Tick(checker.checked, best, checker.best_apart)
 
 
 def _walk(
@@ -600,7 +610,8 @@ class DesignReport:
     seconds: float
     best_level: str
     held: int  # designs in the folder, earlier runs' included
-    stopped_by: str  # "designs", "time limit", "interrupted"
+    stopped_by: str  # "designs", "candidates", "time limit", "interrupted"
+    below_level: bool = False  # no cut reached --level: the one design written is the best that came apart
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -612,6 +623,7 @@ class DesignReport:
             "best_level": self.best_level or None,
             "seconds": round(self.seconds, 2),
             "stopped_by": self.stopped_by,
+            "below_level": self.below_level,
         }
 
 
@@ -642,16 +654,22 @@ def design(
     written: list[dict[str, Any]] = []
     checked: dict[int, int] = {}
     best = book.best
+    best_apart: Design | None = None
+    kept_below: dict[str, Any] | None = None
     stopped_by = "time limit" if candidates is None else "candidates"
     try:
-        units = search_units(request, workers, deadline, book.run, candidates)
-        place = workers_for(cluster, len(units))
+        place = workers_for(cluster, max(1, workers))
+        units = search_units(request, place.workers, deadline, book.run, candidates)  # a cluster: one per worker
         try:
             for index, item in place.stream(_search_task, units, stop=deadline.passed):
                 if isinstance(item, str) and item in (DONE, STOPPED):
                     continue
                 if isinstance(item, Tick):
                     checked[index] = item.checked
+                    if item.best_apart is not None and (
+                        best_apart is None or level_tuple(item.best_apart.level) > level_tuple(best_apart.level)
+                    ):
+                        best_apart = item.best_apart
                 elif isinstance(item, Design) and book.wants(item):
                     checked[index] = max(checked.get(index, 0), item.candidate)
                     record = book.write(item, units[index].number)
@@ -669,6 +687,11 @@ def design(
             stopped_by = "interrupted"
         finally:
             place.close()
+        if request.goal == "level" and not written and best_apart is not None and book.wants(best_apart):
+            kept_below = book.write(best_apart, -1)  # no cut reached --level: the best one is kept
+            if kept_below is not None:
+                written.append(kept_below)
+                best = max(best, level_tuple(best_apart.level))
     finally:
         book.close()
     return DesignReport(
@@ -679,6 +702,7 @@ def design(
         _level_text(best),
         book.count,
         stopped_by,
+        below_level=kept_below is not None,
     )
 
 

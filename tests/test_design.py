@@ -244,3 +244,17 @@ def test_a_target_from_a_spec(tmp_path: Path) -> None:
     assert summary["designs"] == 1
     with pytest.raises(CpsolveError, match="not one connected shape"):
         DesignRequest(((0, 0, 0), (2, 0, 0)), 2, 1, 1).check()
+
+
+def test_a_level_no_cut_reaches_keeps_the_best_that_comes_apart(tmp_path: Path) -> None:
+    arguments = ["--box", "4x4x4", "--pieces", "4", "--sizes", "10-22", "--holes", "4", "--goal", "level"]
+    summary = run_design(tmp_path, *arguments, "--level", "30", "--candidates", "200")
+    assert summary["below_level"] is True and summary["designs"] == 1 and summary["best_level"]
+    (record,) = records(tmp_path)
+    assert record["level"] == summary["best_level"] and 1 <= first_moves(str(record["level"])) < 30
+    text = runner.invoke(
+        app, ["design", "--out", str(tmp_path / "again"), *arguments, "--level", "30", "--candidates", "200"]
+    )
+    assert (
+        "no design reached --level 30 within the limit; the best that comes apart is kept: 001.xmpuzzle" in text.output
+    )

@@ -328,3 +328,28 @@ def test_cluster_workers_read_the_file_with_the_runs_size_limit(tmp_path: Path) 
     code, output = cli("run", written, "--max-file-size", "16", "--cluster", "local", "--workers", "1", "--json")
     assert code == 0, output
     assert json.loads(output)["counts"] == {"raw": 11520, "rotations": 480, "unique": 240}
+
+
+def test_a_census_on_the_cluster_counts_as_the_walk_here(scheduler: tuple[str, Any], tmp_path: Path) -> None:
+    """The census's parts carried to the scheduler's workers add up to the census of one process."""
+    address, _ = scheduler
+    code, output = cli("census", "chains", "--box", "2x3x4", "--cluster", address, "--json")
+    here = json.loads(cli("census", "chains", "--box", "2x3x4", "--json")[1])
+    assert code == 0
+    on_cluster = json.loads(output)
+    assert on_cluster["parts"] > here["parts"]
+    assert {k: on_cluster[k] for k in ("chains", "one_solution", "most_solutions", "paths", "identity_ok")} == {
+        k: here[k] for k in ("chains", "one_solution", "most_solutions", "paths", "identity_ok")
+    }
+
+
+def test_a_design_search_on_the_cluster_hands_back_its_designs(scheduler: tuple[str, Any], tmp_path: Path) -> None:
+    """Each worker's search ends at its candidate budget and hands its designs back; the client
+    writes them (the time limit only bounds a stuck cluster)."""
+    address, _ = scheduler
+    arguments = ["--box", "4x4x4", "--pieces", "6", "--sizes", "8-14", "--candidates", "10", "--designs", "0"]
+    code, output = cli("design", *arguments, "--cluster", address, "--time-limit", "600", "--out", tmp_path, "--json")
+    assert code == 0, output
+    summary = json.loads(output)
+    assert summary["designs"] >= 2 and summary["checked"] == 20
+    assert len(list(tmp_path.glob("*.xmpuzzle"))) == summary["designs"]
