@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -189,20 +189,29 @@ def design_command(
     summary = report.summary()
     if as_json:
         typer.echo(json.dumps(summary))
-        return
+    else:
+        typer.echo(design_text(summary, report.written, out, level, report.below_level))
+    if report.stopped_by == "interrupted":
+        raise typer.Exit(code=EXIT_INTERRUPTED)
+
+
+def design_text(
+    summary: dict[str, Any], written: list[dict[str, Any]], out: Path, level: int, below_level: bool
+) -> str:
+    """The summary as a few lines of text, a line per design written."""
     lines = [
         f"{summary['designs']} new designs in {out} ({summary['held']} there in all),"
         f" stopped by {summary['stopped_by']}",
         f"  candidates checked: {summary['checked']:,} in {summary['seconds']} s ({summary['per_second']} a second)",
         f"  best level: {summary['best_level'] or 'none yet'}",
     ]
-    lines += [f"  {record['file']}: level {record['level']}, {record['moves']} moves" for record in report.written]
-    if report.below_level:
+    lines += [f"  {record['file']}: level {record['level']}, {record['moves']} moves" for record in written]
+    if below_level:
         lines.append(
             f"  no design reached --level {level} within the limit; the best that comes apart is kept:"
-            f" {report.written[-1]['file']}"
+            f" {written[-1]['file']}"
         )
-    typer.echo("\n".join(lines))
+    return "\n".join(lines)
 
 
 def _design_progress(say: Callable[[str], None]) -> Callable[[int, float, str, int], None]:

@@ -258,3 +258,27 @@ def test_a_level_no_cut_reaches_keeps_the_best_that_comes_apart(tmp_path: Path) 
     assert (
         "no design reached --level 30 within the limit; the best that comes apart is kept: 001.xmpuzzle" in text.output
     )
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_ends_the_search_with_the_designs_written(tmp_path: Path, workers: str) -> None:
+    """Interrupted once its first design is on disk: the summary, exit 130, every design kept."""
+    import signal
+    import sys
+    import time
+
+    command = [sys.executable, "-m", "cpsolve", "design", "--out", str(tmp_path), "--box", "4x4x4", "--pieces", "4"]
+    command += ["--sizes", "10-22", "--holes", "4", "--goal", "level", "--designs", "0", "--workers", workers]
+    started = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = tmp_path / "designs.jsonl"
+    until = time.monotonic() + 300  # a bound for a stuck run, not a measure: the first design comes in about a second
+    while time.monotonic() < until and started.poll() is None:
+        if results.exists() and '"record": "design"' in results.read_text():
+            break
+        time.sleep(0.05)
+    started.send_signal(signal.SIGINT)
+    output, errors = started.communicate(timeout=120)
+    assert started.returncode == 130, errors
+    assert "stopped by interrupted" in output and "Traceback" not in errors
+    kept = records(tmp_path)
+    assert kept and all((tmp_path / str(record["file"])).exists() for record in kept)
