@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from cpsolve.disassembly import AssembledPiece, Disassembler
 from cpsolve.errors import CpsolveError
+from cpsolve.generate import grown_pieces
 from cpsolve.geometry import Cell, canonical_shape, mirror_shape, normalise, step
 from cpsolve.limits import NO_DEADLINE, Deadline
 
@@ -129,32 +130,13 @@ def design_key(cut: Cut) -> tuple[Any, ...]:
 
 
 def random_cut(request: DesignRequest, rng: random.Random) -> Cut | None:
-    """The target cut into pieces grown side by side from random seeds, the smallest growing
-    next and none past `largest`; None where the growth left a cell out or a piece too small."""
+    """The target (less `holes` inside cells) cut into pieces grown side by side from random
+    seeds, none past `largest`; None where the growth left a cell out or a piece too small."""
     region = set(request.target) - set(rng.sample(request.inside, request.holes))
-    seeds = rng.sample(sorted(region), request.pieces)
-    owner = {cell: number for number, cell in enumerate(seeds)}
-    pieces: list[list[Cell]] = [[cell] for cell in seeds]
-    open_sides = [_free_neighbours(cell, region, owner) for cell in seeds]
-    while len(owner) < len(region):
-        growing = [n for n, sides in enumerate(open_sides) if sides and len(pieces[n]) < request.largest]
-        if not growing:
-            return None
-        smallest = min(len(pieces[n]) for n in growing)
-        number = rng.choice([n for n in growing if len(pieces[n]) == smallest])
-        cell = rng.choice(sorted(open_sides[number]))
-        owner[cell] = number
-        pieces[number].append(cell)
-        for sides in open_sides:
-            sides.discard(cell)
-        open_sides[number] |= _free_neighbours(cell, region, owner)
-    if min(len(piece) for piece in pieces) < request.smallest:
+    pieces = grown_pieces(region, rng.sample(sorted(region), request.pieces), rng, request.largest)
+    if pieces is None or min(len(piece) for piece in pieces) < request.smallest:
         return None
     return tuple(tuple(sorted(piece)) for piece in pieces)
-
-
-def _free_neighbours(cell: Cell, region: set[Cell], owner: dict[Cell, int]) -> set[Cell]:
-    return {near for near in (step(cell, d) for d in range(6)) if near in region and near not in owner}
 
 
 def _connected(cells: set[Cell]) -> bool:

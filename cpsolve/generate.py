@@ -220,12 +220,24 @@ def planted_packing(request: PackingRequest) -> tuple[list[list[Cell]], set[Cell
     filled = {cell for cell in request.cells if request.on_shell(cell)}
     reached = _grown_inwards(request, filled, rng)
     region = filled | reached
-    seeds = rng.sample(sorted(region), request.pieces)
+    pieces = grown_pieces(region, rng.sample(sorted(region), request.pieces), rng)
+    assert pieces is not None  # without a largest size some piece can always grow into a cell left
+    return pieces, reached
+
+
+def grown_pieces(
+    region: set[Cell], seeds: list[Cell], rng: random.Random, largest: int | None = None
+) -> list[list[Cell]] | None:
+    """The region cut into pieces grown side by side from the seeds, the smallest piece that can
+    grow growing next (so that sizes stay even) and none past `largest`; None where cells are left
+    that no piece can take. The planted packings and the design search (cpsolve.design) cut this way."""
     piece_of = {cell: number for number, cell in enumerate(seeds)}
     pieces = [[cell] for cell in seeds]
     open_sides = [_neighbours(cell, region, piece_of) for cell in seeds]
     while len(piece_of) < len(region):
-        growing = [number for number, sides in enumerate(open_sides) if sides]
+        growing = [n for n, sides in enumerate(open_sides) if sides and (largest is None or len(pieces[n]) < largest)]
+        if not growing:
+            return None
         smallest = min(len(pieces[number]) for number in growing)
         number = rng.choice([n for n in growing if len(pieces[n]) == smallest])
         cell = rng.choice(sorted(open_sides[number]))
@@ -234,7 +246,7 @@ def planted_packing(request: PackingRequest) -> tuple[list[list[Cell]], set[Cell
         for sides in open_sides:
             sides.discard(cell)
         open_sides[number] |= _neighbours(cell, region, piece_of)
-    return pieces, reached
+    return pieces
 
 
 def _grown_inwards(request: PackingRequest, filled: set[Cell], rng: random.Random) -> set[Cell]:
