@@ -213,7 +213,7 @@ def run_command(
     options = settings.run_options()
     listing = (
         ("--solutions", solutions),
-        ("--show", show),
+        ("--show", show or None),  # --show 0 draws nothing: nothing to list
         ("--html", html),
         ("--png", png),
         ("--xmpuzzle", xmpuzzle),

@@ -338,6 +338,11 @@ def test_what_needs_listing_is_refused_in_one_line(tmp_path: Path, flags: list[s
     assert output.strip().count("\n") == 0 and "needs the solutions listed" in output
 
 
+def test_show_0_asks_for_no_drawing_and_counts_as_count_only_does() -> None:
+    code, output = cli("run", SPECS / "soma.yaml", "--count-only", "--show", "0", "--json")
+    assert code == 0 and json.loads(output)["counts"] == {"raw": 11520, "rotations": 480, "unique": 240}
+
+
 @pytest.mark.parametrize("flags", [["--first"], ["--max-solutions", "3"]])
 def test_a_limit_on_listing_is_refused(flags: list[str]) -> None:
     code, output = cli("run", SPECS / "t_tetracubes_6x6x2.yaml", "--count-only", *flags)
