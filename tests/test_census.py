@@ -91,7 +91,9 @@ def test_sampled_chains_count_as_cpsolve_run_counts_them(cube: list[ChainCount])
 
 @pytest.mark.slow
 def test_sampled_chains_count_as_the_brute_force_folds_them(cube: list[ChainCount]) -> None:
-    for chain in _sample(cube):
+    """The palindromes of the sample and a few drawn chains (the chain of most solutions takes the
+    brute force 20 s; the whole census is compared with the independent census anyway)."""
+    for chain in _sample(cube)[1:7]:
         segments = ChainShape.model_validate({"joints": chain.joints}).segment_lengths()
         assert folded(segments, (3, 3, 3)) == (chain.raw, chain.rotations, chain.unique), chain.joints
 
