@@ -34,7 +34,7 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 GOALS: Final = ("unique", "level")
 # local moves tried from a cut since its score last rose, before a new random cut: a cut that
 # comes apart with one assembly is found within a few moves, a higher level needs long walks
-PATIENCE: Final = {"unique": 40, "level": 300}
+PATIENCE: Final = {"unique": 40, "level": 5000}
 MOST_PIECES: Final = 40  # the disassembler searches up to 64 pieces compiled; designs stay well within
 MOST_CELLS: Final = 1000
 CUT_ATTEMPTS: Final = 200  # random cuts tried before a request is called impossible to cut
