@@ -71,7 +71,7 @@ def census_chains_command(
     try:
         size = parse_box(box)
         refuse_collisions([], [("--out", out), ("--checkpoint", checkpoint)], None)
-        deadline = Deadline.after(time_limit)
+        deadline = Deadline.after(_checked_time_limit(time_limit))
         with progress_line(not as_json) as say:
             on_part = None if say is None else _part_progress(say, box)
             report = census(
@@ -97,6 +97,13 @@ def census_chains_command(
         typer.echo(census_text(summary, out, checkpoint))
     if report.identity_problems:
         raise typer.Exit(code=1)
+
+
+def _checked_time_limit(seconds: float | None) -> float | None:
+    """--time-limit as `cpsolve run` checks it (a negative, NaN or endless limit refused in one line)."""
+    from cpsolve.options import Options
+
+    return Options.of({"time_limit": seconds}).time_limit
 
 
 def _part_progress(say: Callable[[str], None], box: str) -> Callable[[int, int], None]:
@@ -180,7 +187,7 @@ def design_command(
                 most_designs=designs or None,
                 workers=workers or cores(),
                 cluster=cluster,
-                deadline=Deadline.after(time_limit),
+                deadline=Deadline.after(_checked_time_limit(time_limit)),
                 candidates=candidates,
                 progress=None if say is None else _design_progress(say),
             )
