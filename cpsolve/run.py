@@ -130,7 +130,7 @@ def run(
     """Solve one loaded puzzle; raises CpsolveError for input the user must fix.
 
     `seconds` runs from reading the file to the counts, leaving out the time the engine's
-    libraries took to import. `--time-limit` bounds the building and the search.
+    libraries took to import. `--time-limit` bounds them all: reading, building, the search.
     `on_ready` is called once the engine is loaded and the model built, before the search.
     `cancel`, once set (from any thread: cpsolve.jobs), stops the run as its time limit would,
     at the engine's next slice, with what it found marked incomplete.
@@ -139,7 +139,10 @@ def run(
     if options.count_only:
         _refuse_with_count_only(puzzle.name, options)
     started = time.perf_counter()
-    deadline = Deadline.after(options.search.time_limit, cancel)
+    limit = options.search.time_limit
+    # the limit bounds the `seconds` the report gives, which count reading the file (a 1.3 MB list
+    # of cells read for 2.5 s ran 2.5 s past its limit)
+    deadline = Deadline.after(None if limit is None else max(0.0, limit - puzzle.read_seconds), cancel)
     family = puzzle.family
     if options.disassemble and not family.disassembles:
         raise CpsolveError(

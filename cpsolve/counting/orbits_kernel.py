@@ -5,7 +5,7 @@ stay where no build of the kernels is loaded: those map, sort and compare every 
 solution as whole arrays (element x solution x atom) and were a third of what classifying a
 listing run's solutions cost (Kanoodle's flat board, 92,755 solutions: 0.105 of 0.31 s,
 benchmarks/classify.py). Here each solution's images are made, sorted (a few atoms: insertion)
-and compared in one pass that stays in the cache.
+and compared in one pass that stays in the cache (long solutions by a library sort).
 """
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+
+# Insertion sorts an image of up to this many atoms faster than a library sort; past it the
+# quadratic sort was the whole run (250x250 monominoes: 9 s for one solution's 16 images).
+INSERTION_LONGEST = 32
 
 
 @njit(cache=True, inline="always")
@@ -49,13 +53,18 @@ def orbits(maps: Any, proper: Any, atoms: Any, least: Any, least_mirrored: Any, 
         best = -1
         best_mirrored = -1
         for element in range(order):
-            for place in range(length):  # the image's atoms, sorted as they come
-                value = maps[element, atoms[solution, place]]
-                back = place
-                while back > 0 and images[element, back - 1] > value:
-                    images[element, back] = images[element, back - 1]
-                    back -= 1
-                images[element, back] = value
+            if length <= INSERTION_LONGEST:
+                for place in range(length):  # the image's atoms, sorted as they come
+                    value = maps[element, atoms[solution, place]]
+                    back = place
+                    while back > 0 and images[element, back - 1] > value:
+                        images[element, back] = images[element, back - 1]
+                        back -= 1
+                    images[element, back] = value
+            else:
+                for place in range(length):
+                    images[element, place] = maps[element, atoms[solution, place]]
+                images[element, :] = np.sort(images[element, :])
             same = True
             for place in range(length):
                 if images[element, place] != atoms[solution, place]:

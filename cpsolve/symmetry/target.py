@@ -20,7 +20,7 @@ from cpsolve.geometry import (
     connected_components,
 )
 from cpsolve.grids import CUBE, Grid
-from cpsolve.limits import MAX_SYMMETRIES
+from cpsolve.limits import MAX_SYMMETRIES, NO_DEADLINE, Deadline
 
 SymmetryMode = Literal["all", "rotations", "none"]
 PartsMode = Literal["together", "separately"]
@@ -131,8 +131,10 @@ def target_symmetry_arrays(
     separately: bool,
     labels: Mapping[Cell, Hashable] | None = None,
     grid: Grid = CUBE,
+    deadline: Deadline = NO_DEADLINE,
 ) -> SymmetryArrays:
-    """The maps of the target onto itself, as arrays; identity first.
+    """The maps of the target onto itself, as arrays; identity first (`deadline` checked as they
+    are found).
 
     With `separately`, each face-connected part is turned on its own (yass's rule) and the group
     is the product of the parts' groups, parts never swapped: row s combines, part by part, the
@@ -143,7 +145,7 @@ def target_symmetry_arrays(
     parts = connected_components(target) if separately else [list(target)]
     per_part = []
     for part in parts:
-        maps, proper_flags = grid.self_maps(part, reflections, labels)
+        maps, proper_flags = grid.self_maps(part, reflections, labels, deadline)
         part_index = np.array([index[c] for c in part], np.int64)
         part_proper = np.array(proper_flags, bool)
         per_part.append((part_index.tolist(), part_index[maps], part_proper))

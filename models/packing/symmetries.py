@@ -94,6 +94,7 @@ class PackingSymmetry:
             separately=puzzle.separately,
             labels=labels,
             grid=puzzle.grid,
+            deadline=deadline,
         )
         check_symmetry_size(len(arrays), self.atom_count, puzzle.name)
         elements, kept = [], []

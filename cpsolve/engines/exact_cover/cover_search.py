@@ -54,6 +54,18 @@ SPILL_STEP_BUDGET = SHARING_STEP_BUDGET
 # The fewest-placements kernel keeps its counts before each level's placement (levels x columns)
 # where that is at most this many entries (32 MB), and else undoes kill by kill.
 SNAPSHOT_ENTRIES = 4_000_000
+# Board words past which the lowest-cell search is not used: it holds every placement as a full
+# board (placements x words) and copies and scans a board per placement, so 46x46x46 monocubes
+# (1,521 words) needed 1.2 GB and 2.1 s for the boards and 3 s a slice; the fewest-placements search
+# holds placements by their cells and stopped that run at its 3 s limit.
+WIDEST_LOWEST_CELL = 64
+# Board words a lowest-cell slice's budget is given for: a slice of a wider board gets fewer
+# placements, each costing a board's copy and scan, so every slice takes about as long.
+BUDGET_WORDS = 4
+# Columns (cells and pieces) a fewest-placements slice's budget is given for: that search scans
+# every column to choose one per placement, so a slice of 98,304 rhombic monovoxels was the whole
+# 5.5 s search, past a 3 s limit, until wider problems got fewer placements a slice.
+BUDGET_COLUMNS = 256
 FILLED_OPTIONAL = 16  # optional cells the pieces fill at least, from which the fewest-placements search takes them
 
 
@@ -138,6 +150,7 @@ class CoverSearch:
         group_of = np.array(problem.piece_group or [-1] * len(least), np.int64)
         group_most = np.array([high for _, high in problem.group_bounds], np.int64)
         group_spare = np.array([high - low for low, high in problem.group_bounds], np.int64)
+        fewest = problem.fewest_first or fills_optional(problem) or words > WIDEST_LOWEST_CELL
         return CoverSearch(
             problem,
             ranks,
@@ -149,7 +162,7 @@ class CoverSearch:
             group_most,
             group_spare,
             len(problem.optional) if problem.max_holes is None else problem.max_holes,
-            FEWEST if (problem.fewest_first or fills_optional(problem)) and not problem.piece_group else LOWEST_CELL,
+            FEWEST if fewest and not problem.piece_group else LOWEST_CELL,
         )
 
     @cached_property
@@ -223,6 +236,7 @@ class CoverSearch:
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
         depth = 0
+        budget = max(1, budget * BUDGET_WORDS // max(BUDGET_WORDS, board.shape[0]))
         while depth >= 0:
             depth, written, steps = search(
                 self.masks,
@@ -463,6 +477,8 @@ class CoverSearch:
         if start is None:
             return
         levels = self._fewest_levels(capacity)
+        columns = self.problem.cells + len(self.least)  # each placement's choice scans them all
+        budget = max(1, budget * BUDGET_COLUMNS // max(BUDGET_COLUMNS, columns))
         step = budget if sharing is None else min(budget, SHARING_STEP_BUDGET)
         if spill is not None:
             step = min(step, SPILL_STEP_BUDGET)

@@ -31,6 +31,7 @@ solution unchanged, as it should.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -153,10 +154,7 @@ class FrontierProblem:
         most = None if max_bytes is None else max(1, max_bytes // STATE_BYTES)
         guards, base = self.guards, self.resource_bits
         for position in range(self.first_open(state), self.positions):
-            bit = 1 << (base + position)
-            waiting = {s: w for s, w in states.items() if s & bit}
-            open_states = [(s, w) for s, w in states.items() if not s & bit]
-            states = waiting
+            states, open_states = _split(states, 1 << (base + position), deadline)
             moves = self.moves[position]
             get = states.get
             for number, (state, ways) in enumerate(open_states):
@@ -176,6 +174,7 @@ class FrontierProblem:
                 raise FrontierTooWide(position, self.positions, len(states))
             if on_level is not None:
                 on_level(position + 1, len(states))
+        deadline.check("counting")
         return sum(ways for state, ways in states.items() if self.accepted(state))
 
     def bound_limbs(self) -> int:
@@ -208,6 +207,23 @@ def load_compiled() -> bool:
         return False
     FrontierProblem(1, 2, (Resource(0, 1, 0, 1),), (((1 << 2, 0),),), 0b10).count(compiled=True)
     return True
+
+
+def _split(states: dict[int, int], bit: int, deadline: Deadline) -> tuple[dict[int, int], list[tuple[int, int]]]:
+    """The sub-problems whose position `bit` is filled (they go on as they are) and the open ones,
+    the deadline checked as they are sorted: a level of SolidSixPieceBurrs' millions took 1.4 s
+    in two comprehensions, past a 20 s limit."""
+    waiting: dict[int, int] = {}
+    open_states: list[tuple[int, int]] = []
+    items = iter(states.items())
+    while chunk := list(itertools.islice(items, CHECK_EVERY)):
+        deadline.check("counting")
+        for state, ways in chunk:
+            if state & bit:
+                waiting[state] = ways
+            else:
+                open_states.append((state, ways))
+    return waiting, open_states
 
 
 class CountOverflow(Exception):
