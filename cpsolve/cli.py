@@ -24,7 +24,7 @@ from typer.core import TyperGroup
 
 from cpsolve import cli_options as opt
 from cpsolve.cli_design import census_app, design_command
-from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED, printable
+from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED, OutOfTimeError, printable
 from cpsolve.limits import (
     DEFAULT_COUNT_SECONDS,
     DEFAULT_FIND_ONE_SECONDS,
@@ -34,6 +34,7 @@ from cpsolve.limits import (
     DEFAULT_MAX_FILE_MB,
     DEFAULT_MAX_TERMS,
     MOST_SECONDS,
+    Deadline,
 )
 
 if TYPE_CHECKING:
@@ -326,7 +327,7 @@ def _run_one(
         if pictures is not None and pictured is not None:
             pictures.write(report, pictured)
         if meshes is not None and meshed is not None:
-            meshes.write(meshed)
+            meshes.write(meshed, report, options.search.time_limit)
     except CpsolveError as error:
         typer.echo(printable(str(error), keep="\n"), err=True)
         return EXIT_BAD_INPUT
@@ -355,14 +356,20 @@ class Meshes:
 
         self.options.check(check_meshable(puzzle.model(options.build)[0]))
 
-    def write(self, collected: ClassCollector) -> None:
+    def write(self, collected: ClassCollector, report: RunReport, time_limit: float | None) -> None:
+        """The pieces' files, made within what the run left of `time_limit` (its `seconds` spent)."""
         from cpsolve.stl import solution_pieces, write_stl
 
         if collected.model is None or not collected.solutions:
             typer.echo(f"{self.folder}: no STL written: the run found no solution", err=True)
             return
         solution = collected.solutions[min(self.number, len(collected.solutions)) - 1]
-        written = write_stl(self.folder, solution_pieces(collected.model, solution), self.options)
+        deadline = Deadline.after(None if time_limit is None else max(0.0, time_limit - report.seconds))
+        try:
+            written = write_stl(self.folder, solution_pieces(collected.model, solution), self.options, deadline)
+        except OutOfTimeError as stopped:
+            typer.echo(f"{self.folder}: no STL written: the time limit passed while {stopped.doing}", err=True)
+            return
         drawn = min(self.number, len(collected.solutions))
         said = "" if drawn == self.number else f" (the run found {drawn} unique solutions, not {self.number})"
         typer.echo(f"{self.folder}: {len(written)} pieces of solution {drawn} as STL{said}", err=True)

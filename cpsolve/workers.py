@@ -157,6 +157,9 @@ class Forked(Workers):
                 yield index, item
         finally:
             _stop(processes)
+            # units still queued when the workers were ended (a stream stopped early) would keep
+            # the queue's feeder thread blocked on a full pipe, and the program waiting for it at exit
+            todo.cancel_join_thread()
 
 
 class Hunger:

@@ -48,7 +48,9 @@ if TYPE_CHECKING:
 # order (cubes: +x, -x, +y, -y, +z, -z): the order moves are tried in decides which of several
 # equally short separations is followed, and so the level's later numbers.
 FREE = 1 << 40  # the gap between two pieces that never meet along a direction
-DEADLINE_EVERY = 256  # positions expanded between two looks at the clock
+# Piece pairs compared (a position of n pieces compares n * n / 2) between two looks at the
+# clock: 256 positions of 500 dominoes were a minute of Python, so the clock is read by work.
+DEADLINE_EVERY_PAIRS = 1 << 14
 DEADLINE_EVERY_MOVES = 4096  # moves listed from one position between two looks at the clock
 # Moves from one position: the hardest corpus position lists a few hundred; a cage of loose cubes
 # lists unions of them by the million (3.7 GB) before this bound.
@@ -500,6 +502,7 @@ class _Search:
         self.limit = limit
         self.deadline = deadline
         self.python_positions = 0
+        self.python_pairs = 0  # piece pairs compared since the clock was last read
         self.stuck: list[tuple[str, ...]] = []
         self.gap_cache: dict[tuple[int, int, int, int, int], Gaps] = {}
         self.removals: dict[tuple[tuple[int, ...], ...], tuple[int, int] | None] = {}
@@ -541,7 +544,7 @@ class _Search:
         while frontier:
             following: list[tuple[int, ...]] = []
             for state in frontier:
-                self._count_position()
+                self._count_position(count)
                 matrix = self._matrix(members, state)
                 removal = self._first_removal(matrix, count)
                 if removal is not None:
@@ -570,12 +573,15 @@ class _Search:
             found = self.closures[key] = [_set_closure(needs, piece, len(needs) // 2) for piece in range(len(needs))]
         return found
 
-    def _count_position(self) -> None:
+    def _count_position(self, pieces: int) -> None:
         self.python_positions += 1
         if self.python_positions > self.limit:
             raise _Undecided
-        if self.python_positions % DEADLINE_EVERY == 0 and self.deadline.passed():
-            raise _Undecided
+        self.python_pairs += pieces * pieces // 2
+        if self.python_pairs >= DEADLINE_EVERY_PAIRS:
+            self.python_pairs = 0
+            if self.deadline.passed():
+                raise _Undecided
 
     def _matrix(self, members: list[int], state: tuple[int, ...]) -> Matrix:
         """How far each piece can move along each direction with each other piece held still,
