@@ -356,7 +356,7 @@ def stl_meshes(pieces: Pieces, options: StlOptions, deadline: Deadline = NO_DEAD
     5 s limit when they were made in the run's process after it."""
     total = len(pieces.labelled)
     if deadline.at is None or not fork_available():
-        made = []
+        made: list[bytes] = []
         for piece in pieces.labelled:
             deadline.check(f"making the pieces' meshes ({len(made)} of {total} made)")
             mesh = _one_stl(piece, options, pieces.grid)

@@ -300,13 +300,14 @@ def shipped_groups() -> list[SymmetryGroup]:
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.integers(0, 3), st.integers(1, 8), st.integers(1, 40), st.integers(0, 2**32 - 1))
+@given(st.integers(0, 3), st.integers(1, 8), st.integers(1, 80), st.integers(0, 2**32 - 1))
 def test_the_compiled_orbits_are_the_array_operations_orbits(
     shipped_groups: list[SymmetryGroup], which: int, length: int, count: int, seed: int
 ) -> None:
     """Batches of sorted rows of atoms (solutions or not: the orbit is the same sum either way),
     some rows twice, some the image of another: the same least keys, mirror keys, distinct images
-    and stabilisers from the kernel (numba's where no build is loaded) as from numpy."""
+    and stabilisers from the kernel (numba's where no build is loaded) as from numpy; rows longer than
+    the kernel's insertion sort takes (orbits_kernel.INSERTION_LONGEST) too."""
     group = shipped_groups[which]
     atoms_in_model = group.maps.shape[1]
     chooser = np.random.default_rng(seed)
