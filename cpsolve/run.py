@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from cpsolve import engines, formats, parts, planner, workers
 from cpsolve.counting import Classifier, ClassStoreFull
 from cpsolve.counting.tally import Tally
-from cpsolve.engines import Engine, Enumeration, StopReason
+from cpsolve.engines import AUTO, Engine, Enumeration, StopReason
 from cpsolve.engines.base import PartsInSlices
 from cpsolve.engines.breaking import BreakingChoice
 from cpsolve.engines.frontier import CountOptions, FrontierCount, FrontierPrepared
@@ -61,8 +61,9 @@ class Prepared:
     uncounted_seconds: float
 
 
-def prepare(puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Prepared:
-    """Build, break symmetry, choose and load the engine, compile: everything but the search.
+def prepare(puzzle: Puzzle, options: RunOptions, deadline: Deadline, listing: bool = False) -> Prepared:
+    """Build, break symmetry, choose and load the engine, compile: everything but the search
+    (`listing`: on an engine that lists, where a count on the frontier gave way).
 
     Raises CpsolveError for input the user must fix, OutOfTimeError when the deadline passes.
     """
@@ -70,7 +71,7 @@ def prepare(puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Prepared
     building = time.perf_counter()
     model, build_seconds = puzzle.model(options.build, deadline)
     uncounted = time.perf_counter() - building - build_seconds
-    engine = options.engines.choose(options.engine, model, options.count_only)
+    engine = options.engines.choose(options.engine, model, options.count_only and not listing)
     loading_started = time.perf_counter()
     engine.load(model)
     uncounted += time.perf_counter() - loading_started
@@ -94,6 +95,7 @@ def prepare(puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Prepared
             options.max_file_bytes,
             puzzle.file,
             puzzle.problem,
+            gives_way=options.engine == AUTO and not listing,
         )
     return Prepared(model, choice, engine, compiled, uncounted)
 
@@ -170,8 +172,15 @@ def run(
         return unfinished_report(puzzle, reason, seconds, "while the workers were being started")
     classifier = _classifier(prepared, enumeration, options, on_progress)
     estimate = prepared.compiled.estimated_placements
+    gave_way = None
     if isinstance(classifier, FrontierCount):
         classifier.count()  # the counting engine: it lists nothing to classify
+        listed = _list_instead(prepared, puzzle, searching, deadline) if classifier.gave_way is not None else None
+        if listed is not None:  # the count gave way: listed and tallied instead
+            gave_way = classifier.gave_way
+            prepared, enumeration = listed
+            classifier = _classifier(prepared, enumeration, options, on_progress)
+            _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started, None)
     else:
         _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started, estimate)
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
@@ -183,6 +192,8 @@ def run(
             f"the classes kept reached --max-memory {options.max_class_bytes // 2**20:,} MB before the listing ended;"
             " the counts are lower bounds: raise --max-memory where the machine has room"
         )
+    if gave_way is not None:
+        report.notes.append(gave_way)
     hint = _count_only_hint(prepared.puzzle, report, options)
     if hint is not None:
         report.notes.append(hint)
@@ -196,6 +207,23 @@ def run(
             " nothing else), or a limited run"
         )
     return report
+
+
+def _list_instead(
+    counted: Prepared, puzzle: Puzzle, options: RunOptions, deadline: Deadline
+) -> tuple[Prepared, Enumeration] | None:
+    """The search of a listing engine, where a count that `auto` chose gave way (its frontier
+    grew past what listing costs); None when the time limit passed first (the count's stop is
+    reported)."""
+    if deadline.passed():
+        return None
+    try:
+        listing = prepare(puzzle, options, deadline, listing=True)
+    except OutOfTimeError:
+        return None
+    uncounted = counted.uncounted_seconds + listing.uncounted_seconds
+    listing = dataclasses.replace(listing, uncounted_seconds=uncounted)
+    return listing, open_search(listing, puzzle, options, deadline)
 
 
 def _classifier(

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from cpsolve.cli import app
 from cpsolve.counting.burnside import conjugacy_classes
-from cpsolve.engines import DEFAULT, SearchOptions
+from cpsolve.engines import DEFAULT, SearchOptions, frontier
 from cpsolve.engines.frontier import FRONTIER, Counter, CountUnit, cell_order
 from cpsolve.engines.frontier import why_not as takes
 from cpsolve.engines.frontier.counter import FrontierTooWide
@@ -480,3 +480,26 @@ def test_progress_says_which_symmetry_and_cell_it_counts(tmp_path: Path) -> None
     assert report.complete and said
     assert said[0].startswith("symmetry class 1 of 5: cell ") and "sub-problems" in said[0]
     assert any(line.startswith("symmetry class 5 of 5: cell 64,") for line in said)
+
+
+def test_a_count_auto_chose_gives_way_to_listing_past_its_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`auto` counts the T-tetracubes' 6x6x2 box on the frontier; once its frontier passes the width
+    at which it gives way (made 10 here) the run lists and tallies instead, with the same counts and
+    a note that says why; asked for by name, the frontier counts on."""
+    path = SPECS / "t_tetracubes_6x6x2.yaml"
+    whole = counted(path)
+    assert whole.engine == FRONTIER
+    monkeypatch.setattr(frontier, "GIVE_WAY_STATES", 10)
+    listed = checked_run(path, dataclasses.replace(COUNTING, workers=1))
+    assert listed.engine == "exact-cover" and listed.counts == whole.counts
+    assert any("listed and tallied the solutions instead" in note for note in listed.notes)
+    asked = counted(path, engine=FRONTIER)
+    assert asked.engine == FRONTIER and asked.counts == whole.counts
+
+
+def test_alpackino_counts_by_listing_rather_than_filling_the_memory() -> None:
+    """BurrTools' AlPackino: listed in a fraction of a second, while its frontier passes 10 million
+    sub-problems by its 13th of 180 cells. --count-only gives BurrTools' one assembly."""
+    report = checked_run(corpus_dir("burrtools") / "AlPackino.xmpuzzle", COUNTING)
+    assert report.engine == "exact-cover"
+    assert (report.counts.raw, report.counts.rotations, report.counts.unique) == (8, 1, 1)

@@ -28,7 +28,13 @@ from cpsolve import workers
 from cpsolve.counting import Counts
 from cpsolve.counting.burnside import BurnsideSums, ConjugacyClass, conjugacy_classes
 from cpsolve.engines.base import Capabilities, Engine, Enumeration, PartKey, Prepared, SearchOptions, StopReason
-from cpsolve.engines.frontier.counter import FrontierProblem, FrontierTooWide, frontier_problem, load_compiled
+from cpsolve.engines.frontier.counter import (
+    STATE_BYTES,
+    FrontierProblem,
+    FrontierTooWide,
+    frontier_problem,
+    load_compiled,
+)
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
 from cpsolve.formats import PuzzleFile
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
@@ -42,6 +48,11 @@ ORDERS = ("fill", "reverse", "across")  # the cell orders a frontier count takes
 PARTS_PER_WORKER = 8  # parts of a count per process, as for a listing search (cpsolve.parts)
 COUNTED = "counted"
 TOO_WIDE = "too wide"
+# Sub-problems past which a count `auto` chose gives way to listing: the widest level of the
+# shipped counts is under a million (6x4x4 T-tetracubes 0.42-0.78 million), while BurrTools'
+# AlPackino, listed in 0.1 s, held 10.8 million at its 13th of 180 cells when it stopped at the
+# default 2,048 MB after 29 s (2.1 million: 3.5 s).
+GIVE_WAY_STATES = 1 << 21
 ProgressHook = Callable[[str, float], None]  # what the count is doing, seconds since it started
 
 
@@ -59,6 +70,15 @@ class CountOptions:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     file: PuzzleFile | None = None  # None: counted in this process only
     problem: str | None = None
+    # chosen by `auto` rather than asked for: past GIVE_WAY_STATES the count stops and the run
+    # lists instead (`FrontierCount.gave_way`)
+    gives_way: bool = False
+
+    @property
+    def most_bytes(self) -> int:
+        """What the frontier may hold: --max-memory, and no more than GIVE_WAY_STATES where the
+        count gives way to listing."""
+        return min(self.max_bytes, GIVE_WAY_STATES * STATE_BYTES) if self.gives_way else self.max_bytes
 
 
 def why_not(model: PuzzleModel) -> str | None:
@@ -238,6 +258,7 @@ class FrontierCount(Enumeration):
         self.parts_of: dict[int, int] = {}
         self.partial: dict[int, int] = {}  # class number -> the sum of its parts merged so far
         self.progress = CountProgress(None, time.perf_counter())
+        self.gave_way: str | None = None  # why the run lists instead (options.gives_way), once it stopped
 
     def __iter__(self) -> Generator[Solution, None, None]:
         self.count()
@@ -277,7 +298,7 @@ class FrontierCount(Enumeration):
             element,
             part,
             options.order,
-            options.max_bytes,
+            options.most_bytes,
             options.build,
             options.max_file_bytes,
         )
@@ -361,6 +382,13 @@ class FrontierCount(Enumeration):
 
     def _too_wide(self, cell: int, cells: int, states: int) -> None:
         self.stopped_by = StopReason.MEMORY_LIMIT
+        if self.options.gives_way and self.options.most_bytes < self.options.max_bytes:
+            self.gave_way = (
+                f"--count-only listed and tallied the solutions instead: the frontier counter (auto's choice)"
+                f" held {states:,} sub-problems at cell {cell + 1:,} of {cells:,}, past the {GIVE_WAY_STATES:,}"
+                " at which it gives way (--engine frontier counts on, up to --max-memory)"
+            )
+            return
         megabytes = self.options.max_bytes // 2**20
         self.notes.append(
             f"at cell {cell + 1:,} of {cells:,} the frontier held {states:,} sub-problems, past --max-memory"
