@@ -179,8 +179,10 @@ def run(
         if listed is not None:  # the count gave way: listed and tallied instead
             gave_way = classifier.gave_way
             prepared, enumeration = listed
-            classifier = _classifier(prepared, enumeration, options, on_progress)
-            _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started, None)
+            tally = _classifier(prepared, enumeration, options, on_progress)
+            assert not isinstance(tally, FrontierCount)  # a listing engine's search
+            _classify(enumeration, tally, classes, options.search.limit_reason, on_progress, started, None)
+            classifier = tally
     else:
         _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started, estimate)
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
