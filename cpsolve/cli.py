@@ -642,6 +642,8 @@ def batch_command(
         values = {name: value for name, value in context.params.items() if name in Options.model_fields}
         settings = Options.of({**values, "show": 0, "workers": 1})  # one process per puzzle, many puzzles at once
         files = formats.puzzle_files(paths)
+        for special in formats.passed_over(paths):
+            typer.echo(f"note: {special}: passed over: not a regular file (a FIFO, socket or device)", err=True)
         refuse_inputs(out, files, "--out")
         results = results_file(out)
         done = done_files(results, disassemble)

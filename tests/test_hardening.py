@@ -160,6 +160,20 @@ def test_only_regular_files_are_read(tmp_path: Path) -> None:
     refused(tmp_path, "it is a directory")
 
 
+def test_a_batch_says_which_files_it_passes_over(tmp_path: Path) -> None:
+    """A FIFO (or a link to a device) in a folder given to batch is not read, and said so."""
+    folder = tmp_path / "puzzles"
+    folder.mkdir()
+    shutil.copy(SPECS / "soma.yaml", folder / "soma.yaml")
+    os.mkfifo(folder / "fifo.yaml")
+    (folder / "zero.soma").symlink_to("/dev/zero")
+    code, output = cli("batch", folder, "--out", tmp_path / "r.jsonl")
+    assert code == 0, output
+    for name in ("fifo.yaml", "zero.soma"):
+        assert f"note: {folder / name}: passed over: not a regular file" in output
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 1
+
+
 # -- sizes ----------------------------------------------------------------------------------------
 
 

@@ -78,6 +78,25 @@ def puzzle_files(patterns: Iterable[str | Path]) -> list[Path]:
     return list(dict.fromkeys(files))
 
 
+def passed_over(patterns: Iterable[str | Path]) -> list[Path]:
+    """What `puzzle_files` leaves out of the folders named although its name is a puzzle file's:
+    FIFOs, sockets and devices (a FIFO would block its reader for ever), so that the command says
+    so instead of passing them over without a word."""
+    suffixes = puzzle_suffixes()
+    found: list[Path] = []
+    for pattern in map(str, patterns):
+        path = Path(pattern)
+        if not any(mark in pattern for mark in WILDCARDS) and path.is_dir():
+            found.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.suffix.lower() in suffixes and p.exists() and not p.is_file() and not p.is_dir()
+                )
+            )
+    return found
+
+
 WILDCARDS = "*?["
 MAX_WALKED = 200_000  # folders and files a pattern may look at before it is refused as too wide
 
