@@ -99,7 +99,7 @@ def fail(error: CpsolveError) -> typer.Exit:
     return typer.Exit(code=EXIT_BAD_INPUT)
 
 
-@app.command("run")
+@app.command("run", cls=opt.HelpCommand)
 def run_command(
     context: typer.Context,
     puzzle: Annotated[
@@ -449,7 +449,7 @@ def _quiet_stdout() -> None:
     os.close(null)
 
 
-@app.command("validate")
+@app.command("validate", cls=opt.HelpCommand)
 def validate_command(
     puzzle: Annotated[Path, typer.Argument(help="any puzzle file cpsolve reads")],
     problem: Annotated[
@@ -488,7 +488,7 @@ def validate_command(
         raise typer.Exit(code=EXIT_BAD_INPUT)
 
 
-@app.command("engines")
+@app.command("engines", cls=opt.HelpCommand)
 def engines_command() -> None:
     """List the engines: what each takes, and whether it is installed."""
     from cpsolve import engines
@@ -503,7 +503,7 @@ def engines_command() -> None:
         typer.echo(f"compiled kernels: {native.describe()}")
 
 
-@app.command("compile")
+@app.command("compile", cls=opt.HelpCommand)
 def compile_command() -> None:
     """Build the compiled engines ahead of time (numba's pycc, about a minute, once per install), so
     that a run starts without importing numba: about 0.3 s sooner."""
@@ -521,7 +521,7 @@ def compile_command() -> None:
     typer.echo(f"{report.path}: {report.variants} compiled kernels, {done}")
 
 
-@app.command("bench")
+@app.command("bench", cls=opt.HelpCommand)
 def bench_command(
     context: typer.Context,
     paths: Annotated[
@@ -605,7 +605,7 @@ def bench_command(
         raise typer.Exit(code=EXIT_MISMATCH)
 
 
-@app.command("batch")
+@app.command("batch", cls=opt.HelpCommand)
 def batch_command(
     context: typer.Context,
     paths: Annotated[
@@ -669,13 +669,13 @@ def batch_command(
 
 
 app.add_typer(census_app, name="census")
-app.command("design")(design_command)
+app.command("design", cls=opt.HelpCommand)(design_command)
 
 generate_app = typer.Typer(help="Write puzzle specs with a planted solution.", no_args_is_help=True)
 app.add_typer(generate_app, name="generate")
 
 
-@generate_app.command("tiles")
+@generate_app.command("tiles", cls=opt.HelpCommand)
 def generate_tiles_command(
     board: Annotated[str, typer.Option("--board", help="columns x rows, e.g. 8x8")],
     labels: Annotated[int, typer.Option("--labels", min=1, help="inner edge labels")],
@@ -708,7 +708,7 @@ def _give_spec(text: str, output: Path | None) -> None:
         write_file(output, text.encode("utf-8"), "the spec")
 
 
-@generate_app.command("packing")
+@generate_app.command("packing", cls=opt.HelpCommand)
 def generate_packing_command(
     box: Annotated[str, typer.Option("--box", help="x by y by z, e.g. 9x9x9")],
     pieces: Annotated[int, typer.Option("--pieces", min=1, help="how many pieces the filled cells are cut into")],
@@ -738,7 +738,7 @@ def generate_packing_command(
         raise fail(error) from None
 
 
-@app.command("convert")
+@app.command("convert", cls=opt.HelpCommand)
 def convert_command(
     source: Annotated[Path, typer.Argument(help="any file cpsolve reads")],
     target: Annotated[Path, typer.Argument(help="a .xmpuzzle (BurrTools) or .yaml file to write")],
@@ -754,7 +754,7 @@ def convert_command(
         raise fail(error) from None
 
 
-@app.command("schema")
+@app.command("schema", cls=opt.HelpCommand)
 def schema_command() -> None:
     """Print the JSON Schema of the spec format."""
     from cpsolve.models import FAMILIES

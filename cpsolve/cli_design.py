@@ -48,7 +48,7 @@ def progress_line(enabled: bool) -> Iterator[Callable[[str], None] | None]:
             sys.stderr.flush()
 
 
-@census_app.command("chains")
+@census_app.command("chains", cls=opt.HelpCommand)
 def census_chains_command(
     box: Annotated[str, typer.Option("--box", help="x by y by z, every side at least 2, at most 64 cells")] = "3x3x3",
     out: Annotated[

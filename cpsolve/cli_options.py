@@ -4,10 +4,12 @@ shared by `run`, `bench` and `batch`. Nothing is checked here beyond the type: t
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 AUTO = "auto"
 ENGINE_HELP = "cpsat, exact-cover, chain-dfs, tiles-dfs, frontier (with --count-only) or auto (`cpsolve engines`)"
@@ -97,3 +99,72 @@ MaxTerms = Annotated[int, typer.Option("--max-terms", metavar="N", help="refuse 
 MaxFileSize = Annotated[
     float, typer.Option("--max-file-size", metavar="MB", help="refuse puzzle files larger than this many MB")
 ]
+
+
+class HelpCommand(TyperCommand):
+    """A command whose help names its arguments as a user types them: typer writes a required
+    argument in braces in the usage line (`cpsolve run [OPTIONS] {PUZZLE}`) and puts its Python
+    type beside it (`PATH <list[Path]>`); here the usage says `PUZZLE` or `[PATH]...` and the
+    Arguments section gives each argument's name and help alone (typer's own sections otherwise)."""
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                name = _argument_name(param)
+                pieces.append(name if param.required else f"[{name[:-3]}]..." if name.endswith("...") else f"[{name}]")
+        return pieces
+
+    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                arguments.append((_argument_name(param), _plain_ranges(record[1])))
+            else:
+                options.append((_plain_metavars(record[0]), _plain_ranges(record[1])))
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+# typer's names of Python types beside an option without a metavar of its own, as a user reads them
+PLAIN_METAVARS = {
+    "<int range>": "N",
+    "<int>": "N",
+    "<float range>": "NUMBER",
+    "<float>": "NUMBER",
+    "<str>": "TEXT",
+    "<path>": "PATH",
+}
+UNBOUNDED = 1e9  # an upper bound this high is no bound a user needs to read
+
+
+def _plain_metavars(names: str) -> str:
+    for typed, plain in PLAIN_METAVARS.items():
+        names = names.replace(typed, plain)
+    return names
+
+
+def _plain_ranges(help_text: str) -> str:
+    """typer's `0.0<=x<=1000000000.0` and `x>=1` as `at least 0` and `at least 1`."""
+
+    def number(text: str) -> str:
+        return text.removesuffix(".0")
+
+    def between(match: re.Match[str]) -> str:
+        low, high = match.group(1), match.group(2)
+        return f"at least {number(low)}" if float(high) >= UNBOUNDED else f"{number(low)} to {number(high)}"
+
+    help_text = re.sub(r"(-?[0-9.]+)<=x<=(-?[0-9.]+)", between, help_text)
+    help_text = re.sub(r"x>=(-?[0-9.]+)", lambda m: f"at least {number(m.group(1))}", help_text)
+    return re.sub(r"x<=(-?[0-9.]+)", lambda m: f"at most {number(m.group(1))}", help_text)
+
+
+def _argument_name(param: Any) -> str:
+    """An argument as the help spells it: its metavar or upper-case name, `...` where it takes many."""
+    name = str(param.metavar or (param.name or "").upper())
+    return name + ("..." if param.nargs != 1 else "")

@@ -8,6 +8,7 @@ import glob
 import gzip
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -869,6 +870,32 @@ def test_help_speaks_to_users() -> None:
     assert "snake cubes" in top and "edge-matching" in top and "CP-SAT" not in top
     run_help = cli("run", "--help")[1]
     assert "gc.freeze" not in run_help and "measurement" not in run_help
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run"],
+        ["validate"],
+        ["bench"],
+        ["batch"],
+        ["convert"],
+        ["design"],
+        ["census", "chains"],
+        ["generate", "tiles"],
+        ["generate", "packing"],
+        ["compile"],
+        ["engines"],
+        ["schema"],
+    ],
+)
+def test_help_shows_no_python_types_braces_or_range_notation(command: list[str]) -> None:
+    """Every command's help names values as a user types them: no `<list[str]>`, `<float range>`
+    or `<str>` beside a name, no `{PUZZLE}` in the usage line, no `0.0<=x<=1000000000.0`."""
+    code, text = cli(*command, "--help")
+    assert code == 0, text
+    assert not re.search(r"<[a-z][a-z ]*>|<list\[|\{[A-Z]+\}|x[<>]=", text), text
+    assert re.match(rf"Usage: \S+ {' '.join(command)} \[OPTIONS\]", text), text
 
 
 def test_patterns_match_what_glob_matches() -> None:
