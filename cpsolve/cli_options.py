@@ -107,7 +107,7 @@ class HelpCommand(TyperCommand):
     type beside it (`PATH <list[Path]>`); here the usage says `PUZZLE` or `[PATH]...` and the
     Arguments section gives each argument's name and help alone (typer's own sections otherwise)."""
 
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:  # click's Context, which typer keeps private
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if param.param_type_name == "argument":
@@ -115,7 +115,7 @@ class HelpCommand(TyperCommand):
                 pieces.append(name if param.required else f"[{name[:-3]}]..." if name.endswith("...") else f"[{name}]")
         return pieces
 
-    def format_options(self, ctx: typer.Context, formatter: Any) -> None:
+    def format_options(self, ctx: Any, formatter: Any) -> None:
         arguments, options = [], []
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)

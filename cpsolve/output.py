@@ -206,6 +206,13 @@ def format_report(report: RunReport) -> str:
     return "\n".join(lines)
 
 
+def _peer_programs() -> tuple[str, ...]:
+    """The peers' programs, from cpsolve.peers (imported by bench alone: it reads every format)."""
+    from cpsolve.peers import PROGRAMS
+
+    return PROGRAMS
+
+
 class BenchPrinter:
     """Prints each bench row as it finishes (runs can take minutes), then the problems.
 
@@ -221,8 +228,12 @@ class BenchPrinter:
 
     def header(self) -> None:
         reference = f"{engines.DEFAULT.reference.name} s"
-        # per peer: its name, its seconds, its time over cpsolve's fastest engine's, why it did not run
-        peer = f" {'peer':>7} {'peer s':>8} {'peer/cpsolve':>12} {'note'}" if self.with_peers else ""
+        # per peer program a column pair (its seconds, its time over cpsolve's fastest), then the notes
+        peer = (
+            "".join(f" {name + ' s':>10} {'ratio':>6}" for name in _peer_programs()) + " note"
+            if self.with_peers
+            else ""
+        )
         if self.with_peers:
             for line in peers_missing():
                 typer.echo(line)
@@ -271,22 +282,27 @@ class BenchPrinter:
         return f" {self._time(counted):>8} {ratio:>10}"
 
     def _peers(self, row: BenchRow) -> str:
+        """A column pair per peer program, in the header's order, and why any did not run."""
         if not self.with_peers:
             return ""
         if not row.peers:
-            from cpsolve import peers
+            from cpsolve.peers import available
 
-            why = "no peer built" if not peers.available() else "no built peer takes it"
-            return f" {'-':>7} {'-':>8} {'-':>12} {why}"
-        cells = []
+            why = "no peer built" if not available() else "no built peer takes it"
+            return "".join(f" {'-':>10} {'-':>6}" for _ in _peer_programs()) + f" {why}"
+        ran = {peer.program: peer for peer in row.peers}
+        cells, notes = [], []
         fastest = row.fastest
-        for peer in row.peers:
-            if peer.seconds is None:
-                cells.append(f" {peer.program:>7} {'-':>8} {'-':>12} {peer.note}")
-            else:
-                versus = f"{peer.seconds / fastest.seconds:.1f}x" if fastest and fastest.seconds > 0 else "-"
-                cells.append(f" {peer.program:>7} {peer.seconds:>8.2f} {versus:>12}")
-        return "".join(cells)
+        for name in _peer_programs():
+            peer = ran.get(name)
+            if peer is None or peer.seconds is None:
+                cells.append(f" {'-':>10} {'-':>6}")
+                if peer is not None:
+                    notes.append(f"{name}: {peer.note}")
+                continue
+            versus = f"{peer.seconds / fastest.seconds:.1f}x" if fastest and fastest.seconds > 0 else "-"
+            cells.append(f" {peer.seconds:>10.2f} {versus:>6}")
+        return "".join(cells) + (f" {'; '.join(notes)}" if notes else "")
 
     @staticmethod
     def _time(report: RunReport | None) -> str:

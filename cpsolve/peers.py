@@ -35,6 +35,7 @@ from cpsolve.models.packing import PackingModel
 PEERS_ENV = "CPSOLVE_PEERS"
 BURRTOOLS = "burrTxt"
 YASS = "soma"
+PROGRAMS = (YASS, BURRTOOLS)  # in the order bench shows their columns
 
 
 @dataclass(frozen=True)

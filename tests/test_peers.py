@@ -73,7 +73,7 @@ def test_without_peers_the_table_says_so(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("HOME", str(tmp_path))
     result = runner.invoke(app, ["bench", str(SPECS / "coffin.yaml"), "--engine", "exact-cover", "--peers"])
     assert result.exit_code == 0, result.output
-    assert "peer s" in result.output and "all counts agree" in result.output
+    assert "burrTxt s" in result.output and "all counts agree" in result.output
     assert peers.available() == []
 
 
@@ -132,7 +132,7 @@ def test_bench_says_where_it_looked_for_peers_that_are_not_built(monkeypatch: py
     assert "not built: burrTxt, soma; looked in $CPSOLVE_PEERS (/nowhere)" in result.output
     assert "bash ../shared/peers/build.sh DEST" in result.output
     header = next(line for line in result.output.splitlines() if line.startswith("puzzle"))
-    assert header.endswith("peer   peer s peer/cpsolve note")  # every column named
+    assert header.endswith("    soma s  ratio  burrTxt s  ratio note")  # a column pair for each peer, then the notes
     assert "no peer built" in result.output
 
 
