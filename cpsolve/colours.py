@@ -6,6 +6,7 @@ Shared by every family's part of a picture (cpsolve.models) and the drawers (cps
 from __future__ import annotations
 
 import colorsys
+import functools
 import math
 
 GOLDEN_TURN = 0.381966  # hues this far apart stay distinct for many pieces
@@ -37,13 +38,31 @@ def palette(count: int) -> list[str]:
 
 def copy_shade(colour: str, copy: int) -> str:
     """The colour of a piece's `copy`-th copy (from 0): the piece's own for the first, then
-    lighter and darker in turn, so that copies side by side are told apart and still look akin."""
-    if copy == 0:
-        return colour
+    shades of its hue, each as far as it can be from the shades before it (`copy_shades`), so
+    that copies side by side are told apart and still look akin."""
+    return _copy_shades(colour, copy + 1)[copy]
+
+
+@functools.lru_cache(maxsize=256)
+def _copy_shades(colour: str, count: int) -> tuple[str, ...]:
+    """The piece's colour, then greedily the shade farthest (CIELAB) from the nearest chosen,
+    among its hue and two near it at lightnesses 0.25 to 0.8. Lightness steps of +-0.16 from the
+    colour (clamped) left a light piece's copies 5.1 apart (CubeInCage's two frames: two greens)."""
     red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
-    hue, lightness, saturation = colorsys.rgb_to_hls(red, green, blue)
-    step = (0.16, -0.16, 0.08, -0.08, 0.24, -0.24)[(copy - 1) % 6]
-    return hex_colour(hue, min(0.85, max(0.2, lightness + step)), saturation)
+    hue, _, saturation = colorsys.rgb_to_hls(red, green, blue)
+    candidates = [
+        hex_colour((hue + turn) % 1.0, lightness / 20, saturation)
+        for turn in (-0.04, 0.0, 0.04)
+        for lightness in range(5, 17)
+    ]
+    labs = [lab_of(candidate) for candidate in candidates]
+    chosen = [colour]
+    nearest = [_distance(lab_of(colour), lab) for lab in labs]
+    while len(chosen) < count:
+        best = max(range(len(candidates)), key=nearest.__getitem__)
+        chosen.append(candidates[best])
+        nearest = [min(d, _distance(labs[best], lab)) for d, lab in zip(nearest, labs, strict=True)]
+    return tuple(chosen)
 
 
 def lab_of(colour: str) -> tuple[float, float, float]:

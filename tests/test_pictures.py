@@ -253,6 +253,39 @@ def test_the_palettes_colours_are_told_apart(count: int, apart: float) -> None:
     assert min(math.dist(a, b) for i, a in enumerate(colours) for b in colours[i + 1 :]) >= apart
 
 
+@pytest.mark.parametrize("copies", [2, 4, 6])
+def test_copies_of_one_piece_are_told_apart(copies: int) -> None:
+    """The shades of a piece's copies, for every colour of a palette of twenty: the nearest two
+    at least 18 apart (CIELAB); lightness steps of +-0.16 had light colours' copies 5.1 apart."""
+    import math
+
+    from cpsolve.colours import copy_shade, lab_of, palette
+
+    for colour in palette(20):
+        shades = [copy_shade(colour, copy) for copy in range(copies)]
+        assert shades[0] == colour
+        labs = [lab_of(shade) for shade in shades]
+        assert min(math.dist(a, b) for i, a in enumerate(labs) for b in labs[i + 1 :]) >= 18, (colour, shades)
+
+
+def test_a_tiles_png_is_centred_with_its_numbers_on_badges(tmp_path: Path) -> None:
+    """The board in the middle of the picture (the margins either side within a pixel or two),
+    and each tile's number on a white badge rather than across the diagonals."""
+    image_module = pytest.importorskip("PIL.Image")
+    out = tmp_path / "tiles.png"
+    result = runner.invoke(app, ["run", str(SPECS / "tiles_frame_4x4.yaml"), "--png", str(out)])
+    assert result.exit_code == 0, result.output
+    with image_module.open(out) as image:
+        rgb = image.convert("RGB")
+        width, height = rgb.size
+        row = [rgb.getpixel((x, height // 2)) for x in range(width)]
+        drawn = [x for x, pixel in enumerate(row) if pixel != (255, 255, 255)]
+        assert abs(drawn[0] - (width - 1 - drawn[-1])) <= 2, (drawn[0], drawn[-1], width)
+        board = rgb.crop((drawn[0] + 2, 40, drawn[-1] - 2, height - 10))  # the tiles, no margin
+        counts = {colour: count for count, colour in board.getcolors(maxcolors=1_000_000) or []}
+    assert counts.get((255, 255, 255), 0) > 16 * 200  # sixteen white badges among the coloured tiles
+
+
 def test_each_copy_has_its_own_legend_entry_colour_and_name(browser: Any, tmp_path: Path) -> None:
     """18 copies of one T: 18 entries, each hides its copy alone; copies differ in shade; the
     build text names the piece as the legend does (label, then the piece's name)."""

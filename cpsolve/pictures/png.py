@@ -239,8 +239,9 @@ def _tiles(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
     size = max(24, min((SIZE[0] - 40) // columns, (SIZE[1] - 50) // rows))
     corners = (((0, 0), (1, 0)), ((1, 0), (1, 1)), ((1, 1), (0, 1)), ((0, 1), (0, 0)))
     label_at = ((0.5, 0.17), (0.83, 0.5), (0.5, 0.83), (0.17, 0.5))
+    board_left = max(20, (SIZE[0] - columns * size) // 2)  # the board in the middle, not in a corner
     for number, place in enumerate(solution["places"]):
-        left, top = 20 + (number % columns) * size, 36 + (number // columns) * size
+        left, top = board_left + (number % columns) * size, 36 + (number // columns) * size
         for side, label in enumerate(place["shown"]):
             (ax, ay), (bx, by) = corners[side]
             triangle = [
@@ -258,8 +259,20 @@ def _tiles(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
                     fill="black",
                     anchor="mm",
                 )
-        turns = f" r{place['turns']}" if place["turns"] else ""
-        draw.text((left + size / 2, top + size / 2), f"{place['tile']}{turns}", fill="black", anchor="mm")
+        _tile_badge(
+            draw,
+            (left + size / 2, top + size / 2),
+            f"{place['tile']}" + (f" r{place['turns']}" if place["turns"] else ""),
+        )
+
+
+def _tile_badge(draw: Any, centre: tuple[float, float], text: str) -> None:
+    """A tile's number and turns on a white badge, so that the diagonals do not cross the text."""
+    box = draw.textbbox(centre, text, anchor="mm")
+    draw.rounded_rectangle(
+        (box[0] - 3, box[1] - 2, box[2] + 3, box[3] + 2), radius=3, fill="white", outline=(80, 80, 80)
+    )
+    draw.text(centre, text, fill="black", anchor="mm")
 
 
 # a drawer per family drawing (models.Family.drawing)

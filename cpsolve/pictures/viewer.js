@@ -360,6 +360,14 @@
           group.appendChild(text);
         }
       });
+      const badge = document.createElementNS(svgNS, "rect"); // the number on white: the diagonals do not cross it
+      badge.setAttribute("x", String(ox + 0.28 * size));
+      badge.setAttribute("y", String(oy + size / 2 - 10));
+      badge.setAttribute("width", String(0.44 * size));
+      badge.setAttribute("height", "20");
+      badge.setAttribute("rx", "4");
+      badge.setAttribute("class", "badge");
+      group.appendChild(badge);
       const centre = document.createElementNS(svgNS, "text");
       centre.setAttribute("x", String(ox + size / 2));
       centre.setAttribute("y", String(oy + size / 2 + 5));
