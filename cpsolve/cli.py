@@ -744,7 +744,8 @@ def convert_command(
     target: Annotated[Path, typer.Argument(help="a .xmpuzzle (BurrTools) or .yaml file to write")],
     problem: Annotated[str | None, typer.Option("--problem", help="which problem of a BurrTools file")] = None,
 ) -> None:
-    """Convert a puzzle between a YAML spec and a BurrTools .xmpuzzle file (packings on the cube grid)."""
+    """Convert a puzzle between a YAML spec and a BurrTools .xmpuzzle file (packings on any of
+    BurrTools' grids); a round trip keeps the spec's name, description, expected counts and box."""
     from cpsolve.convert import convert
     from cpsolve.errors import CpsolveError
 

@@ -24,6 +24,7 @@ from cpsolve.run import ClassCollector
 from cpsolve.spec import LoadedSpec, PackingSpec
 
 WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml"}
+FLOW_CELLS = 8  # a list of this many cells or fewer is written on one line, as a person writes a small piece
 
 
 def packing_puzzle(loaded: LoadedSpec, reason: str) -> PackingPuzzle:
@@ -38,8 +39,14 @@ class _SpecDumper(yaml.SafeDumper):
 
 
 def _list(dumper: yaml.SafeDumper, items: list[Any]) -> yaml.Node:
-    flat = all(isinstance(item, int | float | str | bool) or item is None for item in items)
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=flat)
+    """A list of scalars on one line; so is a short list of such lists (a small piece's cells)."""
+    flat = all(_scalar(item) for item in items)
+    cells = 0 < len(items) <= FLOW_CELLS and all(isinstance(item, list) and all(map(_scalar, item)) for item in items)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=flat or cells)
+
+
+def _scalar(item: Any) -> bool:
+    return isinstance(item, int | float | str | bool) or item is None
 
 
 _SpecDumper.add_representer(list, _list)
@@ -70,7 +77,8 @@ def _writer(target: Path) -> str:
 def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
     """Write a loaded puzzle as `target` (by its suffix); return a line saying what."""
     if _writer(target) == "burrtools":
-        written = burrtools.write(packing_puzzle(loaded, "cannot be written as a BurrTools file"), target)
+        kept = loaded.spec.model_dump(mode="json", include=set(burrtools.KEPT_FIELDS), exclude_defaults=True)
+        written = burrtools.write(packing_puzzle(loaded, "cannot be written as a BurrTools file"), target, kept=kept)
         return f"{target}: BurrTools file with {written.shapes} shapes and 1 problem"
     write_file(target, spec_yaml(loaded).encode("utf-8"), "the spec")
     return f"{target}: YAML spec of {loaded.spec.name!r}"

@@ -157,6 +157,34 @@ def test_shipped_specs_keep_their_counts_through_burrtools(tmp_path: Path, name:
         assert checked_run(path).counts == original.counts
 
 
+def test_a_round_trip_keeps_what_the_user_wrote(tmp_path: Path) -> None:
+    """Soma through a .xmpuzzle and back: its name, description and expected counts (kept in the
+    BurrTools comment), its box as a box, one-copy pieces without `count`: 23 lines, not 90."""
+    written, back = tmp_path / "x.xmpuzzle", tmp_path / "back.yaml"
+    convert(SPECS / "soma.yaml", written)
+    convert(written, back)
+    original, again = yaml.safe_load((SPECS / "soma.yaml").read_text()), yaml.safe_load(back.read_text())
+    for field in ("name", "description", "expected", "target"):
+        assert again[field] == original[field], field
+    assert all("count" not in piece for piece in again["pieces"].values())
+    assert len(back.read_text().splitlines()) <= 25
+    report = checked_run(written)
+    assert report.name == "Soma cube" and report.expected and not report.mismatches
+
+
+def test_kept_fields_are_dropped_once_the_puzzle_is_changed(tmp_path: Path) -> None:
+    """A file written with kept fields, then changed (a piece made optional, as an edit in
+    BurrTools would): the stale name and expected counts no longer apply."""
+    written = tmp_path / "x.xmpuzzle"
+    convert(SPECS / "soma.yaml", written)
+    text = gzip.decompress(written.read_bytes()).decode("utf-8")
+    assert "cpsolve-spec: " in text
+    changed = text.replace('<shape id="0" count="1"/>', '<shape id="0" min="0" max="1"/>')
+    written.write_bytes(gzip.compress(changed.encode()))
+    report = checked_run(written)
+    assert report.name == "x: Soma cube" and report.expected == {}  # the file's own name for it
+
+
 @pytest.mark.parametrize(("name", "words"), list(NOT_WRITABLE.items()))
 def test_what_burrtools_cannot_say_is_refused(tmp_path: Path, name: str, words: str) -> None:
     code, output = cli("convert", SPECS / f"{name}.yaml", tmp_path / "out.xmpuzzle")

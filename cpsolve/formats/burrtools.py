@@ -22,7 +22,9 @@ position and an orientation index in BurrTools' own table of the 48 maps of the 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
+import json
 import re
 import zlib
 from collections import Counter
@@ -45,6 +47,12 @@ from .base import Document, PuzzleFile, ReadOptions
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_COLOURS = 63  # BurrTools' own limit on colour numbers
 VOXEL = "voxel"
+COMMENT = "comment"
+TEXT_KEPT = (VOXEL, COMMENT)
+# A line of the comment that holds what a spec says and BurrTools has no field for, as JSON: a
+# round trip through a .xmpuzzle keeps the spec's name, description and expected counts
+KEPT_PREFIX = "cpsolve-spec: "
+KEPT_FIELDS = ("name", "description", "expected")
 MAX_VOXELS = 10_000_000  # one voxel space's x*y*z (its text is one character or more per voxel)
 MAX_SHAPE_ENTRIES = 10_000  # shape entries in one problem (SolidSixPieceBurrs, the largest example, has 150)
 # cells of all of a problem's piece entries and its result together: what one problem may expand to
@@ -60,7 +68,7 @@ class Element:
     attributes: dict[str, str]
     line: int
     children: list[Element] = field(default_factory=list)
-    text: str = ""  # kept only for <voxel>, the one element whose text cpsolve reads
+    text: str = ""  # kept only for the elements whose text cpsolve reads (TEXT_KEPT)
 
     def all(self, tag: str) -> list[Element]:
         return [child for child in self.children if child.tag == tag]
@@ -114,12 +122,12 @@ def _parse(data: bytes, path: Path) -> Element:
 
     def end(tag: str) -> None:
         element = stack.pop()
-        if tag == VOXEL:
+        if tag in TEXT_KEPT:
             element.text = "".join(pieces)
         pieces.clear()
 
     def text(content: str) -> None:
-        if stack[-1].tag == VOXEL:
+        if stack[-1].tag in TEXT_KEPT:
             pieces.append(content)
 
     def refuse_doctype(*arguments: Any) -> None:
@@ -182,6 +190,37 @@ class BurrPuzzle:
     shapes: tuple[Shape, ...]
     problems: tuple[Problem, ...]
     grid: Grid = CUBE
+    comment: str = ""  # the file's <comment>: where cpsolve keeps what BurrTools has no field for
+
+    def content_digest(self) -> str:
+        """A digest of the shapes and problems as BurrTools holds them (not the file's layout nor
+        its comment): fields kept in the comment apply only while this is what they were written
+        with, so a puzzle changed in BurrTools drops them instead of carrying stale counts."""
+        shapes = [(s.name, s.size, s.filled, s.variable, sorted(s.colour.items())) for s in self.shapes]
+        problems = [
+            (
+                [(p.shape, p.least, p.most, p.groups) for p in problem.parts],
+                problem.result,
+                problem.colour_pairs,
+                problem.max_holes,
+            )
+            for problem in self.problems
+        ]
+        text = json.dumps([self.grid.name, self.colours, shapes, problems])
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+    def kept_fields(self) -> dict[str, Any]:
+        """The spec's fields cpsolve wrote into the comment (KEPT_PREFIX), where the file has one
+        problem and its content is still what they were written with; else none."""
+        for line in self.comment.splitlines():
+            if line.startswith(KEPT_PREFIX) and len(self.problems) == 1:
+                try:
+                    kept = json.loads(line[len(KEPT_PREFIX) :])
+                except ValueError:
+                    return {}
+                if isinstance(kept, dict) and kept.pop("digest", None) == self.content_digest():
+                    return {key: value for key, value in kept.items() if key in KEPT_FIELDS}
+        return {}
 
 
 def _number(element: Element, name: str, path: Path, default: int | None = None, least: int = 0) -> int:
@@ -380,7 +419,8 @@ def read_puzzle(file: PuzzleFile, options: ReadOptions) -> BurrPuzzle:
     )
     if not problems:
         raise SpecError([f"{path}: the puzzle has no problems"])
-    return BurrPuzzle(colours, shapes, problems, grid)
+    comment = root.first("comment")
+    return BurrPuzzle(colours, shapes, problems, grid, comment.text if comment is not None else "")
 
 
 def read(file: PuzzleFile, options: ReadOptions) -> Document:
@@ -416,7 +456,10 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
         if not shape.filled:
             raise SpecError([f"{path}:{shape.line}: shape {part.shape} ({name}) has no filled voxel"])
         piece: dict[str, Any] = {"cells": [list(c) for c in shape.filled]}
-        piece.update({"min": part.least, "max": part.most} if part.least != part.most else {"count": part.most})
+        if part.least != part.most:
+            piece.update({"min": part.least, "max": part.most})
+        elif part.most != 1:
+            piece["count"] = part.most
         colours = _colours_of(shape, shape.filled)
         if colours:
             piece["colours"] = colours
@@ -435,6 +478,9 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
     colours = _colours_of(result, [*result.filled, *result.variable])
     if colours:
         target["colours"] = colours
+    box = _box_of(result, puzzle.grid)
+    if box is not None:
+        target = {"box": box}
     source.lines[("target",)] = result.line
     on_pieces = {number for part in problem.parts for number in puzzle.shapes[part.shape].colour.values()}
     on_result = set(result.colour.values())
@@ -452,7 +498,22 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
     }
     if problem.max_holes is not None:
         data["max_holes"] = problem.max_holes
+    data.update(puzzle.kept_fields())
+    if not data["colour_rule"]:
+        del data["colour_rule"]
     return LoadedSpec(families.validate(data, source), source)
+
+
+def _box_of(result: Shape, grid: Grid) -> list[int] | None:
+    """A cube-grid result of filled, uncoloured cells that fill a box from the origin: the box's
+    sides (two where it is one layer), as a spec writes it; else None."""
+    cells = result.filled
+    if grid is not CUBE or result.variable or result.colour or not cells:
+        return None
+    sides = [max(cell[axis] for cell in cells) + 1 for axis in range(3)]
+    if min(min(cell) for cell in cells) != 0 or len(set(cells)) != sides[0] * sides[1] * sides[2]:
+        return None
+    return sides[:2] if sides[2] == 1 else sides
 
 
 def _check_size(puzzle: BurrPuzzle, problem: Problem, path: Path) -> None:
@@ -578,6 +639,13 @@ def _attribute(text: str) -> str:
     return quoteattr(text)
 
 
+def _text(text: str) -> str:
+    """XML element text, escaped (saxutils imported only when a file is written, as `_attribute`)."""
+    from xml.sax.saxutils import escape
+
+    return escape(text)
+
+
 def _voxel_element(cells: Sequence[Cell], marks: dict[Cell, str], colours: dict[Cell, int], name: str) -> str:
     size = (max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1, max(c[2] for c in cells) + 1)
     attributes = f'x="{size[0]}" y="{size[1]}" z="{size[2]}" type="0"' + (f" name={_attribute(name)}" if name else "")
@@ -585,7 +653,12 @@ def _voxel_element(cells: Sequence[Cell], marks: dict[Cell, str], colours: dict[
 
 
 def puzzle_xml(
-    puzzle: Any, assemblies: Sequence[Sequence[Any]] = (), *, any_symmetry: bool = False, solved: Solved | None = None
+    puzzle: Any,
+    assemblies: Sequence[Sequence[Any]] = (),
+    *,
+    any_symmetry: bool = False,
+    solved: Solved | None = None,
+    kept: dict[str, Any] | None = None,
 ) -> str:
     """A BurrTools file of one problem for a resolved packing (models.packing.PackingPuzzle); each
     assembly a sequence of its placements (piece number, cells, colours), and the problem solved
@@ -655,7 +728,14 @@ def puzzle_xml(
     lines.append("  </problems>")
     lines.append("  <comment>written by cpsolve</comment>")
     lines.append("</puzzle>")
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    if not kept:
+        return text
+    digest = read_puzzle(PuzzleFile("written.xmpuzzle", text.encode("utf-8")), ReadOptions()).content_digest()
+    line = KEPT_PREFIX + json.dumps({**kept, "digest": digest}, ensure_ascii=False)
+    return text.replace(
+        "<comment>written by cpsolve</comment>", f"<comment>written by cpsolve\n{_text(line)}</comment>"
+    )
 
 
 PALETTE = [(220, 40, 40), (40, 40, 40), (40, 120, 220), (240, 200, 40), (40, 170, 80), (160, 80, 200)]
@@ -723,9 +803,16 @@ def _position(piece: Any, placement: Any, table: list[Matrix], shifted: Any) -> 
     raise ValueError(f"no orientation of {piece.name} lies on {cells}")
 
 
-def write(puzzle: Any, path: Path, assemblies: Sequence[Sequence[Any]] = (), solved: Solved | None = None) -> Written:
-    """Write a gzip-compressed BurrTools file, as BurrTools writes them."""
-    text = puzzle_xml(puzzle, assemblies, solved=solved)
+def write(
+    puzzle: Any,
+    path: Path,
+    assemblies: Sequence[Sequence[Any]] = (),
+    solved: Solved | None = None,
+    kept: dict[str, Any] | None = None,
+) -> Written:
+    """Write a gzip-compressed BurrTools file, as BurrTools writes them (`kept`: the spec's fields
+    BurrTools has no place for, into the comment)."""
+    text = puzzle_xml(puzzle, assemblies, solved=solved, kept=kept)
     write_file(path, gzip.compress(text.encode("utf-8")), "the BurrTools file")
     if assemblies and puzzle.grid is not CUBE:
         return Written(len(puzzle.pieces) + 1, 0, ASSEMBLIES_ON_CUBES)
