@@ -24,6 +24,7 @@ from typer.core import TyperGroup
 
 from cpsolve import cli_options as opt
 from cpsolve.cli_design import census_app, design_command
+from cpsolve.cli_studio import studio_command
 from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_TERMINATED, OutOfTimeError, printable
 from cpsolve.limits import (
     DEFAULT_COUNT_SECONDS,
@@ -670,6 +671,7 @@ def batch_command(
 
 app.add_typer(census_app, name="census")
 app.command("design", cls=opt.HelpCommand)(design_command)
+app.command("studio", cls=opt.HelpCommand)(studio_command)
 
 generate_app = typer.Typer(help="Write puzzle specs with a planted solution.", no_args_is_help=True)
 app.add_typer(generate_app, name="generate")

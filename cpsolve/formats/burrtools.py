@@ -79,16 +79,21 @@ class Element:
 
 def _document(file: PuzzleFile, options: ReadOptions) -> Element:
     """The file's XML as elements, decompressed within the byte limit; no DTD, no entities."""
+    return _parse(_declared_encoding(decompressed(file, options.max_bytes)), Path(file.name))
+
+
+def decompressed(file: PuzzleFile, max_bytes: int) -> bytes:
+    """The file's XML: as it is, or unzipped (as BurrTools writes them) within `max_bytes`."""
     data, path = file.content, Path(file.name)
     if data.startswith(GZIP_MAGIC):
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-                data = stream.read(options.max_bytes + 1)
+                data = stream.read(max_bytes + 1)
         except (OSError, EOFError, zlib.error) as exc:
             raise SpecError([f"{path}: not a valid gzip file: {exc}"]) from None
-        if len(data) > options.max_bytes:
-            raise SpecError([f"{path}: decompresses to more than {options.max_bytes / 2**20:.1f} MB (--max-file-size)"])
-    return _parse(_declared_encoding(data), path)
+        if len(data) > max_bytes:
+            raise SpecError([f"{path}: decompresses to more than {max_bytes / 2**20:.1f} MB (--max-file-size)"])
+    return data
 
 
 def _declared_encoding(data: bytes) -> bytes:

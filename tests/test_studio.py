@@ -1,0 +1,177 @@
+"""The studio's HTTP API: jobs started, watched, cancelled and read as `cpsolve run --json` prints
+them; and every refusal a local server owes its user (token, Host, Origin, paths, sizes, options).
+Through FastAPI's test client, and once through the real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SPECS, corpus_dir
+from typer.testing import CliRunner
+
+from cpsolve.cli import app
+
+pytest.importorskip("fastapi")
+httpx = pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402  (after the skip: the studio extra)
+
+from cpsolve.studio import server  # noqa: E402
+from cpsolve.studio.server import Studio, create_app  # noqa: E402
+from cpsolve.studio.workspace import Workspace  # noqa: E402
+
+TOKEN = "test-token"
+HOST = "http://127.0.0.1:8765"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    shutil.copy(SPECS / "soma.yaml", folder / "soma.yaml")
+    shutil.copy(SPECS / "bedlam.yaml", folder / "bedlam.yaml")
+    return folder
+
+
+@pytest.fixture
+def client(workspace: Path) -> Iterator[TestClient]:
+    studio = Studio(Workspace.at(workspace), TOKEN, 8765)
+    with TestClient(create_app(studio), base_url=HOST, headers={"Authorization": f"Bearer {TOKEN}"}) as test_client:
+        yield test_client
+    for record in studio.jobs.values():
+        record.job.cancel()
+        record.job.wait()
+
+
+def events_of(client: TestClient, number: str) -> list[dict[str, Any]]:
+    with client.stream("GET", f"/api/jobs/{number}/events") as response:
+        assert response.status_code == 200
+        return [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
+
+
+def test_a_job_reports_as_the_command_line_does(client: TestClient, workspace: Path) -> None:
+    """Soma from the workspace: events from started to finished, and the report `cpsolve run --json`
+    prints (all but its seconds)."""
+    started = client.post("/api/jobs", json={"path": "soma.yaml", "options": {"show": 1}})
+    assert started.status_code == 201, started.text
+    number = started.json()["id"]
+    kinds = [event["event"] for event in events_of(client, number)]
+    assert kinds[0] == "started" and kinds[-1] == "finished" and "class" in kinds
+    state = client.get(f"/api/jobs/{number}").json()
+    assert state["state"] == "done"
+    result = CliRunner().invoke(app, ["run", str(workspace / "soma.yaml"), "--json", "--show", "1"])
+    printed = json.loads(result.stdout)
+    for report in (state["report"], printed):
+        report.pop("seconds")
+        report.pop("source")
+        report.pop("workers")
+    assert state["report"] == printed
+    assert state["report"]["counts"] == {"raw": 11520, "rotations": 480, "unique": 240}
+    assert state["report"]["orbit_stabiliser_ok"] is True
+
+
+def test_a_spec_as_json_and_a_refusal_in_the_clis_words(client: TestClient) -> None:
+    spec = {"pieces": {"D": {"cells": [[0, 0], [1, 0]], "count": 2}}, "target": {"box": [2, 2]}}
+    number = client.post("/api/jobs", json={"spec": spec}).json()["id"]
+    events_of(client, number)
+    assert client.get(f"/api/jobs/{number}").json()["report"]["counts"] == {"raw": 2, "rotations": 1, "unique": 1}
+    bad = {"pieces": {"D": {"cells": [[0, 0], [1, 0]], "count": 3}}, "target": {"box": [2, 2]}}
+    number = client.post("/api/jobs", json={"spec": bad}).json()["id"]
+    events_of(client, number)
+    state = client.get(f"/api/jobs/{number}").json()
+    assert state["state"] == "failed" and "the pieces have 6 cells but the target has 4" in state["error"]
+    assert "\n" not in state["error"]
+    refused = client.post("/api/jobs", json={"spec": spec, "options": {"no_such_option": 1}})
+    assert refused.status_code == 400 and "no_such_option" in refused.json()["error"]
+
+
+def test_cancel_stops_a_long_job(client: TestClient) -> None:
+    """Bedlam (seconds of search): cancelled after its first class arrives, it ends `cancelled`
+    with an incomplete report, its counts lower bounds."""
+    number = client.post("/api/jobs", json={"path": "bedlam.yaml", "options": {"show": 1, "workers": 1}}).json()["id"]
+    with client.stream("GET", f"/api/jobs/{number}/events") as response:
+        for line in response.iter_lines():
+            if line.startswith("event: class"):
+                break
+    state = client.delete(f"/api/jobs/{number}").json()
+    assert state["state"] == "cancelled"
+    assert state["report"]["complete"] is False and state["report"]["stopped_by"] == "cancelled"
+
+
+def test_files_are_listed_read_and_written_in_the_workspace_only(client: TestClient, workspace: Path) -> None:
+    assert client.get("/api/files").json()["files"] == ["bedlam.yaml", "soma.yaml"]
+    text = client.get("/api/files/soma.yaml").json()["content"]
+    assert text == (SPECS / "soma.yaml").read_text()
+    assert client.put("/api/files/mine.yaml", json={"content": text}).status_code == 200
+    assert (workspace / "mine.yaml").read_text() == text
+    (workspace / "outside.yaml").symlink_to(SPECS / "soma.yaml")
+    for path in ("..%2Fsecret.yaml", "%2Fetc%2Fpasswd.yaml", "outside.yaml", "notes.txt.exe"):
+        response = client.get(f"/api/files/{path}")
+        assert response.status_code in (403, 404), (path, response.text)
+    assert client.put("/api/files/..%2Fescape.yaml", json={"content": "x"}).status_code == 403
+    assert not (workspace.parent / "escape.yaml").exists()
+    assert client.post("/api/validate", json={"path": "soma.yaml"}).json() == {"ok": True, "name": "Soma cube"}
+    bad = client.post("/api/validate", json={"spec": {"pieces": {}, "target": {"box": [2, 2]}}}).json()
+    assert bad["ok"] is False and bad["error"]
+
+
+def test_every_request_needs_the_token_this_host_and_its_own_origin(workspace: Path) -> None:
+    studio = Studio(Workspace.at(workspace), TOKEN, 8765)
+    with TestClient(create_app(studio), base_url=HOST) as bare:
+        assert bare.get("/api/files").status_code == 401
+        assert bare.get("/api/files", headers={"Authorization": "Bearer wrong"}).status_code == 403
+        assert bare.get(f"/api/files?token={TOKEN}").status_code == 200
+        good = {"Authorization": f"Bearer {TOKEN}"}
+        assert bare.get("/api/files", headers={**good, "Origin": "http://evil.example"}).status_code == 403
+        assert bare.get("/api/files", headers={**good, "Origin": "http://127.0.0.1:9999"}).status_code == 403
+        assert bare.get("/api/files", headers={**good, "Origin": HOST}).status_code == 200
+        assert bare.get("/api/files", headers={**good, "Host": "rebound.example:8765"}).status_code == 421
+        response = bare.get("/api/files", headers=good)
+        assert "default-src 'none'" in response.headers["content-security-policy"]
+        huge = bare.put("/api/files/big.yaml", headers=good, json={"content": "#" * (17 * 2**20)})
+        assert huge.status_code == 413
+
+
+def test_options_that_write_files_are_refused_and_running_jobs_are_bounded(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refused = client.post("/api/jobs", json={"path": "soma.yaml", "options": {"checkpoint": "x.json"}})
+    assert refused.status_code == 400 and "checkpoint" in refused.json()["error"]
+    monkeypatch.setattr(server, "MAX_RUNNING", 1)
+    first = client.post("/api/jobs", json={"path": "bedlam.yaml", "options": {"workers": 1}}).json()["id"]
+    busy = client.post("/api/jobs", json={"path": "soma.yaml"})
+    assert busy.status_code == 429 and "cancel one or wait" in busy.json()["error"]
+    client.delete(f"/api/jobs/{first}")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the server runs as a process of its own")
+def test_the_command_serves_on_loopback_with_a_token(workspace: Path) -> None:
+    """`cpsolve studio FOLDER`: its one line, then a job of a corpus file through real HTTP."""
+    shutil.copy(corpus_dir("burrtools") / "PelikanBurr.xmpuzzle", workspace / "pelikan.xmpuzzle")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().strip()
+        assert line.startswith("cpsolve studio: http://127.0.0.1:") and "/?token=" in line
+        address, token = line.removeprefix("cpsolve studio: ").rstrip("/").split("/?token=")
+        with httpx.Client(base_url=address, headers={"Authorization": f"Bearer {token}"}, timeout=120) as live:
+            number = live.post("/api/jobs", json={"path": "pelikan.xmpuzzle"}).json()["id"]
+            with live.stream("GET", f"/api/jobs/{number}/events") as events:
+                finished = [line for line in events.iter_lines() if line.startswith("event: finished")]
+            assert finished
+            report = live.get(f"/api/jobs/{number}").json()["report"]
+            assert report["complete"] and report["counts"]["unique"] == 12
+            assert httpx.get(f"{address}/api/files", timeout=10).status_code == 401
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
