@@ -1,6 +1,6 @@
 """The studio's warm process against burrTxt's whole process, on the puzzles a designer iterates on.
 
-Usage: python benchmarks/studio_warm.py [--requests N] [--burrtxt PATH] [CORPUS_DIR]
+Usage: python benchmarks/studio_warm.py [--requests N] [--workers N] [--burrtxt PATH] [CORPUS_DIR]
 
 Starts `cpsolve studio` on a scratch workspace (127.0.0.1, a free port) and, for each puzzle and
 with and without disassembly, sends N requests (default 20) from this client: each copies the
@@ -39,9 +39,11 @@ def start_studio(workspace: Path) -> tuple[subprocess.Popen[str], str, str]:
     return process, address, token
 
 
-def solved_by_studio(client: httpx.Client, path: str, disassemble: bool) -> tuple[float, dict[str, object]]:
+def solved_by_studio(
+    client: httpx.Client, path: str, disassemble: bool, workers: int
+) -> tuple[float, dict[str, object]]:
     started = time.perf_counter()
-    options = {"disassemble": disassemble, "show": 0}
+    options = {"disassemble": disassemble, "show": 0, "workers": workers}
     number = client.post("/api/jobs", json={"path": path, "options": options}).json()["id"]
     report: dict[str, object] = {}
     with client.stream("GET", f"/api/jobs/{number}/events") as events:
@@ -64,6 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("corpus", nargs="?", type=Path, default=Path(__file__).parents[2] / "shared/corpus/burrtools")
     parser.add_argument("--requests", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=0, help="the jobs' workers (0: the run's default)")
     parser.add_argument("--burrtxt", default=str(Path.home() / ".cache/cpsolve-peers/burrTxt"))
     arguments = parser.parse_args()
     workspace = Path(tempfile.mkdtemp(prefix="studio-bench-"))
@@ -77,7 +80,7 @@ def main() -> None:
                     for request in range(arguments.requests):
                         copy = f"{Path(name).stem}-{int(disassemble)}-{request}.xmpuzzle"
                         shutil.copy(arguments.corpus / name, workspace / copy)
-                        seconds, report = solved_by_studio(client, copy, disassemble)
+                        seconds, report = solved_by_studio(client, copy, disassemble, arguments.workers)
                         ours.append(seconds)
                         counted = report.get("burrtools_assemblies", report.get("counts"))
                         theirs.append(burrtxt(arguments.burrtxt, arguments.corpus / name, disassemble)[0])
