@@ -39,10 +39,11 @@ def studio_command(
         raise typer.Exit(code=EXIT_BAD_INPUT) from None
     try:
         workspace = Workspace.at(folder)
-        chosen = port or free_port(host)
+        listening = bound(host, port)
     except (CpsolveError, OSError) as error:
-        typer.echo(printable(str(error)), err=True)
+        typer.echo(printable(f"cpsolve studio: {error}"), err=True)
         raise typer.Exit(code=EXIT_BAD_INPUT) from None
+    chosen = int(listening.getsockname()[1])
     from cpsolve.kernels import load_every_kernel
 
     load_every_kernel()
@@ -51,15 +52,22 @@ def studio_command(
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"cpsolve studio: http://{shown}:{chosen}/?token={studio.token}")
     try:
-        uvicorn.run(create_app(studio), host=host, port=chosen, log_level="warning")
+        uvicorn.Server(uvicorn.Config(create_app(studio), log_level="warning")).run(sockets=[listening])
     finally:
+        listening.close()
         for record in list(studio.jobs.values()):
             record.job.cancel()
 
 
-def free_port(host: str) -> int:
-    """A port free on `host` now (the server binds it a moment later)."""
+def bound(host: str, port: int) -> socket.socket:
+    """The socket the server listens on, bound here (port 0: one the system picks), so that the
+    port printed is the one served, with no moment in which another program could take it."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host, port))
+    except OSError:
+        listening.close()
+        raise
+    return listening

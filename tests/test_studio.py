@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,8 @@ from typing import Any
 
 import pytest
 from conftest import SPECS, corpus_dir
+from playwright.sync_api import expect
+from test_pictures import browser as browser  # the fixture: Debian's chromium through Playwright
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
@@ -175,3 +178,58 @@ def test_the_command_serves_on_loopback_with_a_token(workspace: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.fixture
+def live(workspace: Path) -> Iterator[str]:
+    """`cpsolve studio` on the workspace, as a user starts it: its address with the token."""
+    shutil.copy(corpus_dir("burrtools") / "PelikanBurr.xmpuzzle", workspace / "pelikan.xmpuzzle")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        yield process.stdout.readline().strip().removeprefix("cpsolve studio: ")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_the_page_solves_cancels_saves_and_shows_solutions(browser: Any, live: str, workspace: Path) -> None:
+    """In Chromium: open Soma, solve it, read the counts and see its page drawn in the frame;
+    start Bedlam and cancel it; change a file, save, open it again; take PelikanBurr apart."""
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(live)
+    page.click("text=soma.yaml")
+    page.click("#solve")
+    expect(page.locator("#counts")).to_contain_text("raw 11520, rotations 480, unique 240 (complete)", timeout=60_000)
+    expect(page.locator("#counts")).to_contain_text("orbit-stabiliser check ok")
+    expect(page.frame_locator("#view").locator("#title")).to_have_text("Soma cube", timeout=30_000)
+
+    page.click("text=bedlam.yaml")
+    page.click("#solve")
+    expect(page.locator("#status")).to_contain_text(" s: ", timeout=60_000)  # a progress event arrived
+    page.click("#cancel")
+    expect(page.locator("#counts")).to_contain_text("stopped: cancelled", timeout=60_000)
+
+    page.click("text=soma.yaml")
+    expect(page.locator("#name")).to_have_text("soma.yaml")
+    expect(page.locator("#text")).to_be_editable()
+    text = page.input_value("#text")
+    page.fill("#text", text.replace("name: Soma cube", "name: My Soma"))
+    page.click("#save")
+    expect(page.locator("#status")).to_have_text("saved soma.yaml")
+    assert "name: My Soma" in (workspace / "soma.yaml").read_text()
+    page.reload()
+    page.click("text=soma.yaml")
+    expect(page.locator("#text")).to_have_value(re.compile("name: My Soma"))
+
+    page.click("text=pelikan.xmpuzzle")
+    page.check("#disassemble")
+    page.click("#solve")
+    expect(page.locator("#counts")).to_contain_text("raw 288, rotations 12, unique 12 (complete)", timeout=60_000)
+    assert errors == []
+    page.close()

@@ -18,27 +18,38 @@ import json
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from importlib import resources
 from itertools import count
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, Response
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from cpsolve import formats, jobs
 from cpsolve.errors import CpsolveError, printable
+from cpsolve.events import NewClass
 from cpsolve.formats import PuzzleFile, ReadOptions, burrtools
+from cpsolve.found import ClassCollector
 from cpsolve.jobs import Job
 from cpsolve.options import Options
+from cpsolve.pictures import page_html, scene
 from cpsolve.studio.workspace import OutsideWorkspace, Workspace
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 MAX_RUNNING = 4  # jobs running at once: each holds a model, and the cores are shared
 MAX_KEPT = 200  # jobs remembered (the oldest finished ones are forgotten first)
 STUDIO_TIME_LIMIT = 600.0  # seconds: a job's limit unless it asks for a shorter one
+PICTURED = 100  # classes a job sends as events and keeps for its page, at most (`show` says how many)
 KEEPALIVE_SECONDS = 5.0  # an event stream with nothing to say writes a comment this often
 REFUSED_OPTIONS = ("checkpoint", "cluster")  # they write files or reach other machines
+# The studio's page and a job's page run their own inline script and style and nothing from
+# elsewhere; the page fetches from this server alone and frames the job's page
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:;"
+    " connect-src 'self'; frame-src 'self'; frame-ancestors 'self'"
+)
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -70,13 +81,17 @@ class Running:
     """A job and every event it sent, as JSON, for any number of readers, early or late."""
 
     job: Job
+    collected: ClassCollector = field(default_factory=lambda: ClassCollector(PICTURED))
     events: list[dict[str, Any]] = field(default_factory=list)
     changed: threading.Condition = field(default_factory=threading.Condition)
     ended: bool = False
 
     def pump(self) -> None:
-        """Move the job's events into `events` (a thread of its own: the job's events have one reader)."""
+        """Move the job's events into `events` (a thread of its own: the job's events have one
+        reader), keeping each new class's solution for the job's page."""
         for event in self.job.events():
+            if isinstance(event, NewClass):
+                self.collected(event.solution, event.model, event.details)
             with self.changed:
                 self.events.append(event.as_json())
                 self.changed.notify_all()
@@ -132,7 +147,7 @@ class Studio:
             running = sum(not record.job.done() for record in self.jobs.values())
             if running >= MAX_RUNNING:
                 raise Busy(f"{running} jobs are running, the most the studio runs at once; cancel one or wait")
-            job = jobs.start_loaded(puzzle, settings.run_options(), class_events=settings.show or 0)
+            job = jobs.start_loaded(puzzle, settings.run_options(), class_events=min(settings.show or 0, PICTURED))
             number = f"j{next(self.numbers)}"
             record = Running(job)
             threading.Thread(target=record.pump, name=f"studio events {number}", daemon=True).start()
@@ -202,7 +217,9 @@ def create_app(studio: Studio) -> FastAPI:
     async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         refusal = refused(studio, request)
         response = refusal if refusal is not None else await call_next(request)
-        response.headers.update(SECURITY_HEADERS)
+        for name, value in SECURITY_HEADERS.items():
+            if name not in response.headers:  # the pages say their own policy
+                response.headers[name] = value
         return response
 
     @app.exception_handler(CpsolveError)
@@ -239,6 +256,24 @@ def create_app(studio: Studio) -> FastAPI:
         record.job.cancel()
         record.job.wait(10)
         return job_state(record)
+
+    @app.get("/", response_class=HTMLResponse)
+    def page() -> HTMLResponse:
+        """The studio's page: the workspace's files, a puzzle's text, runs started, watched and
+        cancelled, their counts and solutions."""
+        text = resources.files("cpsolve.studio").joinpath("static/studio.html").read_text(encoding="utf-8")
+        return HTMLResponse(text, headers={"Content-Security-Policy": PAGE_POLICY})
+
+    @app.get("/api/jobs/{number}/page", response_class=HTMLResponse)
+    def job_page(number: str) -> HTMLResponse:
+        """The finished job's solutions as the page `cpsolve run --html` writes (the same viewer)."""
+        record = studio.record(number)
+        if not record.job.done() or record.job.error is not None:
+            raise Missing(f"job {number} has no page: it is {record.job.state}")
+        if record.collected.model is None:
+            raise Missing(f"job {number} has no page: it kept no solution")
+        drawn = scene(record.job.result(), record.collected)
+        return HTMLResponse(page_html(drawn), headers={"Content-Security-Policy": PAGE_POLICY})
 
     @app.get("/api/files")
     def list_files() -> dict[str, list[str]]:
