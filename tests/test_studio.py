@@ -81,6 +81,29 @@ def test_a_job_reports_as_the_command_line_does(client: TestClient, workspace: P
     assert state["report"]["orbit_stabiliser_ok"] is True
 
 
+def test_a_finished_job_exports_what_the_command_line_writes(client: TestClient) -> None:
+    """Soma's page, picture, pieces (a zip of seven closed STL meshes) and BurrTools file that
+    BurrTools' reader (cpsolve's) reads back with the same counts."""
+    import io
+    import zipfile
+
+    number = client.post("/api/jobs", json={"path": "soma.yaml", "options": {"show": 3}}).json()["id"]
+    events_of(client, number)
+    magic = {"html": b"<!DOCTYPE html>", "png": b"\x89PNG", "stl": b"PK", "xmpuzzle": b"\x1f\x8b"}
+    for kind, start in magic.items():
+        response = client.get(f"/api/jobs/{number}/export/{kind}")
+        assert response.status_code == 200, (kind, response.text)
+        assert response.content.startswith(start), kind
+        assert (
+            "attachment" in response.headers["content-disposition"]
+            and "Soma_cube" in response.headers["content-disposition"]
+        )
+        if kind == "stl":
+            names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
+            assert len(names) == 7 and all(name.endswith(".stl") for name in names)
+    assert client.get(f"/api/jobs/{number}/export/obj").status_code == 422
+
+
 def test_a_spec_as_json_and_a_refusal_in_the_clis_words(client: TestClient) -> None:
     spec = {"pieces": {"D": {"cells": [[0, 0], [1, 0]], "count": 2}}, "target": {"box": [2, 2]}}
     number = client.post("/api/jobs", json={"spec": spec}).json()["id"]
@@ -208,6 +231,7 @@ def test_the_page_solves_cancels_saves_and_shows_solutions(browser: Any, live: s
     expect(page.locator("#counts")).to_contain_text("raw 11520, rotations 480, unique 240 (complete)", timeout=60_000)
     expect(page.locator("#counts")).to_contain_text("orbit-stabiliser check ok")
     expect(page.frame_locator("#view").locator("#title")).to_have_text("Soma cube", timeout=30_000)
+    expect(page.locator("#exports a")).to_have_count(4)
 
     page.click("text=bedlam.yaml")
     page.click("#solve")

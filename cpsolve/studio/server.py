@@ -35,6 +35,7 @@ from cpsolve.found import ClassCollector
 from cpsolve.jobs import Job
 from cpsolve.options import Options
 from cpsolve.pictures import page_html, scene
+from cpsolve.studio.exports import MEDIA_TYPES, ExportKind, exported, file_name
 from cpsolve.studio.workspace import OutsideWorkspace, Workspace
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -274,6 +275,17 @@ def create_app(studio: Studio) -> FastAPI:
             raise Missing(f"job {number} has no page: it kept no solution")
         drawn = scene(record.job.result(), record.collected)
         return HTMLResponse(page_html(drawn), headers={"Content-Security-Policy": PAGE_POLICY})
+
+    @app.get("/api/jobs/{number}/export/{kind}")
+    def export(number: str, kind: ExportKind) -> Response:
+        """A finished job's page, picture, pieces for printing (zipped STL) or BurrTools file, as a download."""
+        record = studio.record(number)
+        if not record.job.done() or record.job.error is not None:
+            raise Missing(f"job {number} has nothing to export: it is {record.job.state}")
+        report = record.job.result()
+        content = exported(kind, report, record.collected)
+        disposition = f'attachment; filename="{file_name(report.name, kind)}"'
+        return Response(content, media_type=MEDIA_TYPES[kind], headers={"Content-Disposition": disposition})
 
     @app.get("/api/files")
     def list_files() -> dict[str, list[str]]:
