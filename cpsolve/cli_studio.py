@@ -16,6 +16,7 @@ import typer
 from cpsolve.errors import EXIT_BAD_INPUT, CpsolveError, printable
 
 TOKEN_BYTES = 24  # a token of 32 URL-safe characters, new at every start
+BACKLOG = 128  # connections waiting to be accepted
 
 
 def studio_command(
@@ -60,13 +61,15 @@ def studio_command(
 
 
 def bound(host: str, port: int) -> socket.socket:
-    """The socket the server listens on, bound here (port 0: one the system picks), so that the
-    port printed is the one served, with no moment in which another program could take it."""
+    """The socket the server listens on, bound and listening here (port 0: one the system picks),
+    so that the port printed is the one served, with no moment in which another program could
+    take it, and a request sent as soon as the line is printed is answered, not refused."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listening = socket.socket(family, socket.SOCK_STREAM)
     try:
         listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listening.bind((host, port))
+        listening.listen(BACKLOG)  # a request sent once the line is printed waits for the server
     except OSError:
         listening.close()
         raise

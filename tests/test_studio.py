@@ -143,6 +143,8 @@ def test_files_are_listed_read_and_written_in_the_workspace_only(client: TestCli
         response = client.get(f"/api/files/{path}")
         assert response.status_code in (403, 404), (path, response.text)
     assert client.put("/api/files/..%2Fescape.yaml", json={"content": "x"}).status_code == 403
+    taken = client.put("/api/files/soma.yaml?new=true", json={"content": "x"})
+    assert taken.status_code == 409 and (workspace / "soma.yaml").read_text() == text
     assert not (workspace.parent / "escape.yaml").exists()
     assert client.post("/api/validate", json={"path": "soma.yaml"}).json() == {"ok": True, "name": "Soma cube"}
     bad = client.post("/api/validate", json={"spec": {"pieces": {}, "target": {"box": [2, 2]}}}).json()
@@ -251,9 +253,20 @@ def test_the_page_solves_cancels_saves_and_shows_solutions(browser: Any, live: s
     page.click("text=soma.yaml")
     expect(page.locator("#text")).to_have_value(re.compile("name: My Soma"))
 
+    page.fill("#new-name", "mine")
+    page.click("#new")
+    expect(page.locator("#name")).to_have_text("mine.yaml")
+    page.click("#solve")
+    expect(page.locator("#counts")).to_contain_text("raw 4, rotations 1, unique 1 (complete)", timeout=60_000)
+    page.fill("#new-name", "")
+    page.click("#new")  # new.yaml, then new.yaml again: refused, nothing replaced
+    expect(page.locator("#name")).to_have_text("new.yaml")
+    page.click("#new")
+    expect(page.locator("#error")).to_contain_text("already in the workspace")
+
     page.click("text=pelikan.xmpuzzle")
     page.check("#disassemble")
     page.click("#solve")
     expect(page.locator("#counts")).to_contain_text("raw 288, rotations 12, unique 12 (complete)", timeout=60_000)
-    assert errors == []
+    assert [error for error in errors if "409 (Conflict)" not in error] == []  # the refused new file alone
     page.close()

@@ -188,6 +188,10 @@ class Missing(CpsolveError):
     """No such job or file: 404."""
 
 
+class Exists(CpsolveError):
+    """A new file's name is taken: 409."""
+
+
 def job_state(record: Running) -> dict[str, Any]:
     """A job as GET /api/jobs/{id} gives it: its state, and once it has ended its report as
     `cpsolve run --json` prints it, or the one line a command-line run would have printed."""
@@ -226,6 +230,8 @@ def create_app(studio: Studio) -> FastAPI:
     @app.exception_handler(CpsolveError)
     async def one_line(request: Request, error: CpsolveError) -> JSONResponse:
         status = 429 if isinstance(error, Busy) else 404 if isinstance(error, Missing) else 400
+        if isinstance(error, Exists):
+            status = 409
         if isinstance(error, OutsideWorkspace):
             status = 403
         return JSONResponse({"error": printable(str(error))}, status_code=status)
@@ -301,8 +307,11 @@ def create_app(studio: Studio) -> FastAPI:
         return {"path": relative, "content": content.decode("utf-8", errors="replace")}
 
     @app.put("/api/files/{relative:path}")
-    def write_file(relative: str, body: FileBody) -> dict[str, str]:
-        """Replace or make a puzzle file, whole or not at all."""
+    def write_file(relative: str, body: FileBody, new: bool = False) -> dict[str, str]:
+        """Replace or make a puzzle file, whole or not at all; with `new`, only make one (409 where
+        it exists: a new puzzle never replaces a file)."""
+        if new and studio.workspace.path(relative).exists():
+            raise Exists(f"{relative}: already in the workspace; choose another name")
         studio.workspace.write(relative, body.content.encode("utf-8"))
         return {"path": relative}
 
