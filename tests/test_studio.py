@@ -4,6 +4,7 @@ Through FastAPI's test client, and once through the real server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -21,6 +22,7 @@ from test_pictures import browser as browser  # the fixture: Debian's chromium t
 from typer.testing import CliRunner
 
 from cpsolve.cli import app
+from cpsolve.events import Progress
 
 pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
@@ -178,6 +180,27 @@ def test_options_that_write_files_are_refused_and_running_jobs_are_bounded(
     busy = client.post("/api/jobs", json={"path": "soma.yaml"})
     assert busy.status_code == 429 and "cancel one or wait" in busy.json()["error"]
     client.delete(f"/api/jobs/{first}")
+
+
+def test_a_jobs_limit_is_capped_and_its_progress_kept_bounded(workspace: Path) -> None:
+    """A job asks for a day: it gets the studio's limit. A job's progress events are all kept for
+    its first 100 s, then one a second (a stand-in job: 200 s of events ten a second)."""
+    studio = Studio(Workspace.at(workspace), TOKEN, 8765)
+    number = studio.start(server.JobRequest(path="soma.yaml", options={"time_limit": 86_400}))
+    record = studio.record(number)
+    record.job.wait()
+    assert record.job.options.search.time_limit == server.STUDIO_TIME_LIMIT
+
+    class StandIn:
+        def events(self) -> Iterator[Any]:
+            yield from (Progress(tenth / 10, "searching") for tenth in range(2001))
+
+    thinned = server.Running(record.job)
+    thinned.job = StandIn()  # type: ignore[assignment]
+    thinned.pump()
+    seconds = [event["seconds"] for event in thinned.events]
+    assert len(seconds) == 1001 + 100 and thinned.ended
+    assert all(later - earlier >= 1.0 - 1e-9 for earlier, later in itertools.pairwise(seconds[1001:]))
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the server runs as a process of its own")

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cpsolve import formats, jobs
 from cpsolve.errors import CpsolveError, printable
-from cpsolve.events import NewClass
+from cpsolve.events import NewClass, Progress
 from cpsolve.formats import PuzzleFile, ReadOptions, burrtools
 from cpsolve.found import ClassCollector
 from cpsolve.jobs import Job
@@ -43,7 +43,11 @@ MAX_RUNNING = 4  # jobs running at once: each holds a model, and the cores are s
 MAX_KEPT = 200  # jobs remembered (the oldest finished ones are forgotten first)
 STUDIO_TIME_LIMIT = 600.0  # seconds: a job's limit unless it asks for a shorter one
 PICTURED = 100  # classes a job sends as events and keeps for its page, at most (`show` says how many)
-KEEPALIVE_SECONDS = 5.0  # an event stream with nothing to say writes a comment this often
+KEEPALIVE_SECONDS = 5.0
+# A job's progress events are kept (for readers early or late) as they come, 10 a second, for its
+# first PROGRESS_DENSE_SECONDS, then one every PROGRESS_GAP_LATE: a 600 s job keeps about 1,500
+PROGRESS_DENSE_SECONDS = 100.0
+PROGRESS_GAP_LATE = 1.0  # an event stream with nothing to say writes a comment this often
 REFUSED_OPTIONS = ("checkpoint", "cluster")  # they write files or reach other machines
 # The studio's page and a job's page run their own inline script and style and nothing from
 # elsewhere; the page fetches from this server alone and frames the job's page
@@ -90,9 +94,15 @@ class Running:
     def pump(self) -> None:
         """Move the job's events into `events` (a thread of its own: the job's events have one
         reader), keeping each new class's solution for the job's page."""
+        last_progress = -PROGRESS_GAP_LATE
         for event in self.job.events():
             if isinstance(event, NewClass):
                 self.collected(event.solution, event.model, event.details)
+            if isinstance(event, Progress):  # every one at first, then one a second: a bounded list
+                gap = PROGRESS_GAP_LATE if event.seconds > PROGRESS_DENSE_SECONDS else 0.0
+                if event.seconds - last_progress < gap:
+                    continue
+                last_progress = event.seconds
             with self.changed:
                 self.events.append(event.as_json())
                 self.changed.notify_all()
@@ -137,13 +147,12 @@ class Studio:
             raise CpsolveError(
                 f"options.{refused[0]}: not taken by the studio (it writes files or reaches other machines)"
             )
-        limit = options.get("time_limit")
-        if limit is None or (isinstance(limit, int | float) and limit > STUDIO_TIME_LIMIT):
-            options["time_limit"] = STUDIO_TIME_LIMIT
         if request.problem is not None:
             options["problem"] = request.problem
         settings = Options.of(options)
-        puzzle = self._puzzle(request, settings)
+        if settings.time_limit is None or settings.time_limit > STUDIO_TIME_LIMIT:
+            settings = Options.of({**options, "time_limit": STUDIO_TIME_LIMIT})
+        puzzle = self.puzzle_of(request, settings)
         with self.lock:
             running = sum(not record.job.done() for record in self.jobs.values())
             if running >= MAX_RUNNING:
@@ -156,7 +165,8 @@ class Studio:
             self._forget_old()
         return number
 
-    def _puzzle(self, request: JobRequest, settings: Options) -> formats.Puzzle:
+    def puzzle_of(self, request: JobRequest, settings: Options) -> formats.Puzzle:
+        """The puzzle a request names: its spec, or its workspace file (one problem of it)."""
         if (request.spec is None) == (request.path is None):
             raise CpsolveError("give either spec (a spec as JSON) or path (a puzzle file in the workspace)")
         if request.spec is not None:
@@ -320,7 +330,7 @@ def create_app(studio: Studio) -> FastAPI:
         """Check a spec or a workspace file as `cpsolve validate` does: ok, or the one-line message."""
         try:
             settings = Options.of({**request.options, **({"problem": request.problem} if request.problem else {})})
-            puzzle = studio._puzzle(request, settings)
+            puzzle = studio.puzzle_of(request, settings)
             puzzle.model(settings.run_options().build)
         except CpsolveError as error:
             return {"ok": False, "error": printable(str(error))}
