@@ -104,6 +104,14 @@ def test_a_finished_job_exports_what_the_command_line_writes(client: TestClient)
             names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
             assert len(names) == 7 and all(name.endswith(".stl") for name in names)
     assert client.get(f"/api/jobs/{number}/export/obj").status_code == 422
+    server.REQUEST_SECONDS = 0.0  # a request's own time used up: refused in one line, not run on
+    try:
+        late = client.get(f"/api/jobs/{number}/export/stl")
+        assert late.status_code == 400 and "not made within 0 s" in late.json()["error"]
+        checked = client.post("/api/validate", json={"path": "bedlam.yaml"}).json()
+        assert checked["ok"] is False and "not checked within 0 s" in checked["error"]
+    finally:
+        server.REQUEST_SECONDS = 60.0
 
 
 def test_a_spec_as_json_and_a_refusal_in_the_clis_words(client: TestClient) -> None:

@@ -14,6 +14,7 @@ from typing import Literal
 
 from cpsolve.errors import CpsolveError
 from cpsolve.found import ClassCollector
+from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.pictures import page_html, scene
 from cpsolve.report import RunReport
 
@@ -33,8 +34,9 @@ def file_name(name: str, kind: ExportKind) -> str:
     return safe[:80] + SUFFIXES[kind]
 
 
-def exported(kind: ExportKind, report: RunReport, collected: ClassCollector) -> bytes:
-    """The file of `kind` for the job's first unique solution (the page: all it kept)."""
+def exported(kind: ExportKind, report: RunReport, collected: ClassCollector, deadline: Deadline = NO_DEADLINE) -> bytes:
+    """The file of `kind` for the job's first unique solution (the page: all it kept). STL meshes
+    are made under `deadline` (OutOfTimeError once it passes, nothing made), as `--stl` is."""
     if collected.model is None or not collected.solutions:
         raise CpsolveError("nothing to export: the run kept no solution")
     if kind == "html":
@@ -49,9 +51,8 @@ def exported(kind: ExportKind, report: RunReport, collected: ClassCollector) -> 
         if kind == "stl":
             from cpsolve.stl import StlOptions, solution_pieces, write_stl
 
-            written = write_stl(
-                folder / "pieces", solution_pieces(collected.model, collected.solutions[0]), StlOptions()
-            )
+            pieces = solution_pieces(collected.model, collected.solutions[0])
+            written = write_stl(folder / "pieces", pieces, StlOptions(), deadline)
             packed = io.BytesIO()
             with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
                 for path in written:

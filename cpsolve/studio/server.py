@@ -28,11 +28,12 @@ from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from cpsolve import formats, jobs
-from cpsolve.errors import CpsolveError, printable
+from cpsolve.errors import CpsolveError, OutOfTimeError, printable
 from cpsolve.events import NewClass, Progress
 from cpsolve.formats import PuzzleFile, ReadOptions, burrtools
 from cpsolve.found import ClassCollector
 from cpsolve.jobs import Job
+from cpsolve.limits import Deadline
 from cpsolve.options import Options
 from cpsolve.pictures import page_html, scene
 from cpsolve.studio.exports import MEDIA_TYPES, ExportKind, exported, file_name
@@ -42,6 +43,7 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 MAX_RUNNING = 4  # jobs running at once: each holds a model, and the cores are shared
 MAX_KEPT = 200  # jobs remembered (the oldest finished ones are forgotten first)
 STUDIO_TIME_LIMIT = 600.0  # seconds: a job's limit unless it asks for a shorter one
+REQUEST_SECONDS = 60.0  # what a request that works without a job (validate, an export) may take
 PICTURED = 100  # classes a job sends as events and keeps for its page, at most (`show` says how many)
 KEEPALIVE_SECONDS = 5.0
 # A job's progress events are kept (for readers early or late) as they come, 10 a second, for its
@@ -299,7 +301,10 @@ def create_app(studio: Studio) -> FastAPI:
         if not record.job.done() or record.job.error is not None:
             raise Missing(f"job {number} has nothing to export: it is {record.job.state}")
         report = record.job.result()
-        content = exported(kind, report, record.collected)
+        try:
+            content = exported(kind, report, record.collected, Deadline.after(REQUEST_SECONDS))
+        except OutOfTimeError as stopped:
+            raise CpsolveError(f"{kind}: not made within {REQUEST_SECONDS:g} s: {stopped}") from None
         disposition = f'attachment; filename="{file_name(report.name, kind)}"'
         return Response(content, media_type=MEDIA_TYPES[kind], headers={"Content-Disposition": disposition})
 
@@ -331,9 +336,11 @@ def create_app(studio: Studio) -> FastAPI:
         try:
             settings = Options.of({**request.options, **({"problem": request.problem} if request.problem else {})})
             puzzle = studio.puzzle_of(request, settings)
-            puzzle.model(settings.run_options().build)
+            puzzle.model(settings.run_options().build, Deadline.after(REQUEST_SECONDS))
         except CpsolveError as error:
             return {"ok": False, "error": printable(str(error))}
+        except OutOfTimeError as stopped:
+            return {"ok": False, "error": f"not checked within {REQUEST_SECONDS:g} s: {stopped}"}
         return {"ok": True, "name": puzzle.loaded.spec.name}
 
     return app
