@@ -41,13 +41,17 @@ def page_html(scene: dict[str, Any]) -> str:
 <div id="bar">
   <label>show <select id="solution"></select></label><span id="limit"></span>
   <label id="apart-box" style="display:none"><input id="apart" type="checkbox"> only those that come apart</label>
+  <label id="sort-box" style="display:none">sort <select id="sort"><option value="found">as found</option>
+    <option value="level">by level</option><option value="moves">by moves</option></select></label>
   <label id="step-box">build <input id="step" type="range" min="0" value="0"> <span id="step-text"></span></label>
   <label id="explode-box">explode <input id="explode" type="range" min="0" max="100" value="0"></label>
   <span id="plan-box"><label>take apart <input id="plan" type="range" min="0" value="0"></label>
-    <button id="play" type="button">play</button> <span id="plan-text"></span></span>
+    <button id="play" type="button" title="Space; arrows: a move back or on">play</button>
+    <label>speed <input id="speed" type="range" min="1" max="10" value="3"></label> <span id="plan-text"></span></span>
 </div>
 <div id="stage"><canvas id="canvas" width="720" height="560"></canvas></div>
-<div id="hint">drag to turn, wheel to zoom; click a piece in the legend to hide or show it</div>
+<div id="hint">drag to turn, right-drag to pan, wheel to zoom; Space plays the disassembly, arrows step it;
+click a piece in the legend to hide or show it</div>
 <div id="legend"></div>
 <script id="scene" type="application/json">{data}</script>
 <script>{_asset("viewer.js")}</script>

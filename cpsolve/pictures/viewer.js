@@ -6,9 +6,15 @@
 (function () {
   const scene = JSON.parse(document.getElementById("scene").textContent);
   const $ = (id) => document.getElementById(id);
-  const state = { index: 0, yaw: -0.65, pitch: 0.5, zoom: 1, explode: 0, step: 0, hidden: new Set(), plan: 0, playing: false };
+  const state = { index: 0, yaw: -0.65, pitch: 0.5, zoom: 1, panX: 0, panY: 0, explode: 0, step: 0, hidden: new Set(), plan: 0, playing: false, moveMs: 700, order: "found" };
   const view = { shownUnits: [], drawnUnits: [], drawnTiles: 0, frames: 0, moved: [], gone: [], exploded: [] }; // shown: in the scene; drawn: a face in sight; moved, gone: by the plan
   window.cpsolveView = view; // read by the tests: what the last frame drew
+
+  function ordered() { // [solution, index] as found, or by level, or by moves (the most first; ties as found)
+    const moves = (s) => (s.plan ? s.plan.length : 0);
+    const key = { found: () => 0, level: (s) => s.level || 0, moves }[state.order];
+    return scene.solutions.map((s, i) => [s, i]).sort((a, b) => key(b[0]) - key(a[0]) || moves(b[0]) - moves(a[0]) || a[1] - b[1]);
+  }
 
   function header() {
     const c = scene.counts;
@@ -22,9 +28,9 @@
     }
     $("counts").textContent = text;
     const select = $("solution");
-    const fillSelect = (onlyApart) => { // every solution held, or (the filter) only those that come apart
+    const fillSelect = (onlyApart) => { // every solution held, or (the filter) only those that come apart; in the order chosen
       select.replaceChildren();
-      scene.solutions.forEach((s, i) => {
+      ordered().forEach(([s, i]) => {
         if (onlyApart && !s.level) return;
         const option = document.createElement("option");
         option.value = String(i);
@@ -36,6 +42,10 @@
     const apart = scene.solutions.findIndex((s) => s.level); // with --disassemble, open on one that comes apart
     if (apart > 0) state.index = apart;
     fillSelect(false);
+    if (scene.disassembly && apart >= 0) { // sort by level or by moves, highest first
+      $("sort-box").style.display = "";
+      $("sort").addEventListener("change", (e) => { state.order = e.target.value; fillSelect($("apart").checked); });
+    }
     const stuck = scene.solutions.filter((s) => !s.level).length;
     if (scene.disassembly && apart >= 0 && stuck > 0) { // some come apart, some do not: offer the filter
       $("apart-box").style.display = "";
@@ -205,7 +215,7 @@
     for (const [, points, colour, normal, unit, mark] of faces) {
       g.beginPath();
       points.forEach((p, i) => {
-        const x = width / 2 + p[0] * scale, y = height / 2 + p[1] * scale;
+        const x = width / 2 + state.panX + p[0] * scale, y = height / 2 + state.panY + p[1] * scale;
         if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
       });
       g.closePath();
@@ -228,7 +238,7 @@
     g.beginPath();
     path.forEach((cell, i) => {
       const p = rotate([cell[0] + 0.5 - centre[0], cell[1] + 0.5 - centre[1], cell[2] + 0.5 - centre[2]]);
-      const x = width / 2 + p[0] * scale, y = height / 2 + p[1] * scale;
+      const x = width / 2 + state.panX + p[0] * scale, y = height / 2 + state.panY + p[1] * scale;
       if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
     });
     g.stroke();
@@ -292,7 +302,7 @@
     const units = new Set();
     for (const [, kind, data, colour, unit, mark] of shapes) {
       if (kind === "ball") {
-        const x = width / 2 + data[0] * scale, y = height / 2 + data[1] * scale, r = scene.ball * scale;
+        const x = width / 2 + state.panX + data[0] * scale, y = height / 2 + state.panY + data[1] * scale, r = scene.ball * scale;
         g.beginPath();
         g.arc(x, y, r, 0, 2 * Math.PI);
         if (mark) { g.strokeStyle = "#999999"; g.setLineDash([4, 3]); g.stroke(); g.setLineDash([]); continue; }
@@ -308,7 +318,7 @@
         const [points, normal] = data;
         g.beginPath();
         points.forEach((p, i) => {
-          const x = width / 2 + p[0] * scale, y = height / 2 + p[1] * scale;
+          const x = width / 2 + state.panX + p[0] * scale, y = height / 2 + state.panY + p[1] * scale;
           if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
         });
         g.closePath();
@@ -437,7 +447,7 @@
     let last = null;
     const frame = (now) => {
       if (!state.playing) return;
-      if (last !== null) state.plan = Math.min(s.plan.length, state.plan + (now - last) / 700);
+      if (last !== null) state.plan = Math.min(s.plan.length, state.plan + (now - last) / state.moveMs);
       last = now;
       $("plan").value = String(Math.floor(state.plan));
       describePlan();
@@ -488,12 +498,20 @@
   function controls() {
     const canvas = $("canvas");
     let dragging = null;
-    canvas.addEventListener("pointerdown", (e) => { dragging = [e.clientX, e.clientY]; canvas.setPointerCapture(e.pointerId); });
+    canvas.addEventListener("contextmenu", (e) => e.preventDefault());
+    canvas.addEventListener("pointerdown", (e) => { // left: turn; right or Shift: pan
+      dragging = [e.clientX, e.clientY, e.button === 2 || e.shiftKey];
+      canvas.setPointerCapture(e.pointerId);
+    });
     canvas.addEventListener("pointermove", (e) => {
       if (!dragging) return;
-      state.yaw += (e.clientX - dragging[0]) * 0.01;
-      state.pitch = Math.max(-1.5, Math.min(1.5, state.pitch + (e.clientY - dragging[1]) * 0.01));
-      dragging = [e.clientX, e.clientY];
+      const dx = e.clientX - dragging[0], dy = e.clientY - dragging[1];
+      if (dragging[2]) { state.panX += dx * canvas.width / canvas.clientWidth; state.panY += dy * canvas.height / canvas.clientHeight; }
+      else {
+        state.yaw += dx * 0.01;
+        state.pitch = Math.max(-1.5, Math.min(1.5, state.pitch + dy * 0.01));
+      }
+      dragging = [e.clientX, e.clientY, dragging[2]];
       draw();
     });
     canvas.addEventListener("pointerup", () => { dragging = null; });
@@ -518,6 +536,23 @@
       draw();
     });
     $("play").addEventListener("click", play);
+    $("speed").addEventListener("input", (e) => { state.moveMs = 2100 / Number(e.target.value); });
+    document.addEventListener("keydown", keyed);
+  }
+
+  function keyed(e) { // Space plays or pauses the disassembly, the arrows step it a move back or on
+    const s = scene.solutions[state.index];
+    if (!s || !s.plan || e.target.tagName === "SELECT" || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === " ") { e.preventDefault(); play(); return; }
+    const by = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+    if (!by) return;
+    e.preventDefault();
+    stopPlaying();
+    state.plan = Math.max(0, Math.min(s.plan.length, (by > 0 ? Math.floor(state.plan + 1e-9) : Math.ceil(state.plan - 1e-9)) + by));
+    state.step = stepsOf(); $("step").value = String(state.step); describeStep();
+    $("plan").value = String(state.plan);
+    describePlan();
+    draw();
   }
 
   function draw() {

@@ -13,6 +13,8 @@ once, each under a time limit (STUDIO_TIME_LIMIT unless a shorter one is asked f
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
 import json
 import threading
@@ -36,6 +38,8 @@ from cpsolve.jobs import Job
 from cpsolve.limits import Deadline
 from cpsolve.options import Options
 from cpsolve.pictures import page_html, scene
+from cpsolve.studio import assets
+from cpsolve.studio.editable import read_editable, written
 from cpsolve.studio.exports import MEDIA_TYPES, ExportKind, exported, file_name
 from cpsolve.studio.workspace import OutsideWorkspace, Workspace
 
@@ -51,12 +55,18 @@ KEEPALIVE_SECONDS = 5.0
 PROGRESS_DENSE_SECONDS = 100.0
 PROGRESS_GAP_LATE = 1.0  # an event stream with nothing to say writes a comment this often
 REFUSED_OPTIONS = ("checkpoint", "cluster")  # they write files or reach other machines
-# The studio's page and a job's page run their own inline script and style and nothing from
-# elsewhere; the page fetches from this server alone and frames the job's page
+# A job's page runs its own inline script and style and nothing from elsewhere; the studio's page
+# runs its scripts from this server (three.js among them: cpsolve.studio.assets) and the one inline
+# import map whose hash it names, fetches from this server alone and frames the job's page
 PAGE_POLICY = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:;"
     " connect-src 'self'; frame-src 'self'; frame-ancestors 'self'"
 )
+STUDIO_POLICY = (
+    "default-src 'none'; script-src 'self' '{import_map}'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;"
+    " connect-src 'self'; frame-src 'self'; frame-ancestors 'none'"
+)
+STATIC = "/static/"  # the page's scripts, under /static/TOKEN/: a module's imports carry no header
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -81,6 +91,12 @@ class FileBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     content: str = Field(description="the file's text (a .xmpuzzle as its XML)")
+
+
+class SpecBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    spec: dict[str, Any] = Field(description="the puzzle as a spec (the editor's form: shapes as cells)")
 
 
 @dataclass
@@ -278,10 +294,27 @@ def create_app(studio: Studio) -> FastAPI:
 
     @app.get("/", response_class=HTMLResponse)
     def page() -> HTMLResponse:
-        """The studio's page: the workspace's files, a puzzle's text, runs started, watched and
-        cancelled, their counts and solutions."""
+        """The studio's page: the workspace's files, a puzzle drawn and edited in 3-D or as text,
+        runs started, watched and cancelled, their counts and solutions."""
         text = resources.files("cpsolve.studio").joinpath("static/studio.html").read_text(encoding="utf-8")
-        return HTMLResponse(text, headers={"Content-Security-Policy": PAGE_POLICY})
+        html, import_map = studio_page(text, studio.token)
+        return HTMLResponse(html, headers={"Content-Security-Policy": STUDIO_POLICY.format(import_map=import_map)})
+
+    @app.get(STATIC + "{token}/vendor/{name}")
+    def vendor(token: str, name: str) -> Response:
+        """A file of three.js as the page imports it (installed by `cpsolve compile`)."""
+        path = assets.vendor_file(name)
+        if path is None:
+            raise Missing(assets.NOT_INSTALLED if name in assets.VENDOR_FILES else f"no file {name!r}")
+        return Response(path.read_bytes(), media_type=assets.MEDIA[".js"])
+
+    @app.get(STATIC + "{token}/{name}")
+    def own(token: str, name: str) -> Response:
+        """One of the page's own scripts or its style sheet."""
+        text = assets.own_file(name)
+        if text is None:
+            raise Missing(f"no file {name!r}")
+        return Response(text, media_type=assets.MEDIA[name[name.rindex(".") :]])
 
     @app.get("/api/jobs/{number}/page", response_class=HTMLResponse)
     def job_page(number: str) -> HTMLResponse:
@@ -328,6 +361,29 @@ def create_app(studio: Studio) -> FastAPI:
         if new and studio.workspace.path(relative).exists():
             raise Exists(f"{relative}: already in the workspace; choose another name")
         studio.workspace.write(relative, body.content.encode("utf-8"))
+        return {"path": relative}
+
+    @app.get("/api/puzzle/{relative:path}")
+    def read_puzzle(relative: str, problem: str | None = None) -> dict[str, Any]:
+        """A workspace file's puzzle as the editor takes it: a spec with every shape as cells
+        (one problem of a file of several), whether the page draws its grid, its problems' names."""
+        content = studio.workspace.read(relative)
+        return read_editable(PuzzleFile(relative, content), studio.workspace.max_bytes, problem)
+
+    @app.put("/api/puzzle/{relative:path}")
+    def write_puzzle(relative: str, body: SpecBody, new: bool = False) -> dict[str, str]:
+        """Save an edited spec as YAML or a BurrTools file (by the name's suffix), checked as the
+        command line checks a spec. A BurrTools file of several problems is not replaced by one."""
+        path = studio.workspace.path(relative)
+        if new and path.exists():
+            raise Exists(f"{relative}: already in the workspace; choose another name")
+        if path.suffix.lower() == ".xmpuzzle" and path.is_file():
+            problems = len(formats.puzzles(PuzzleFile(relative, studio.workspace.read(relative))))
+            if problems > 1:
+                raise CpsolveError(
+                    f"{relative}: holds {problems} problems; saving one would drop the others: save under a new name"
+                )
+        studio.workspace.write(relative, written(body.spec, path, relative))
         return {"path": relative}
 
     @app.post("/api/validate")
@@ -377,7 +433,21 @@ def own_origin(studio: Studio, origin: str) -> bool:
 
 
 def token_of(request: Request) -> str | None:
+    """The token a request carries: its Authorization header, `?token=`, or (the page's scripts,
+    whose module imports carry neither) the folder after /static/."""
     bearer = request.headers.get("authorization", "")
     if bearer.lower().startswith("bearer "):
         return bearer[7:].strip()
+    if request.url.path.startswith(STATIC):
+        return request.url.path[len(STATIC) :].split("/", 1)[0]
     return request.query_params.get("token")
+
+
+def studio_page(template: str, token: str) -> tuple[str, str]:
+    """The studio's page for this token (its scripts under /static/TOKEN/, three.js named in its
+    import map), and the CSP hash of that import map, the one inline script it runs."""
+    base = f"{STATIC}{token}/"
+    import_map = json.dumps({"imports": {"three": f"{base}vendor/three.module.js", "three/addons/": f"{base}vendor/"}})
+    digest = base64.b64encode(hashlib.sha256(import_map.encode()).digest()).decode()
+    html = template.replace("{{IMPORT_MAP}}", import_map).replace("{{STATIC}}", base)
+    return html, f"sha256-{digest}"

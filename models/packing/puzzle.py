@@ -146,7 +146,7 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
             raise source.error(("groups", group), f"no piece belongs to group {group!r}; give pieces `group: {group}`")
     pieces = tuple(_piece(name, piece, source, grid) for name, piece in spec.pieces.items())
     target = shape_cells(spec.target, ("target",), source, grid)
-    optional = set(_optional_in_layers(spec.target, grid)) | {as_cell(c) for c in spec.target.optional}
+    optional = set(optional_in_layers(spec.target, grid)) | {as_cell(c) for c in spec.target.optional}
     ordered = sorted(optional)  # checked all at once: Dracula's 936 optional cells one by one took 3 ms
     valid = grid.cell_mask(np.asarray(ordered, np.int64).reshape(-1, 3))
     if not valid.all():
@@ -223,7 +223,7 @@ def _check_colour_rule(
                 )
 
 
-def _optional_in_layers(target: ShapeSpec, grid: Grid) -> list[Cell]:
+def optional_in_layers(target: ShapeSpec, grid: Grid) -> list[Cell]:
     """Cells drawn '+' in a target's layers: they may stay empty."""
     if target.layers is None:
         return []

@@ -1,0 +1,284 @@
+"""The studio's editor: puzzles handed to it with every shape as cells and saved back (YAML and
+BurrTools), the page's scripts and three.js served under the token, and the page driven in
+Chromium: a puzzle drawn by clicking, a stroke undone, saved and opened again, solved; a BurrTools
+file's disassembly played with the keyboard."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import SPECS, absent, corpus_dir
+from playwright.sync_api import expect
+from test_pictures import _chromium
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient
+
+from cpsolve.studio import assets
+from cpsolve.studio.server import Studio, create_app
+from cpsolve.studio.workspace import Workspace
+
+TOKEN = "editor-token"
+HOST = "http://127.0.0.1:8766"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    for name in ("soma.yaml", "kanoodle_pyramid.yaml", "hexiamonds_rhombus.yaml", "snake_standard.yaml"):
+        shutil.copy(SPECS / name, folder / name)
+    burrtools = corpus_dir("burrtools")
+    shutil.copy(burrtools / "PelikanBurr.xmpuzzle", folder / "pelikan.xmpuzzle")
+    shutil.copy(burrtools / "DemoMirrorParadox.xmpuzzle", folder / "paradox.xmpuzzle")
+    return folder
+
+
+@pytest.fixture
+def client(workspace: Path) -> Iterator[TestClient]:
+    studio = Studio(Workspace.at(workspace), TOKEN, 8766)
+    with TestClient(create_app(studio), base_url=HOST, headers={"Authorization": f"Bearer {TOKEN}"}) as test_client:
+        yield test_client
+    for record in studio.jobs.values():
+        record.job.cancel()
+        record.job.wait()
+
+
+def counts_of(client: TestClient, request: dict[str, Any]) -> dict[str, Any]:
+    started = client.post("/api/jobs", json=request)
+    assert started.status_code == 201, started.text
+    number = started.json()["id"]
+    with client.stream("GET", f"/api/jobs/{number}/events") as response:
+        for _ in response.iter_lines():
+            pass
+    state = client.get(f"/api/jobs/{number}").json()
+    assert state["state"] == "done", state
+    report = state["report"]
+    assert report["orbit_stabiliser_ok"] is True
+    counts: dict[str, Any] = report["counts"]
+    return counts
+
+
+def test_every_shape_reaches_the_editor_as_cells_on_its_grid(client: TestClient) -> None:
+    """Layers of balls become BurrTools' sphere coordinates; a BurrTools target's variable voxels
+    become `optional`; grids the page does not draw, and chains, say why."""
+    pyramid = client.get("/api/puzzle/kanoodle_pyramid.yaml").json()
+    assert pyramid["drawn"] is True and len(pyramid["problems"]) == 1
+    target = pyramid["spec"]["target"]
+    assert len(target["cells"]) == 55 and all(sum(cell) % 2 == 0 for cell in target["cells"])
+    assert all(set(piece) >= {"cells"} and "layers" not in piece for piece in pyramid["spec"]["pieces"].values())
+
+    pelikan = client.get("/api/puzzle/pelikan.xmpuzzle").json()
+    optional = {tuple(cell) for cell in pelikan["spec"]["target"]["optional"]}
+    cells = {tuple(cell) for cell in pelikan["spec"]["target"]["cells"]}
+    assert optional and optional <= cells  # every target cell in cells, the variable ones also in optional
+
+    prisms = client.get("/api/puzzle/hexiamonds_rhombus.yaml").json()
+    assert prisms["drawn"] is False and "prism grid" in prisms["why"]
+    chain = client.get("/api/puzzle/snake_standard.yaml").json()
+    assert chain["drawn"] is False and "edited as text" in chain["why"]
+
+    paradox = client.get("/api/puzzle/paradox.xmpuzzle", params={"problem": "1"}).json()
+    assert paradox["problem"] == 1 and len(paradox["problems"]) == 2
+    refused = client.get("/api/puzzle/paradox.xmpuzzle", params={"problem": "7"})
+    assert refused.status_code == 400 and "no problem '7'" in refused.json()["error"]
+
+
+def test_the_editors_form_solves_to_the_files_counts(client: TestClient) -> None:
+    """A spec in the editor's form (shapes as cells) is the same puzzle: the same three counts as
+    the file, on cubes (Soma), balls (the Kanoodle pyramid) and variable voxels (PelikanBurr)."""
+    for path in ("soma.yaml", "kanoodle_pyramid.yaml", "pelikan.xmpuzzle"):
+        spec = client.get(f"/api/puzzle/{path}").json()["spec"]
+        assert counts_of(client, {"spec": spec}) == counts_of(client, {"path": path}), path
+
+
+def test_an_edited_spec_is_saved_as_yaml_or_burrtools_and_refused_in_the_clis_words(
+    client: TestClient, workspace: Path
+) -> None:
+    spec = client.get("/api/puzzle/soma.yaml").json()["spec"]
+    spec["name"] = "Soma drawn"
+    saved = client.put("/api/puzzle/drawn.yaml", params={"new": "true"}, json={"spec": spec})
+    assert saved.status_code == 200, saved.text
+    assert yaml.safe_load((workspace / "drawn.yaml").read_text())["name"] == "Soma drawn"
+    assert client.put("/api/puzzle/drawn.yaml", params={"new": "true"}, json={"spec": spec}).status_code == 409
+
+    assert client.put("/api/puzzle/soma.xmpuzzle", json={"spec": spec}).status_code == 200
+    written = (workspace / "soma.xmpuzzle").read_bytes()
+    assert b"<puzzle" in gzip.decompress(written)
+    assert counts_of(client, {"path": "soma.xmpuzzle"}) == counts_of(client, {"path": "drawn.yaml"})
+
+    for cells in ([[0, 0, 0], [0, 0, 0]], [[0, 0, 0, 1]]):  # a cell twice; four coordinates
+        broken = {**spec, "pieces": {**spec["pieces"], "V": {"cells": cells}}}
+        refused = client.put("/api/puzzle/drawn.yaml", json={"spec": broken})
+        message = refused.json()["error"]
+        assert refused.status_code == 400 and "pieces.V.cells" in message and "\n" not in message, message
+    assert yaml.safe_load((workspace / "drawn.yaml").read_text())["name"] == "Soma drawn"  # the file as it was
+
+    several = client.put("/api/puzzle/paradox.xmpuzzle", json={"spec": spec})
+    assert several.status_code == 400 and "holds 2 problems" in several.json()["error"]
+    other = client.put("/api/puzzle/soma.soma", json={"spec": spec})
+    assert other.status_code == 400 and ".xmpuzzle" in other.json()["error"]
+    outside = client.put("/api/puzzle/../soma.yaml", json={"spec": spec})
+    assert outside.status_code in (403, 404)
+
+
+def test_the_pages_scripts_come_under_the_token_and_three_js_from_its_install(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = client.get("/")
+    policy = page.headers["content-security-policy"]
+    import_map = re.search(r'<script type="importmap">(.*?)</script>', page.text, re.S)
+    assert import_map is not None
+    digest = base64.b64encode(hashlib.sha256(import_map.group(1).encode()).digest()).decode()
+    assert f"'sha256-{digest}'" in policy and "unsafe-inline" not in policy.split("style-src")[0]
+    assert f"/static/{TOKEN}/studio.js" in page.text
+
+    bare = TestClient(client.app, base_url=HOST)
+    assert bare.get(f"/static/{TOKEN}/editor.js").status_code == 200  # a module's import carries no header
+    assert bare.get("/static/wrong/editor.js").status_code == 403
+    assert bare.get(f"/static/{TOKEN}/server.py").status_code == 404
+    assert bare.get(f"/static/{TOKEN}/vendor/package.json").status_code == 404
+
+    if not assets.installed():
+        absent("three.js is not installed: run `cpsolve compile` (needs npm)")
+    three = bare.get(f"/static/{TOKEN}/vendor/three.module.js")
+    assert three.status_code == 200 and three.headers["content-type"].startswith("text/javascript")
+    monkeypatch.setenv(assets.FOLDER_ENV, str(tmp_path / "nothing"))
+    missing = bare.get(f"/static/{TOKEN}/vendor/three.module.js")
+    assert missing.status_code == 404 and "cpsolve compile" in missing.json()["error"]
+
+
+@pytest.fixture(scope="module")
+def webgl_browser() -> Iterator[Any]:
+    """Debian's chromium with WebGL drawn in software (no screen, no GPU on these machines)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = _chromium()
+    if executable is None:
+        absent("no chromium (apt-get install chromium, or $CPSOLVE_CHROMIUM)")
+    if not assets.installed():
+        absent("three.js is not installed: run `cpsolve compile` (needs npm)")
+    with sync_api.sync_playwright() as playwright:
+        flags = ["--no-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader"]
+        launched = playwright.chromium.launch(executable_path=executable, args=flags)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def live(workspace: Path) -> Iterator[str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        yield process.stdout.readline().strip().removeprefix("cpsolve studio: ")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def click_at(page: Any, script: str) -> None:
+    x, y = page.evaluate(script)
+    page.mouse.click(x, y)
+
+
+def shapes(page: Any) -> list[str]:
+    return [text.strip() for text in page.locator("#shapes button").all_inner_texts()]
+
+
+def test_a_puzzle_drawn_by_clicking_is_undone_saved_reopened_and_solved(
+    webgl_browser: Any, live: str, workspace: Path
+) -> None:
+    """In Chromium: a new puzzle; the target made a row of three by clicking the layer's floor; a
+    piece B drawn by a click on the floor and one on its cube's face; a stroke undone with Ctrl+Z;
+    saved with Ctrl+S, the page reloaded, the file opened again; solved: A and B fill the row in
+    two ways, one class."""
+    page = webgl_browser.new_page(viewport={"width": 1300, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(live)
+    page.fill("#new-name", "drawn")
+    page.click("#new")
+    expect(page.locator("#shapes button")).to_have_count(2)
+    assert shapes(page) == ["target (1)", "A (1)"]
+    page.click("#shapes button >> nth=0")
+    editor = "window.studio.state.editor"
+    click_at(page, f"{editor}.floorOf([1, 0, 0])")
+    click_at(page, f"{editor}.floorOf([2, 0, 0])")
+    expect(page.locator("#shapes button >> nth=0")).to_have_text("target (3)")
+
+    page.click("#add-piece")
+    expect(page.locator("#shapes button")).to_have_count(3)
+    click_at(page, f"{editor}.floorOf([0, 0, 0])")
+    click_at(page, f"{editor}.screenOf([0, 0, 0], [1, 0, 0])")  # the +x face of B's cube: the cell beside it
+    expect(page.locator("#shapes button >> nth=2")).to_have_text("B (2)")
+    assert page.evaluate(f"[...{editor}.shape.cells.keys()].sort()") == ["0,0,0", "1,0,0"]
+
+    click_at(page, f"{editor}.screenOf([1, 0, 0], [0, 0, 1])")  # one more on top, then undone
+    expect(page.locator("#shapes button >> nth=2")).to_have_text("B (3)")
+    page.locator("#view3d").focus()
+    page.keyboard.press("Control+z")
+    expect(page.locator("#shapes button >> nth=2")).to_have_text("B (2)")
+    page.keyboard.press("Control+y")
+    expect(page.locator("#shapes button >> nth=2")).to_have_text("B (3)")
+    page.keyboard.press("Control+z")
+
+    page.keyboard.press("Control+s")
+    expect(page.locator("#status")).to_have_text("saved drawn.yaml")
+    saved = yaml.safe_load((workspace / "drawn.yaml").read_text())
+    assert sorted(map(tuple, saved["pieces"]["B"]["cells"])) == [(0, 0, 0), (1, 0, 0)]
+    page.reload()
+    page.click("text=drawn.yaml")
+    expect(page.locator("#shapes button")).to_have_count(3)
+    assert shapes(page) == ["target (3)", "A (1)", "B (2)"]
+
+    page.click("#solve")
+    expect(page.locator("#counts")).to_contain_text("raw 2, rotations 1, unique 1 (complete)", timeout=60_000)
+    expect(page.locator("#counts")).to_contain_text("orbit-stabiliser check ok")
+    page.keyboard.press("?")
+    expect(page.locator("#help")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("#help")).to_be_hidden()
+    assert errors == []
+    page.close()
+
+
+def test_a_burrtools_files_disassembly_plays_from_the_keyboard(webgl_browser: Any, live: str) -> None:
+    """PelikanBurr drawn in the editor (its cage and pieces), taken apart, its solutions sortable
+    by level and by moves, its disassembly played with Space and stepped with the arrows."""
+    page = webgl_browser.new_page(viewport={"width": 1300, "height": 1000})
+    page.goto(live)
+    page.click("text=pelikan.xmpuzzle")
+    expect(page.locator("#shapes button >> nth=0")).to_contain_text("target (")
+    page.check("#disassemble")
+    page.click("#solve")
+    expect(page.locator("#counts")).to_contain_text("unique 12 (complete)", timeout=120_000)
+    frame = page.frame_locator("#view")
+    expect(frame.locator("#sort-box")).to_be_visible(timeout=30_000)
+    frame.locator("#sort").select_option("moves")
+    first = frame.locator("#solution option >> nth=0").inner_text()
+    assert "comes apart, level" in first
+    frame.locator("#canvas").click()
+    frame.locator("body").press("ArrowRight")
+    expect(frame.locator("#plan-text")).to_contain_text("move 1 of ")
+    frame.locator("body").press("ArrowLeft")
+    expect(frame.locator("#plan-text")).to_contain_text("assembled")
+    frame.locator("body").press(" ")
+    expect(frame.locator("#play")).to_have_text("pause")
+    frame.locator("body").press(" ")
+    expect(frame.locator("#play")).to_have_text("play")
+    page.close()
