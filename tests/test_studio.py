@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -234,6 +235,24 @@ def test_the_command_serves_on_loopback_with_a_token(workspace: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_the_studios_socket_sends_answers_without_waiting_for_acks() -> None:
+    """The socket the server listens on says it is TCP and has Nagle off, and so do the
+    connections it accepts: asyncio leaves Nagle on for a socket that does not say it is TCP, and
+    every answer on a kept-alive connection then waited 40 ms for the client's delayed ACK."""
+    from cpsolve.cli_studio import bound
+
+    listening = bound("127.0.0.1", 0)
+    try:
+        assert listening.proto == socket.IPPROTO_TCP
+        with socket.create_connection(listening.getsockname()[:2]) as client:
+            accepted, _ = listening.accept()
+            with accepted:
+                assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+                assert client.getsockname() == accepted.getpeername()
+    finally:
+        listening.close()
 
 
 @pytest.fixture
