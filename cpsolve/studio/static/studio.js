@@ -216,7 +216,7 @@ async function run(kind) {
 function progressLine(event) {
   const parts = [`${event.seconds.toFixed(1)} s: ${event.doing}`];
   if (event.placements_per_second) parts.push(`${Math.round(event.placements_per_second).toLocaleString("en")} placements/s`);
-  if (event.classes !== null && event.classes !== undefined) parts.push(`${event.classes.toLocaleString("en")} classes`);
+  if (event.classes !== null && event.classes !== undefined && !event.doing.includes("classes")) parts.push(`${event.classes.toLocaleString("en")} classes`);
   if (event.estimated_placements && event.placements) {
     parts.push(`about ${Math.min(100, (100 * event.placements) / event.estimated_placements).toFixed(1)} % of the estimated search`);
   }
