@@ -31,7 +31,7 @@ PUZZLES = ("DraculasDentalDesaster.xmpuzzle", "PelikanBurr.xmpuzzle", "CubeInCag
 def start_studio(workspace: Path) -> tuple[subprocess.Popen[str], str, str]:
     """The server, its address and its token (from the one line it prints)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "cpsolve", "studio", str(workspace)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace), "--no-browser"], stdout=subprocess.PIPE, text=True
     )
     assert process.stdout is not None
     line = process.stdout.readline().strip()

@@ -6,10 +6,15 @@ that no request pays for it), prints the one line a user or a script needs, and 
 
 from __future__ import annotations
 
+import os
 import secrets
 import socket
+import sys
+import threading
+import webbrowser
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import quote
 
 import typer
 
@@ -20,16 +25,24 @@ BACKLOG = 128  # connections waiting to be accepted
 
 
 def studio_command(
-    folder: Annotated[
-        Path, typer.Argument(metavar="FOLDER", help="the workspace: the only folder whose files it reads and writes")
+    given: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE_OR_FOLDER",
+            help="the workspace: the only folder read and written (a puzzle file: its folder, that file opened)",
+        ),
     ] = Path("."),
     port: Annotated[int, typer.Option("--port", metavar="N", min=0, max=65535, help="0: a free port")] = 0,
     host: Annotated[
         str, typer.Option("--host", metavar="ADDRESS", help="the address to listen on; loopback unless you say")
     ] = "127.0.0.1",
+    no_browser: Annotated[
+        bool, typer.Option("--no-browser", help="print the address only; do not open it in the browser")
+    ] = False,
 ) -> None:
-    """Serve the studio's HTTP API for the puzzle files of FOLDER, in one process that keeps the
-    engines loaded; print its address and token; run until Ctrl-C. Needs the studio extra."""
+    """Serve the studio (its page and its HTTP API) for the puzzle files of a folder, in one process
+    that keeps the engines loaded; print its address and token, open the page in the browser; run
+    until Ctrl-C. Needs the studio extra."""
     try:
         import uvicorn
 
@@ -38,8 +51,11 @@ def studio_command(
     except ImportError:
         typer.echo('cpsolve studio needs the studio extra: pip install "cpsolve[studio]"', err=True)
         raise typer.Exit(code=EXIT_BAD_INPUT) from None
+    folder, opened = (given.parent, given.name) if given.is_file() else (given, None)
     try:
         workspace = Workspace.at(folder)
+        if opened is not None:
+            workspace.path(opened)  # a puzzle file, or refused as the page would refuse it
         listening = bound(host, port)
     except (CpsolveError, OSError) as error:
         typer.echo(printable(f"cpsolve studio: {error}"), err=True)
@@ -51,7 +67,12 @@ def studio_command(
     hosts = LOOPBACK_NAMES if host in LOOPBACK_NAMES else (*LOOPBACK_NAMES, host)
     studio = Studio(workspace, secrets.token_urlsafe(TOKEN_BYTES), chosen, hosts)
     shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"cpsolve studio: http://{shown}:{chosen}/?token={studio.token}")
+    address = f"http://{shown}:{chosen}/?token={studio.token}"
+    typer.echo(f"cpsolve studio: {address}")
+    if opened is not None:
+        address += f"&open={quote(opened)}"
+    if not no_browser:
+        open_in_browser(address)
     try:
         uvicorn.Server(uvicorn.Config(create_app(studio), log_level="warning")).run(sockets=[listening])
     finally:
@@ -78,3 +99,13 @@ def bound(host: str, port: int) -> socket.socket:
         listening.close()
         raise
     return listening
+
+
+def open_in_browser(address: str) -> None:
+    """Open the page in the user's browser, from a thread of its own (a browser that takes its time
+    never holds the server up), and only where there is a screen: on Linux without one, Python's
+    choice is a text browser that would take over the terminal. The line printed is the way in
+    where nothing opens."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return
+    threading.Thread(target=webbrowser.open, args=(address,), name="studio browser", daemon=True).start()

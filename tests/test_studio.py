@@ -217,7 +217,7 @@ def test_the_command_serves_on_loopback_with_a_token(workspace: Path) -> None:
     """`cpsolve studio FOLDER`: its one line, then a job of a corpus file through real HTTP."""
     shutil.copy(corpus_dir("burrtools") / "PelikanBurr.xmpuzzle", workspace / "pelikan.xmpuzzle")
     process = subprocess.Popen(
-        [sys.executable, "-m", "cpsolve", "studio", str(workspace)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace), "--no-browser"], stdout=subprocess.PIPE, text=True
     )
     try:
         assert process.stdout is not None
@@ -260,7 +260,7 @@ def live(workspace: Path) -> Iterator[str]:
     """`cpsolve studio` on the workspace, as a user starts it: its address with the token."""
     shutil.copy(corpus_dir("burrtools") / "PelikanBurr.xmpuzzle", workspace / "pelikan.xmpuzzle")
     process = subprocess.Popen(
-        [sys.executable, "-m", "cpsolve", "studio", str(workspace)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace), "--no-browser"], stdout=subprocess.PIPE, text=True
     )
     try:
         assert process.stdout is not None

@@ -23,13 +23,13 @@ from playwright.sync_api import expect
 from test_pictures import _chromium
 
 pytest.importorskip("fastapi")
-pytest.importorskip("httpx")
+httpx = pytest.importorskip("httpx")
 
-from fastapi.testclient import TestClient
+from fastapi.testclient import TestClient  # noqa: E402  (after the skip: the studio extra)
 
-from cpsolve.studio import assets
-from cpsolve.studio.server import Studio, create_app
-from cpsolve.studio.workspace import Workspace
+from cpsolve.studio import assets  # noqa: E402
+from cpsolve.studio.server import Studio, create_app  # noqa: E402
+from cpsolve.studio.workspace import Workspace  # noqa: E402
 
 TOKEN = "editor-token"
 HOST = "http://127.0.0.1:8766"
@@ -180,7 +180,7 @@ def webgl_browser() -> Iterator[Any]:
 @pytest.fixture
 def live(workspace: Path) -> Iterator[str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "cpsolve", "studio", str(workspace)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace), "--no-browser"], stdout=subprocess.PIPE, text=True
     )
     try:
         assert process.stdout is not None
@@ -188,6 +188,32 @@ def live(workspace: Path) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_puzzle_file_given_makes_its_folder_the_workspace(workspace: Path) -> None:
+    """`cpsolve studio FILE --no-browser`: the file's folder served, the address to open it printed."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace / "soma.yaml"), "--no-browser"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        address, token = process.stdout.readline().strip().removeprefix("cpsolve studio: ").split("/?token=")
+        files = httpx.get(f"{address}/api/files", headers={"Authorization": f"Bearer {token}"}, timeout=60).json()
+        assert "soma.yaml" in files["files"] and "pelikan.xmpuzzle" in files["files"]
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    (workspace / "notes.md").write_text("not a puzzle\n")
+    refused = subprocess.run(
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace / "notes.md"), "--no-browser"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
 
 
 def click_at(page: Any, script: str) -> None:
@@ -261,8 +287,8 @@ def test_a_burrtools_files_disassembly_plays_from_the_keyboard(webgl_browser: An
     """PelikanBurr drawn in the editor (its cage and pieces), taken apart, its solutions sortable
     by level and by moves, its disassembly played with Space and stepped with the arrows."""
     page = webgl_browser.new_page(viewport={"width": 1300, "height": 1000})
-    page.goto(live)
-    page.click("text=pelikan.xmpuzzle")
+    page.goto(f"{live}&open=pelikan.xmpuzzle")  # as `cpsolve studio pelikan.xmpuzzle` opens it
+    expect(page.locator("#name")).to_have_text("pelikan.xmpuzzle")
     expect(page.locator("#shapes button >> nth=0")).to_contain_text("target (")
     page.check("#disassemble")
     page.click("#solve")

@@ -90,6 +90,8 @@ export class Editor {
 
   load(design) {
     this.design = design;
+    this.ghost.geometry.dispose(); // the wire frame where a click would add: a cube or a ball
+    this.ghost.geometry = design.grid.solid === "ball" ? new THREE.SphereGeometry(0.5, 12, 8) : new THREE.BoxGeometry(1, 1, 1);
     this.index = design.shapes.length > 1 ? 1 : 0;
     this.undoStack = [];
     this.redoStack = [];
@@ -390,7 +392,6 @@ export class Editor {
     this.ghost.visible = Boolean(cell && this.grid.valid(cell));
     if (this.ghost.visible) {
       this.ghost.position.copy(this.position(cell));
-      this.ghost.scale.setScalar(this.grid.solid === "ball" ? 0.8 : 1);
     }
     this.render();
   }

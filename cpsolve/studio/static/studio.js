@@ -180,11 +180,11 @@ async function save(asName) {
     if (path.endsWith(".xmpuzzle")) throw new Error(`${path}: a BurrTools file is saved from the drawing, or give a .yaml name`);
     await api("PUT", `/api/files/${filePath(path)}${query}`, { content: $("text").value });
   }
-  say(`saved ${path}`);
   if (asName) await listFiles();
-  const keep = state.editor ? { index: state.editor.index, layer: state.editor.layer } : null;
-  await open(path, asName ? 0 : state.problem);
-  if (keep && state.editor && state.drawn) { state.editor.layer = keep.layer; state.editor.select(keep.index); }
+  const keep = state.editor ? { index: state.editor.index, layer: state.editor.layer, tab: state.tab } : null;
+  await open(path, asName ? 0 : state.problem); // the file as saved: read back as the CLI reads it
+  if (keep && state.editor && state.drawn) { state.editor.layer = keep.layer; state.editor.select(keep.index); showTab(keep.tab); }
+  say(`saved ${path}`);
 }
 
 async function run(kind) {
@@ -339,4 +339,7 @@ function wire() {
 }
 
 wire();
-studio.ready = listFiles().catch(fail);
+studio.ready = listFiles().then(() => { // `cpsolve studio FILE` opens the file
+  const first = new URLSearchParams(location.search).get("open");
+  return first ? open(first) : null;
+}).catch(fail);
