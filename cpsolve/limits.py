@@ -86,6 +86,30 @@ class Cancel:
         return self._event.is_set()
 
 
+class Halted(Cancel):
+    """A run's stop button joined with a stream's halt (cpsolve.workers.Threaded): set once
+    either is, with the run's reason where the run was stopped."""
+
+    def __init__(self, run: Cancel | None, halt: threading.Event) -> None:
+        self._run = run
+        self._event = halt
+
+    @property
+    def reason(self) -> str:
+        run = self._run
+        return run.reason if run is not None and run.is_set() else "cancelled"
+
+    @reason.setter
+    def reason(self, given: str) -> None:
+        """The run's reason is its own; a halt says "cancelled"."""
+
+    def set(self, reason: str = "cancelled") -> None:
+        self._event.set()
+
+    def is_set(self) -> bool:
+        return self._event.is_set() or (self._run is not None and self._run.is_set())
+
+
 @dataclass(frozen=True)
 class Deadline:
     """A point in time (None: never) after which work stops, or the moment its job is cancelled."""

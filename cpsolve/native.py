@@ -33,7 +33,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.machinery import ExtensionFileLoader
 from importlib.util import module_from_spec, spec_from_loader
@@ -75,6 +76,22 @@ SOURCES = (
 )
 
 KernelName = tuple[str, str]  # (module, function)
+# The kernels that let go of the GIL while they run (cpsolve.workers.Threaded): the searches, each
+# call a slice of milliseconds. The others (called often, each briefly, by the thread that keeps the
+# classes) keep it: taking it back waits for a thread that holds it, up to the switch interval (5 ms),
+# and a listing's classifying thread lost 0.13-0.19 s so on SolidSixPieceBurrs.
+RELEASING: frozenset[KernelName] = frozenset(
+    {
+        ("cpsolve.engines.exact_cover.cover_kernel", "search"),
+        ("cpsolve.engines.exact_cover.box_kernel", "search"),
+        ("cpsolve.engines.exact_cover.fewest_kernel", "search"),
+        ("cpsolve.engines.tiles_dfs.kernel", "fill"),
+        ("cpsolve.engines.chain_dfs.kernel", "walk"),
+        ("cpsolve.engines.frontier.kernel", "step"),
+        ("cpsolve.census.kernel", "walk"),
+        ("cpsolve.disassembly.kernel", "take_apart_batch"),
+    }
+)
 
 
 class NativeBuildError(CpsolveError):
@@ -450,8 +467,11 @@ def _record_and_compile(
     compiler.output_dir = str(scratch)
     compiler.target_cpu = "host"  # the build is for this machine, as numba's own cache is
     kernels = []
+    releasing = set()
     for (module, function), typings in sorted(seen.items()):
         dispatcher: Any = _numba_kernel((module, function))
+        if (module, function) in RELEASING:
+            releasing.add(dispatcher.py_func)
         exports = {}
         for number, (argument, types) in enumerate(sorted(typings.items())):
             if types is None:
@@ -463,12 +483,42 @@ def _record_and_compile(
     variants = sum(len(kernel["exports"]) for kernel in kernels)
     say(f"compiling {variants} kernels to machine code with numba's pycc and the C compiler (about half a minute)")
     try:
-        compiler.compile()
+        with _releasing_the_gil(importlib.import_module("numba.pycc.compiler"), releasing):
+            compiler.compile()
     except Exception as error:  # setuptools' and the C compiler's errors share no base class
         first_line = (str(error).splitlines() or [type(error).__name__])[0]
         raise NativeBuildError(f"cpsolve compile: the C compiler failed: {first_line}") from None
     (built,) = scratch.glob(f"{name}*{_extension_suffix()}")
     return {"file": built.name, "kernels": kernels}
+
+
+@contextmanager
+def _releasing_the_gil(pycc_compiler: Any, releasing: set[Any]) -> Iterator[None]:
+    """The Python wrappers of the kernels in `releasing` (their Python functions) let go of the GIL
+    while the kernel runs (numba's `nogil`, which pycc does not offer: its compiler compiles each
+    export with `compile_extra(..., flags, ...)`, so that name is given one that sets the flag for
+    these). The kernels touch no Python object, and the arrays they are given stay referenced by
+    their caller, so threads of one process then search on separate cores (cpsolve.workers.Threaded)."""
+    plain = pycc_compiler.compile_extra
+
+    def compile_extra(typing: Any, context: Any, function: Any, *rest: Any, **named: Any) -> Any:
+        flags = rest[2] if len(rest) > 2 else named["flags"]
+        flags.release_gil = function in releasing
+        return plain(typing, context, function, *rest, **named)
+
+    pycc_compiler.compile_extra = compile_extra
+    try:
+        yield
+    finally:
+        pycc_compiler.compile_extra = plain
+
+
+def threads_run_apart() -> bool:
+    """Whether the kernels this process calls let go of the GIL, so that searches on threads run
+    at once on separate cores: those of a build (made with `_releasing_the_gil`: this module's
+    source is part of the build's name, so no older build is loaded); numba's own, compiled at the
+    first call, hold it."""
+    return loaded_build() is not None
 
 
 def _extension_suffix() -> str:

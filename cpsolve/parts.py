@@ -38,7 +38,7 @@ from cpsolve.options import RunOptions
 from cpsolve.planner import How, Plan
 from cpsolve.symmetry import Breaking, Solution
 from cpsolve.units import Checkpoint, kept_on_worker, model_of
-from cpsolve.workers import DONE, GREW, STOPPED, Forked, Sharing, Workers, workers_for
+from cpsolve.workers import DONE, GREW, STOPPED, Forked, Sharing, Threaded, Workers, workers_for
 
 PARTS_PER_WORKER = 8  # an engine that can split finer is asked for this many parts per process
 # A search a run begins in its own process (Capabilities.begins_here: the fewest-placements search
@@ -214,7 +214,11 @@ class PartsEnumeration(Enumeration):
         forked workers, on the compiled form this process holds (a fork copies it)."""
         if self.on_dask:
             return functools.partial(solve_part_on_dask, time_limit=self.deadline.remaining())
-        return functools.partial(part_items, self.compiled, deadline=self.deadline, coalesce=self.runners.remote)
+        runners = self.runners
+        if isinstance(runners, Threaded):  # fewer, larger batches: each one handed over waits for the GIL
+            halting = runners.deadline_for(self.deadline)
+            return functools.partial(part_items, self.compiled, deadline=halting, coalesce=True)
+        return functools.partial(part_items, self.compiled, deadline=self.deadline, coalesce=runners.remote)
 
 
 class BegunHere(Enumeration):
@@ -296,7 +300,7 @@ def carry_out(plan: Plan, compiled: Prepared, puzzle: Puzzle, options: RunOption
         return BegunHere(
             compiled, PARALLEL_AFTER_SECONDS, _rest_on(compiled, puzzle, options, plan, deadline), search, deadline
         )
-    runners = workers_for(options.cluster, plan.workers)
+    runners = workers_for(options.cluster, plan.workers, plan.threads)
     keys = compiled.part_keys(PARTS_PER_WORKER * runners.workers if runners.workers > 1 or plan.units else 1)
     units = units_of(compiled, puzzle.file, puzzle.problem, keys, search, options.build, options.max_file_bytes)
     checkpoint = Checkpoint(options.checkpoint) if options.checkpoint else None

@@ -27,6 +27,7 @@ class Plan(NamedTuple):
     how: How
     workers: int  # processes (or a cluster's workers) asked for
     units: bool = False  # the parts are units of their own (a cluster's tasks, a checkpoint's lines)
+    threads: bool = False  # the parts on threads of this process (cpsolve.workers.Threaded), not forked ones
 
 
 def plan(can: Capabilities, options: RunOptions, cores: int) -> Plan:
@@ -35,7 +36,9 @@ def plan(can: Capabilities, options: RunOptions, cores: int) -> Plan:
     solution is raced where the engine races, on the processes `--workers` or the engine names.
     Parts where asked for (`--workers N`, `--cluster`, `--checkpoint`) or measured faster (the
     engine's default workers, or parts in one process); begun here where the engine can and the
-    user left the workers to it."""
+    user left the workers to it. Parts on this machine run on threads where the engine's search
+    lets go of the GIL and hands no work back (the threads after the first begin only once the
+    search has run a while: cpsolve.workers.Threaded), else on forked processes."""
     racers = options.workers or can.race_workers
     if options.search.first_only and can.races and not options.as_units and racers > 1:
         return Plan(How.RACE, racers)
@@ -45,4 +48,4 @@ def plan(can: Capabilities, options: RunOptions, cores: int) -> Plan:
         return Plan(How.WHOLE, 1)
     if not options.workers and not options.as_units and can.begins_here:
         return Plan(How.BEGIN_HERE, can.default_workers)
-    return Plan(How.PARTS, wanted, options.as_units)
+    return Plan(How.PARTS, wanted, options.as_units, can.threads and options.cluster is None)

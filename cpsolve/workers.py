@@ -21,6 +21,8 @@ The parts of a split search (cpsolve.parts), `--checkpoint`, `--cluster` and bat
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
 import queue
 import re
@@ -102,6 +104,93 @@ class InProcess(Workers):
             for item in task(unit):
                 yield index, item
             yield index, DONE
+
+
+class Threaded(Workers):
+    """`threads` threads of this process, started for each stream and ended with it: for searches
+    whose compiled kernels let go of the GIL (cpsolve.native.threads_run_apart), so that they search
+    on separate cores with nothing to start, copy or send between processes (two processes took
+    0.04-0.1 s to start, more than a small search: docs/measurements.md). The threads take the
+    units in order; their items reach the stream through one queue. A task must look at
+    `halt` (a unit's deadline made with `deadline_for`) between its slices: the stream sets it
+    when it ends, and waits for the threads, each at its part's next slice."""
+
+    remote = False
+
+    def __init__(self, threads: int, stagger: float = 0.0) -> None:
+        self.workers = threads
+        self.stagger = stagger  # the threads after the first start this late, if units are left by then
+        self.halt = threading.Event()
+
+    def deadline_for(self, deadline: Any) -> Any:
+        """The run's deadline that also passes once the stream ends (cpsolve.limits.Deadline)."""
+        from cpsolve.limits import Halted
+
+        return dataclasses.replace(deadline, cancel=Halted(deadline.cancel, self.halt))
+
+    def stream(
+        self, task: Task, units: list[Any], grow: Grow | None = None, stop: Stop | None = None
+    ) -> Generator[Event, None, None]:
+        self.halt.clear()
+        results: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
+        taken = itertools.count()  # next() on it is one step under the GIL: no unit taken twice
+        count = max(1, min(self.workers, len(units)))
+        threads = [
+            threading.Thread(target=self._serve, args=(task, units, taken, results, n > 0), name=f"cpsolve search {n}")
+            for n in range(count)
+        ]
+        for thread in threads:
+            thread.start()
+        ended, running = 0, count
+        try:
+            while ended < len(units) and running:
+                try:
+                    index, item = results.get(timeout=POLL_SECONDS)
+                except queue.Empty:
+                    if stop is not None and stop():
+                        yield -1, STOPPED
+                        return
+                    continue
+                if index == THREAD_ENDED:
+                    running -= 1
+                elif index == THREAD_FAILED:
+                    raise RuntimeError(f"a search thread failed: {type(item).__name__}: {item}") from item
+                else:
+                    ended += item == DONE
+                    yield index, item
+        finally:
+            self.halt.set()
+            for thread in threads:
+                thread.join()
+
+    def close(self) -> None:
+        self.halt.set()
+
+    def _serve(self, task: Task, units: list[Any], taken: Iterator[int], results: Any, late: bool) -> None:
+        """One thread: units in turn until none is left or the stream has ended; a `late` one
+        begins after `stagger` seconds, so that a search the first thread ends by then (most
+        small puzzles') is never shared for nothing."""
+        try:
+            if late and self.stagger > 0:
+                self.halt.wait(self.stagger)
+            while not self.halt.is_set():
+                index = next(taken)
+                if index >= len(units):
+                    return
+                for item in task(units[index]):
+                    results.put((index, item))
+                results.put((index, DONE))
+        except BaseException as error:  # the stream raises it where it is read
+            results.put((THREAD_FAILED, error))
+        finally:
+            results.put((THREAD_ENDED, None))
+
+
+# A Threaded stream's threads after the first begin this late: a search that takes less gains
+# nothing from sharing (measured in docs/measurements.md, "Threads")
+THREADS_STAGGER_SECONDS = 0.02
+THREAD_ENDED: Final = -2  # an index no unit has: a thread of a Threaded stream has ended
+THREAD_FAILED: Final = -3  # ... its task raised (the error is the item)
 
 
 class Forked(Workers):
@@ -342,12 +431,15 @@ def _all_items(task: Task, unit: Any) -> list[Any]:
     return list(task(unit))
 
 
-def workers_for(cluster: str | None, processes: int) -> Workers:
+def workers_for(cluster: str | None, processes: int, threads: bool = False) -> Workers:
     """A Dask cluster's workers (`cluster`: a scheduler's address, or `local` for a LocalCluster of
-    `processes` here), else `processes` forked processes (one: this process). Raises CpsolveError
-    when Dask is missing or the scheduler cannot be reached."""
+    `processes` here), else `processes` threads of this process where the search can use them
+    (`threads`: its kernels let go of the GIL) or forked processes (one: this process). Raises
+    CpsolveError when Dask is missing or the scheduler cannot be reached."""
     if cluster is None:
         processes = min(processes, MAX_WORKERS_PER_CORE * cores())
+        if processes > 1 and threads:
+            return Threaded(processes, THREADS_STAGGER_SECONDS)
         return Forked(processes) if processes > 1 and fork_available() else InProcess()
     scheme, host, port = scheduler_address(cluster)
     try:

@@ -60,6 +60,23 @@ class Breaking:
         return [weight.get((first, second)) or weight[(first, -1)] for first, second in pairs]
 
     @cached_property
+    def kept_order(self) -> tuple[int, ...]:
+        """The first set's atoms that weigh anything, in the order of `weight`: one part each."""
+        return tuple(dict.fromkeys(r for r, _ in self.weight))
+
+    @cached_property
+    def forbidden_set(self) -> frozenset[int]:
+        return frozenset(self.forbidden)
+
+    @cached_property
+    def paired(self) -> dict[int, frozenset[int]]:
+        """The second set's atoms left out with each first atom (`forbidden_pairs`), by first atom."""
+        paired: dict[int, set[int]] = {}
+        for first, second in self.forbidden_pairs:
+            paired.setdefault(first, set()).add(second)
+        return {first: frozenset(seconds) for first, seconds in paired.items()}
+
+    @cached_property
     def _first(self) -> Any:
         """Which atoms are in the first set (the last entry, past them all, in none)."""
         return _members(self.first)

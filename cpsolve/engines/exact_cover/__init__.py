@@ -51,6 +51,11 @@ STEP_BUDGET = 2_000_000  # placements per compiled call: well under 0.1 s betwee
 FOUND_CAPACITY = 1024
 PART_PROBES = 64  # random paths to estimate each part's size, to hand out the largest first
 PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` uses every core (docs/engines.md)
+THREADS_PLACEMENTS = 50_000  # the same where the parts run on threads (cpsolve.workers.Threaded)
+# Without an estimate, parts on threads from this many atoms: cutting a search into parts costs a
+# few ms (Dracula's 69 atoms lost 10 ms, HexSticks' 180 lost 17 ms on two threads; SolidSix's 1,593
+# gained; measured in docs/measurements.md, "Threads")
+THREADS_ATOMS = 1_000
 # A fewest-placements search (not estimated) of this many atoms or more is split into parts for
 # every core before it starts: the 9x9x9 designs of docs/cluster.md (55,000-131,000 atoms) gain
 # 1.0-1.9x on two, and begun in one process and handed over after 0.05 s they ran 0.80-0.98x
@@ -322,10 +327,21 @@ class ExactCoverPrepared(Prepared):
         no estimate: split up front from PARALLEL_ATOMS atoms, below begun here); else one."""
         hands_back = self._hands_back()
         estimate = self.estimated_placements
-        worth = hands_back if estimate is None else estimate >= PARALLEL_PLACEMENTS
+        # the searches that hand no work back run their parts on threads where the kernels let go of
+        # the GIL: they cost little to start, and the later ones only once the search proves long;
+        # the fewest-placements search keeps its forked processes, which hand work to one another
+        threads = native.threads_run_apart() and not hands_back
+        if threads:
+            worth = self.search.problem.atoms >= THREADS_ATOMS if estimate is None else estimate >= THREADS_PLACEMENTS
+        else:
+            worth = hands_back if estimate is None else estimate >= PARALLEL_PLACEMENTS
         default = cores if worth else 1
         return Capabilities(
-            splits=True, hands_back=hands_back, begins_here=self._begins_here(), default_workers=default
+            splits=True,
+            hands_back=hands_back,
+            begins_here=self._begins_here(),
+            default_workers=default,
+            threads=threads,
         )
 
     def _hands_back(self) -> bool:
