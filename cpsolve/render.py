@@ -29,13 +29,17 @@ def draw_layers(
     high = [max(c[i] for c in cells) for i in range(3)]
     width = max((len(label) for label in label_of.values()), default=1)
     separator = "" if width == 1 else " "
-    layers, rows_of = range(low[2], high[2] + 1), range(low[1], high[1] + 1)
+    # each layer a grid of '.' with the labels written in (a cell at a time over the whole box took
+    # 17 ms of HexSticks' run: 30,000 positions for 2,256 cells)
+    columns, rows_count = high[0] - low[0] + 1, high[1] - low[1] + 1
+    grids = {z: [[".".rjust(width)] * columns for _ in range(rows_count)] for z in range(low[2], high[2] + 1)}
+    for (x, y, z), label in label_of.items():
+        if low[0] <= x <= high[0] and low[1] <= y <= high[1] and z in grids:
+            grids[z][y - low[1]][x - low[0]] = label.rjust(width)
     blocks = []
-    for z in reversed(layers) if top_first else layers:
-        rows = [
-            separator.join(label_of.get((x, y, z), ".").rjust(width) for x in range(low[0], high[0] + 1))
-            for y in (reversed(rows_of) if top_first else rows_of)
-        ]
+    for z in sorted(grids, reverse=top_first):
+        grid = grids[z][::-1] if top_first else grids[z]
+        rows = [separator.join(row) for row in grid]
         title = f"z={z}" if high[2] > low[2] else ""
         blocks.append("\n".join(filter(None, [title, *rows])))
     notes = [footer] if footer else []
