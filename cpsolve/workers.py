@@ -2,9 +2,12 @@
 
 A task is a function from a unit to an iterator of items; `Workers.stream(task, units)` runs the
 task on every unit and yields `(index of the unit, item)` as items arrive, then `(index, DONE)`
-when the unit's task has ended. Three places to run:
+when the unit's task has ended. Four places to run:
 
 - `InProcess`: one unit after another in this process (one worker, or no `fork`).
+- `Threaded`: threads of this process, for searches whose compiled kernels let go of the GIL
+  (cpsolve.native.RELEASING): nothing started, copied or sent; a unit's task looks at the
+  stream's halt through its deadline (`deadline_for`), the later threads begin after a stagger.
 - `Forked`: processes forked when the stream starts. The task and everything it refers to (a
   compiled puzzle, the engines already loaded) reach them through the fork, so nothing of it is
   pickled; units go to them through a queue and items come back through another as they are

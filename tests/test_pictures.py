@@ -31,16 +31,21 @@ def _chromium() -> str | None:
     return os.environ.get("CPSOLVE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def launched_chromium(*flags: str) -> Iterator[Any]:
+    """Debian's chromium through Playwright, with these flags beside --no-sandbox (a fixture's body)."""
     sync_api = pytest.importorskip("playwright.sync_api")
     executable = _chromium()
     if executable is None:
         absent("no chromium (apt-get install chromium, or $CPSOLVE_CHROMIUM)")
     with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", *flags])
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launched_chromium()
 
 
 class Opened:

@@ -20,19 +20,17 @@ import pytest
 import yaml
 from conftest import SPECS, absent, corpus_dir
 from playwright.sync_api import expect
-from test_pictures import _chromium
+from test_pictures import launched_chromium
 
 pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient  # noqa: E402  (after the skip: the studio extra)
+from test_studio import HOST, TOKEN  # noqa: E402
+from test_studio import client as client  # noqa: E402  (the fixtures, on this module's workspace)
+from test_studio import live as live  # noqa: E402
 
 from cpsolve.studio import assets  # noqa: E402
-from cpsolve.studio.server import Studio, create_app  # noqa: E402
-from cpsolve.studio.workspace import Workspace  # noqa: E402
-
-TOKEN = "editor-token"
-HOST = "http://127.0.0.1:8766"
 
 
 @pytest.fixture
@@ -45,16 +43,6 @@ def workspace(tmp_path: Path) -> Path:
     shutil.copy(burrtools / "PelikanBurr.xmpuzzle", folder / "pelikan.xmpuzzle")
     shutil.copy(burrtools / "DemoMirrorParadox.xmpuzzle", folder / "paradox.xmpuzzle")
     return folder
-
-
-@pytest.fixture
-def client(workspace: Path) -> Iterator[TestClient]:
-    studio = Studio(Workspace.at(workspace), TOKEN, 8766)
-    with TestClient(create_app(studio), base_url=HOST, headers={"Authorization": f"Bearer {TOKEN}"}) as test_client:
-        yield test_client
-    for record in studio.jobs.values():
-        record.job.cancel()
-        record.job.wait()
 
 
 def counts_of(client: TestClient, request: dict[str, Any]) -> dict[str, Any]:
@@ -164,30 +152,9 @@ def test_the_pages_scripts_come_under_the_token_and_three_js_from_its_install(
 @pytest.fixture(scope="module")
 def webgl_browser() -> Iterator[Any]:
     """Debian's chromium with WebGL drawn in software (no screen, no GPU on these machines)."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    executable = _chromium()
-    if executable is None:
-        absent("no chromium (apt-get install chromium, or $CPSOLVE_CHROMIUM)")
     if not assets.installed():
         absent("three.js is not installed: run `cpsolve compile` (needs npm)")
-    with sync_api.sync_playwright() as playwright:
-        flags = ["--no-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader"]
-        launched = playwright.chromium.launch(executable_path=executable, args=flags)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def live(workspace: Path) -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cpsolve", "studio", str(workspace), "--no-browser"], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert process.stdout is not None
-        yield process.stdout.readline().strip().removeprefix("cpsolve studio: ")
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    yield from launched_chromium("--enable-unsafe-swiftshader", "--use-angle=swiftshader")
 
 
 def test_a_puzzle_file_given_makes_its_folder_the_workspace(workspace: Path) -> None:
