@@ -112,8 +112,8 @@ class InProcess(Workers):
 class Threaded(Workers):
     """`threads` threads of this process, started for each stream and ended with it: for searches
     whose compiled kernels let go of the GIL (cpsolve.native.threads_run_apart), so that they search
-    on separate cores with nothing to start, copy or send between processes (two processes took
-    0.04-0.1 s to start, more than a small search: docs/measurements.md). The threads take the
+    on separate cores with nothing to start, copy or send between processes (starting forked ones
+    costs 0.03-0.05 s, more than a small search: cpsolve.parts). The threads take the
     units in order; their items reach the stream through one queue. A task must look at
     `halt` (a unit's deadline made with `deadline_for`) between its slices: the stream sets it
     when it ends, and waits for the threads, each at its part's next slice."""
@@ -135,7 +135,9 @@ class Threaded(Workers):
         self, task: Task, units: list[Any], grow: Grow | None = None, stop: Stop | None = None
     ) -> Generator[Event, None, None]:
         self.halt.clear()
-        results: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
+        # bounded: threads that find faster than the stream's reader classifies wait, rather than
+        # pile up what they found (400 dominoes in a box: 1.16 GB of queued solutions, unbounded)
+        results: queue.Queue[tuple[int, Any]] = queue.Queue(maxsize=QUEUED_PER_THREAD * self.workers)
         taken = itertools.count()  # next() on it is one step under the GIL: no unit taken twice
         count = max(1, min(self.workers, len(units)))
         threads = [
@@ -180,18 +182,35 @@ class Threaded(Workers):
                 index = next(taken)
                 if index >= len(units):
                     return
-                for item in task(units[index]):
-                    results.put((index, item))
-                results.put((index, DONE))
+                items = task(units[index])
+                for item in items:
+                    self._put(results, (index, item))
+                    if self.halt.is_set():  # the stream has ended: no more of this unit
+                        close = getattr(items, "close", None)  # a generator's: its cleanup runs now
+                        if close is not None:
+                            close()
+                        return
+                self._put(results, (index, DONE))
         except BaseException as error:  # the stream raises it where it is read
-            results.put((THREAD_FAILED, error))
+            self._put(results, (THREAD_FAILED, error))
         finally:
-            results.put((THREAD_ENDED, None))
+            self._put(results, (THREAD_ENDED, None))
+
+    def _put(self, results: queue.Queue[tuple[int, Any]], entry: tuple[int, Any]) -> None:
+        """Hand an item to the stream, waiting while the queue is full; dropped once the stream
+        has ended (nobody reads it then, and a thread must not wait for ever)."""
+        while not self.halt.is_set():
+            try:
+                results.put(entry, timeout=POLL_SECONDS)
+                return
+            except queue.Full:
+                continue
 
 
 # A Threaded stream's threads after the first begin this late: a search that takes less gains
-# nothing from sharing (measured in docs/measurements.md, "Threads")
+# nothing from sharing (docs/measurements.md, "Speed, round three")
 THREADS_STAGGER_SECONDS = 0.02
+QUEUED_PER_THREAD = 8  # items (batches of up to 512 solutions) a Threaded stream holds per thread
 THREAD_ENDED: Final = -2  # an index no unit has: a thread of a Threaded stream has ended
 THREAD_FAILED: Final = -3  # ... its task raised (the error is the item)
 

@@ -132,3 +132,23 @@ def test_a_halted_deadline_says_the_runs_reason_where_the_run_was_stopped() -> N
     assert deadline.passed() and deadline.cancel is not None and deadline.cancel.reason == "cancelled"
     run_stop.set("interrupted")
     assert deadline.cancel.reason == "interrupted"
+
+
+def test_threads_that_find_faster_than_the_reader_wait() -> None:
+    """The queue between the threads and the stream is bounded: a task that yields without end
+    is never more than the queue's room (and its thread's item in hand) ahead of the reader."""
+    produced = [0]
+    room = workers.QUEUED_PER_THREAD * 2
+
+    def flood(unit: int) -> Iterator[Any]:
+        while True:
+            yield unit
+            produced[0] += 1
+
+    runners = Threaded(2)
+    stream = runners.stream(flood, [1, 2])
+    for read in range(1, 200):
+        next(stream)
+        assert produced[0] - read <= room + 2
+    stream.close()
+    assert runners.halt.is_set()

@@ -231,7 +231,7 @@ def breaking_parts(
     left_out = breaking.forbidden_set | excluded
     # what is the same for every part is computed once per breaking (a run of many parts asks for
     # each: SolidSixPieceBurrs' 62 cost 0.32 s when each went through all 16,000 weights)
-    kept = breaking.kept_order if key is None else (key[0],) if key[0] in breaking.kept_order else ()
+    kept = breaking.kept_order if key is None else (key[0],) if key[0] in breaking.kept_set else ()
     empty: frozenset[int] = frozenset()
     return [
         Part((*forced, *(key or (r,))), left_out | (breaking.first - {r}) | breaking.paired.get(r, empty))

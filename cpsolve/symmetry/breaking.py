@@ -65,6 +65,10 @@ class Breaking:
         return tuple(dict.fromkeys(r for r, _ in self.weight))
 
     @cached_property
+    def kept_set(self) -> frozenset[int]:
+        return frozenset(self.kept_order)
+
+    @cached_property
     def forbidden_set(self) -> frozenset[int]:
         return frozenset(self.forbidden)
 

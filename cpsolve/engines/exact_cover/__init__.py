@@ -54,7 +54,7 @@ PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` u
 THREADS_PLACEMENTS = 50_000  # the same where the parts run on threads (cpsolve.workers.Threaded)
 # Without an estimate, parts on threads from this many atoms: cutting a search into parts costs a
 # few ms (Dracula's 69 atoms lost 10 ms, HexSticks' 180 lost 17 ms on two threads; SolidSix's 1,593
-# gained; measured in docs/measurements.md, "Threads")
+# gained; docs/measurements.md, "Speed, round three")
 THREADS_ATOMS = 1_000
 # A fewest-placements search (not estimated) of this many atoms or more is split into parts for
 # every core before it starts: the 9x9x9 designs of docs/cluster.md (55,000-131,000 atoms) gain
