@@ -230,6 +230,12 @@ def test_a_puzzle_drawn_by_clicking_is_undone_saved_reopened_and_solved(
     expect(page.locator("#shapes button >> nth=2")).to_have_text("B (3)")
     page.keyboard.press("Control+z")
 
+    click_at(page, f"{editor}.layerCentre(0, 1)")  # the layer view: a cell added, then removed there
+    expect(page.locator("#shapes button >> nth=2")).to_have_text("B (3)")
+    assert "0,1,0" in page.evaluate(f"[...{editor}.shape.cells.keys()]")
+    page.mouse.click(*page.evaluate(f"{editor}.layerCentre(0, 1)"), button="right")
+    expect(page.locator("#shapes button >> nth=2")).to_have_text("B (2)")
+
     page.keyboard.press("Control+s")
     expect(page.locator("#status")).to_have_text("saved drawn.yaml")
     saved = yaml.safe_load((workspace / "drawn.yaml").read_text())

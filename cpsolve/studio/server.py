@@ -378,7 +378,8 @@ def create_app(studio: Studio) -> FastAPI:
         if new and path.exists():
             raise Exists(f"{relative}: already in the workspace; choose another name")
         if path.suffix.lower() == ".xmpuzzle" and path.is_file():
-            problems = len(formats.puzzles(PuzzleFile(relative, studio.workspace.read(relative))))
+            existing = PuzzleFile(relative, studio.workspace.read(relative))
+            problems = len(formats.puzzles(existing, ReadOptions(studio.workspace.max_bytes)))
             if problems > 1:
                 raise CpsolveError(
                     f"{relative}: holds {problems} problems; saving one would drop the others: save under a new name"

@@ -79,7 +79,6 @@ export class Editor {
     this.undoStack = [];
     this.redoStack = [];
     this.stroke = null;
-    this.drawCount = 0;
     this.setUp3d();
     this.setUpLayerView();
   }
@@ -297,7 +296,6 @@ export class Editor {
 
   render() {
     this.renderer.render(this.scene, this.camera);
-    this.drawCount++;
   }
 
   redraw() {
@@ -474,6 +472,11 @@ export class Editor {
   }
 
   setLayer(layer) { this.layer = layer; this.redraw(); }
+
+  layerSpan() { // the layers the slider offers: the shape's, one beyond each side, and the active one
+    const [low, high] = layerRange(this.shape.cells, this.grid);
+    return [Math.min(low - 1, this.layer), Math.max(high + 1, this.layer)];
+  }
 
   // -- for the page's tests and measurements
   screenOf(cell, normal) { // the page position of a cell's face (the face whose outward normal is given)

@@ -142,7 +142,7 @@ function shapesChanged() {
   const [least, most] = shape.piece ? editor.copies() : [1, 1];
   $("least").value = least;
   $("most").value = most;
-  const [low, high] = layerBounds(editor);
+  const [low, high] = editor.layerSpan();
   $("layer").min = low; $("layer").max = high; $("layer").value = editor.layer;
   $("layer-number").textContent = editor.layer;
   for (const radio of document.querySelectorAll("input[name=brush]")) {
@@ -159,15 +159,6 @@ function shapesChanged() {
   $("cell-count").textContent = `${shape.cells.size} cells` + (optional ? `, ${optional} variable` : "");
   $("undo").disabled = !editor.undoStack.length;
   $("redo").disabled = !editor.redoStack.length;
-}
-
-function layerBounds(editor) {
-  let low = 0, high = 0;
-  for (const text of editor.shape.cells.keys()) {
-    const z = editor.grid.toLayer(text.split(",").map(Number))[2];
-    low = Math.min(low, z); high = Math.max(high, z);
-  }
-  return [Math.min(low - 1, editor.layer), Math.max(high + 1, editor.layer)];
 }
 
 // -- saving and solving
