@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import gc
-import importlib.util
 import json
 import os
 import sys
@@ -492,15 +491,13 @@ def validate_command(
 @app.command("engines", cls=opt.HelpCommand)
 def engines_command() -> None:
     """List the engines: what each takes, and whether it is installed."""
-    from cpsolve import engines
+    from cpsolve import engines, native
 
     for engine in engines.DEFAULT:
         state = "installed" if engine.installed() else f'not installed: pip install "cpsolve[{engine.extra}]"'
         typer.echo(f"{engine.name:12} {engine.takes_what} ({state})")
     typer.echo(f"{AUTO:12} the first installed engine above that takes the puzzle")
-    if importlib.util.find_spec("numba") is not None:
-        from cpsolve import native
-
+    if native.installed("numba"):
         typer.echo(f"compiled kernels: {native.describe()}")
 
 

@@ -25,7 +25,6 @@ not count it (docs/disassembly.md).
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from cpsolve import native
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid, Step
 from cpsolve.limits import DEFAULT_MAX_DISASSEMBLY_POSITIONS, MAX_GAP_CACHE, NO_DEADLINE, Deadline
@@ -324,7 +324,7 @@ class Disassembler:
         self.max_positions = max_positions
         self.deadline = deadline
         self.grid = grid
-        self.compiled = importlib.util.find_spec("numba") is not None if compiled is None else compiled
+        self.compiled = native.installed("numba") if compiled is None else compiled
         self._kernel: CompiledDisassembler | None = None
 
     def load(self) -> None:

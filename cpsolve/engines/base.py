@@ -15,7 +15,6 @@ it to the registry (`DEFAULT` in cpsolve/engines/__init__.py). Heavy libraries a
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+from cpsolve import native
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
@@ -300,7 +300,7 @@ class Engine(ABC):
     lists: ClassVar[bool] = True  # it lists solutions (False: it counts them without listing, --count-only)
 
     def installed(self) -> bool:
-        return self.required_module is None or importlib.util.find_spec(self.required_module) is not None
+        return self.required_module is None or native.installed(self.required_module)
 
     def load(self, puzzle: PuzzleModel | None = None, every_variant: bool = False) -> None:
         """Import the engine's libraries (before a run's clock for its `seconds` starts); engines with

@@ -30,7 +30,6 @@ solution unchanged, as it should.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -132,7 +131,7 @@ class FrontierProblem:
         levels held would pass `max_bytes`, OutOfTimeError once the deadline has passed."""
         state = self.start if start is None else start
         if compiled is None:
-            compiled = self.compiles() and importlib.util.find_spec("numba") is not None
+            compiled = self.compiles() and native.installed("numba")
         if compiled:
             return CompiledCount(self, state, deadline, max_bytes, on_level).count()
         return self._count_in_python(state, deadline, max_bytes, on_level)
@@ -203,7 +202,7 @@ def load_compiled() -> bool:
     """Load the compiled counter (the build `cpsolve compile` made, else numba's cache) with a
     count of nothing, so that a run's clock does not time the loading, as for the engines; False
     where numba is not installed."""
-    if importlib.util.find_spec("numba") is None:
+    if not native.installed("numba"):
         return False
     FrontierProblem(1, 2, (Resource(0, 1, 0, 1),), (((1 << 2, 0),),), 0b10).count(compiled=True)
     return True
