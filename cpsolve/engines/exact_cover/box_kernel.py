@@ -54,7 +54,7 @@ import numpy as np
 from numba import njit
 
 from .bits import DE_BRUIJN, ONE, SHIFT, ZERO
-from .cover_kernel import write_found
+from .cover_kernel import OPEN_OPTIONAL, _hopeless, _recount, _tally, write_found
 
 Array = Any
 Tables = tuple[Any, ...]  # see `search`
@@ -171,6 +171,8 @@ def search(
         piece_atoms,
         once,
         every_cell_flag,
+        atom_must,
+        volume,
     ) = tables
     every_cell = len(every_cell_flag) == 1  # known when compiling: chosen at run time it cost cubes 1-4 %
     (left, pieces_left, boards, fits, fit_count, slots, positions, chosen, toward, candidates, estimate) = work[:11]
@@ -183,11 +185,16 @@ def search(
     lists = np.int64(1) << directions
     available = pieces_left[0]
     random = np.uint64(estimate[1]) | ONE
+    # what the copies left can fill against what must be (cover_kernel._hopeless), where cells may stay empty
+    tally = _tally(boards[max(depth, 0)], target, optional, least, most, left, volume)
     weight = 1.0
     probes_done = 0
     solutions = 0
     steps = 0
     while depth >= 0:
+        if fit_count[depth] < 0 and with_holes and _hopeless(tally, holes[0], max_holes):
+            fit_count[depth] = 0  # no solution below: back at once
+            positions[depth] = 0
         if fit_count[depth] < 0:
             # choose the cell to fill and list the placements that fit it
             low = boards[depth, 0]
@@ -356,10 +363,13 @@ def search(
                     depth -= 1
                     if with_holes and chosen[depth] < 0:
                         holes[0] -= 1
+                        tally[OPEN_OPTIONAL] += 1
                         continue
                     piece = atom_piece[chosen[depth]]
                     left[piece] += 1
                     available |= ONE << np.uint64(piece)
+                    if with_holes:
+                        _recount(chosen[depth], -1, tally, atom_must, volume, atom_piece, least, most, left)
                 weight = 1.0
                 if probes_done == probes:
                     break
@@ -373,6 +383,7 @@ def search(
             chosen[depth] = atom
             if with_holes and atom < 0:  # the cell stays empty
                 holes[0] += 1
+                tally[OPEN_OPTIONAL] -= 1
                 cell = cell_at[depth]
                 boards[depth + 1, 0] = boards[depth, 0]
                 if two_words:
@@ -380,6 +391,8 @@ def search(
                 boards[depth + 1, cell >> 6] |= ONE << np.uint64(cell & 63)
             else:
                 piece = atom_piece[atom]
+                if with_holes:
+                    _recount(atom, 1, tally, atom_must, volume, atom_piece, least, most, left)
                 left[piece] -= 1
                 if left[piece] == 0:
                     available &= ~(ONE << np.uint64(piece))
@@ -403,10 +416,13 @@ def search(
         if depth >= 0:
             if with_holes and chosen[depth] < 0:
                 holes[0] -= 1
+                tally[OPEN_OPTIONAL] += 1
             else:
                 piece = atom_piece[chosen[depth]]
                 left[piece] += 1
                 available |= ONE << np.uint64(piece)
+                if with_holes:
+                    _recount(chosen[depth], -1, tally, atom_must, volume, atom_piece, least, most, left)
         if solutions == found.shape[0]:
             break
     pieces_left[0] = available

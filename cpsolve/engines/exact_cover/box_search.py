@@ -226,7 +226,23 @@ class BoxSearch:
             self.islands,
             *self.piece_lists,
             (0,) if self.choose == EVERY_OPEN_CELL else (),  # its length: whether every open cell is compared
+            self.atom_must,
+            self.volume,
         )
+
+    @cached_property
+    def atom_must(self) -> Any:
+        """Each placement's cells that must be filled (the kernel's room check where cells may stay empty)."""
+        layout = self.layout
+        must = np.array([layout.target[0] & ~self.optional[0], layout.target[1] & ~self.optional[1]], np.uint64)
+        return _set_bits(self.mask_low & must[0]) + _set_bits(self.mask_high & must[1])
+
+    @cached_property
+    def volume(self) -> Any:
+        """Each piece's cells (0 for a piece without placements)."""
+        volume = np.zeros(self.pieces, np.int64)
+        volume[self.problem.atom_piece] = _set_bits(self.mask_low) + _set_bits(self.mask_high)
+        return volume
 
     @cached_property
     def islands(self) -> Any:
@@ -467,3 +483,12 @@ _SUBSETS_START = np.concatenate(([0], np.cumsum(np.left_shift(1, _SET_SIZE))[:-1
 def _popcount(direction_sets: Any) -> Any:
     """How many directions each set (at most six bits) holds."""
     return _SET_SIZE[direction_sets]
+
+
+def _set_bits(words: Any) -> Any:
+    """The set bits of each uint64 word (int64)."""
+    return (
+        np.unpackbits(np.ascontiguousarray(words, "<u8").view(np.uint8).reshape(-1, 8), axis=1)
+        .sum(axis=1)
+        .astype(np.int64)
+    )

@@ -69,6 +69,71 @@ def write_found(found: Array, found_length: Array, row: int, chosen: Array, dept
     found_length[row] = written
 
 
+@njit(cache=True, inline="always")
+def _ones(word: Any) -> int:
+    """The set bits of a word."""
+    ones = 0
+    while word != ZERO:
+        word &= word - ONE
+        ones += 1
+    return ones
+
+
+# what `tally` holds: the open cells that must be filled, the open optional cells, the cells the
+# copies left could fill, and those the copies still needed to reach every least count fill
+MUST, OPEN_OPTIONAL, ROOM, NEED = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _tally(
+    board: Array, target: Array, optional: Array, least: Array, most: Array, left: Array, volume: Array
+) -> Array:
+    """`tally` for a level's board and the copies left."""
+    tally = np.zeros(4, np.int64)
+    for word in range(board.shape[0]):
+        tally[MUST] += _ones(target[word] & ~optional[word] & ~board[word])
+        tally[OPEN_OPTIONAL] += _ones(optional[word] & ~board[word])
+    for piece in range(least.shape[0]):
+        tally[ROOM] += left[piece] * volume[piece]
+        tally[NEED] += max(0, least[piece] - (most[piece] - left[piece])) * volume[piece]
+    return tally
+
+
+@njit(cache=True, inline="always")
+def _hopeless(tally: Array, holes: int, max_holes: int) -> bool:
+    """Whether no solution lies below: the copies left cannot fill the open cells that must be
+    filled, the copies that must still come do not fit, or they leave more optional cells empty
+    than allowed."""
+    must, open_optional, room = int(tally[MUST]), int(tally[OPEN_OPTIONAL]), int(tally[ROOM])
+    return room < must or tally[NEED] > must + open_optional or holes + open_optional + must - room > max_holes
+
+
+@njit(cache=True, inline="always")
+def _recount(
+    atom: int,
+    sign: int,
+    tally: Array,
+    atom_must: Array,
+    volume: Array,
+    atom_piece: Array,
+    least: Array,
+    most: Array,
+    left: Array,
+) -> None:
+    """`tally` after placing an atom (`sign` 1, before its copy is taken) or taking it back (-1,
+    after its copy is returned); a hole (-1) taken back leaves its optional cell open again."""
+    if atom < 0:
+        tally[OPEN_OPTIONAL] += 1
+        return
+    piece = atom_piece[atom]
+    size = volume[piece]
+    tally[MUST] -= sign * atom_must[atom]
+    tally[OPEN_OPTIONAL] -= sign * (size - atom_must[atom])
+    tally[ROOM] -= sign * size
+    if most[piece] - left[piece] < least[piece]:
+        tally[NEED] -= sign * size
+
+
 @njit(cache=True)
 def _take(atom: int, atom_piece: Array, group_of: Array, left: Array, group_left: Array, sign: int) -> None:
     piece = atom_piece[atom]
@@ -103,6 +168,8 @@ def search(
     step_budget: int,
     found: Array,
     found_length: Array,
+    atom_must: Array,
+    volume: Array,
 ) -> tuple[int, int, int]:
     """Continue the search from `depth`; return (depth, solutions written to `found`, placements).
 
@@ -110,8 +177,17 @@ def search(
     placements. Candidates for cell c are `candidates[starts[c]:starts[c + 1]]`. A solution is
     written as the atoms placed, `found_length` of them. `group_spare[g]` is how much of group g's
     allowance may remain unused (its most minus its least): `group_left` may not end above it.
+
+    Where the target has optional cells, a level backs up at once when the copies left cannot
+    fill the open cells that must be filled, the copies that must still come do not fit, or they
+    would leave more optional cells empty than `max_holes` (`atom_must[a]`: atom a's cells that
+    must be filled; `volume[p]`: piece p's cells).
     """
     words = masks.shape[1]
+    prune = False
+    for word in range(words):
+        prune = prune or optional[word] != ZERO
+    tally = _tally(boards[depth], target, optional, least, most, left, volume)
     count = 0
     steps = 0
     examined = 0  # candidates looked at: where each clashes, a slice is bounded by them, not placements
@@ -129,11 +205,15 @@ def search(
                         _take(chosen[depth], atom_piece, group_of, left, group_left, -1)
                     else:
                         holes[0] -= 1
+                    if prune:
+                        _recount(chosen[depth], -1, tally, atom_must, volume, atom_piece, least, most, left)
                 if count == found.shape[0]:
                     return depth, count, steps
                 continue
             cells[depth] = cell
             positions[depth] = starts[cell]
+            if prune and _hopeless(tally, holes[0], max_holes):
+                positions[depth] = starts[cell + 1] + 1  # nothing to try here, not even a hole
         if steps >= step_budget:
             return depth, count, steps
         cell = cells[depth]
@@ -163,6 +243,8 @@ def search(
             steps += 1
             positions[depth] = index
             chosen[depth] = atom
+            if prune:
+                _recount(atom, 1, tally, atom_must, volume, atom_piece, least, most, left)
             _take(atom, atom_piece, group_of, left, group_left, 1)
             for word in range(words):
                 boards[depth + 1, word] = boards[depth, word] | masks[atom, word]
@@ -179,6 +261,7 @@ def search(
             positions[depth] = end + 1  # the hole is being tried
             chosen[depth] = -1
             holes[0] += 1
+            tally[OPEN_OPTIONAL] -= 1
             for word in range(words):
                 boards[depth + 1, word] = boards[depth, word]
             boards[depth + 1, bit_word] |= bit
@@ -193,4 +276,6 @@ def search(
                 _take(chosen[depth], atom_piece, group_of, left, group_left, -1)
             else:
                 holes[0] -= 1
+            if prune:
+                _recount(chosen[depth], -1, tally, atom_must, volume, atom_piece, least, most, left)
     return depth, count, steps

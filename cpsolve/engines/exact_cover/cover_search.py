@@ -177,6 +177,20 @@ class CoverSearch:
             masks[present, bits // 64] |= np.left_shift(np.uint64(1), (bits % 64).astype(np.uint64))
         return masks
 
+    @cached_property
+    def atom_must(self) -> Any:
+        """Each atom's cells that must be filled (the lowest-cell search's room check)."""
+        by_rank = np.unpackbits(self.optional.astype("<u8").view(np.uint8), bitorder="little")[: self.problem.cells]
+        optional = np.append(by_rank.astype(bool), True)  # the last entry: the rows' padding (-1)
+        return np.ascontiguousarray((~optional[self.ranks]).sum(axis=1), np.int64)
+
+    @cached_property
+    def volume(self) -> Any:
+        """Each piece's cells (0 for a piece without placements)."""
+        volume = np.zeros(len(self.least), np.int64)
+        volume[self.problem.atom_piece] = (self.ranks >= 0).sum(axis=1)
+        return volume
+
     def start(self, forced: Sequence[int]) -> tuple[Any, Any, Any] | None:
         """Board, copies left and group allowance left once the forced placements are made; None
         when they clash or use more than there is."""
@@ -262,6 +276,8 @@ class CoverSearch:
                 budget,
                 found,
                 found_length,
+                self.atom_must,
+                self.volume,
             )
             yield found_solutions(fixed, found, found_length, written), steps
 

@@ -66,6 +66,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from numba import njit
 
 from .cover_kernel import write_found
@@ -271,6 +272,31 @@ def _undecided(decided: Array, optional: Array) -> tuple[int, int]:
 
 
 @njit(cache=True)
+def _volumes(left: Array, atom_start: Array, cell_start: Array, column_atoms: Array, pieces_column: int) -> Array:
+    """Each piece's cells (those of any of its placements: its column's first atom's row, less
+    the piece's own column; 0 for a piece with none)."""
+    volume = np.zeros(left.shape[0], np.int64)
+    for piece in range(left.shape[0]):
+        first = cell_start[pieces_column + piece]
+        if first < cell_start[pieces_column + piece + 1]:
+            atom = column_atoms[first]
+            volume[piece] = atom_start[atom + 1] - atom_start[atom] - 1
+    return volume
+
+
+@njit(cache=True)
+def _room(left: Array, least: Array, most: Array, volume: Array) -> tuple[int, int]:
+    """The cells the copies left could fill at most, and those the copies still needed to reach
+    every piece's least count fill."""
+    room = 0
+    need = 0
+    for piece in range(left.shape[0]):
+        room += left[piece] * volume[piece]
+        need += max(0, least[piece] - (most[piece] - left[piece])) * volume[piece]
+    return room, need
+
+
+@njit(cache=True)
 def _copies_left(left: Array) -> bool:
     for copies in left:  # noqa: SIM110 (numba takes no generator expression)
         if copies > 0:
@@ -346,13 +372,21 @@ def search(
     steps = 0
     killed = 0  # placements killed: a slice is bounded by them too (each costs about a placement)
     top = top_of[0]
+    volume = _volumes(left, atom_start, cell_start, column_atoms, pieces_column)
+    must, open_optional = _undecided(decided, optional)
+    room, need = _room(left, least, most, volume)
     while depth >= 0:
         exhausted = False  # this level has nothing (more) to try: back up
         if cells[depth] == -1 and depth < forced.shape[0]:
             cells[depth] = FORCED
             positions[depth] = 0
         elif cells[depth] == -1:
-            cell = _choose(decided, count, optional, once, left)
+            # the pieces left can no longer fill the cells that must be, the pieces that must
+            # still come no longer fit, or they leave more optional cells empty than allowed
+            if room < must or need > must + open_optional or must + open_optional - room > max_holes:
+                cell = -2
+            else:
+                cell = _choose(decided, count, optional, once, left)
             if cell == -1:  # the last phase: placements on optional cells only, in increasing order
                 if _complete(decided, optional, least, most, left, max_holes):
                     if written == found.shape[0]:
@@ -465,6 +499,12 @@ def search(
                                                 stack, top)  # fmt: skip
                         run = after
                 piece = atom_piece[atom]
+                on_must = counted_start[atom + 1] - counted_start[atom] - 1
+                must -= on_must
+                open_optional -= volume[piece] - on_must
+                room -= volume[piece]
+                if most[piece] - left[piece] < least[piece]:
+                    need -= volume[piece]
                 left[piece] -= 1
                 if left[piece] == 0:
                     for other in range(cell_start[pieces_column + piece], cell_start[pieces_column + piece + 1]):
@@ -481,6 +521,14 @@ def search(
         if depth >= 0:
             top = _undo(depth, alive, count, decided, left, stack, top, chosen, marks, saved, counted_start,
                         counted_columns, atom_start, atom_cells, atom_piece, pieces_column)  # fmt: skip
+            atom = chosen[depth]
+            piece = atom_piece[atom]
+            on_must = counted_start[atom + 1] - counted_start[atom] - 1
+            must += on_must
+            open_optional += volume[piece] - on_must
+            room += volume[piece]
+            if most[piece] - left[piece] < least[piece]:
+                need += volume[piece]
     top_of[0] = top
     return depth, written, steps
 
