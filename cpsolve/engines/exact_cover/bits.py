@@ -12,6 +12,7 @@ ZERO = np.uint64(0)
 ONE = np.uint64(1)
 DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
 SHIFT = np.uint64(58)
+NO_COUNTS = np.zeros(0, np.int64)  # the room check's tables where no cell may stay empty (never read)
 
 
 def _de_bruijn_table() -> Any:

@@ -186,7 +186,11 @@ def search(
     available = pieces_left[0]
     random = np.uint64(estimate[1]) | ONE
     # what the copies left can fill against what must be (cover_kernel._hopeless), where cells may stay empty
-    tally = _tally(boards[max(depth, 0)], target, optional, least, most, left, volume)
+    tally = (
+        _tally(boards[max(depth, 0)], target, optional, least, most, left, volume)
+        if with_holes
+        else np.zeros(4, np.int64)
+    )
     weight = 1.0
     probes_done = 0
     solutions = 0

@@ -21,7 +21,7 @@ from cpsolve import native
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 
-from .bits import BIT_OF
+from .bits import BIT_OF, NO_COUNTS
 from .cover_search import found_solutions
 
 BOX_BITS = 128  # two 64-bit words
@@ -226,8 +226,7 @@ class BoxSearch:
             self.islands,
             *self.piece_lists,
             (0,) if self.choose == EVERY_OPEN_CELL else (),  # its length: whether every open cell is compared
-            self.atom_must,
-            self.volume,
+            *((self.atom_must, self.volume) if self.max_holes > 0 else (NO_COUNTS, NO_COUNTS)),
         )
 
     @cached_property

@@ -187,7 +187,7 @@ def search(
     prune = False
     for word in range(words):
         prune = prune or optional[word] != ZERO
-    tally = _tally(boards[depth], target, optional, least, most, left, volume)
+    tally = _tally(boards[depth], target, optional, least, most, left, volume) if prune else np.zeros(4, np.int64)
     count = 0
     steps = 0
     examined = 0  # candidates looked at: where each clashes, a slice is bounded by them, not placements

@@ -19,7 +19,7 @@ from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 from cpsolve.workers import Sharing
 
-from .bits import BIT_OF
+from .bits import BIT_OF, NO_COUNTS
 from .fewest_codes import LAST_COPY, OPTIONAL_PHASE
 
 FEWEST = 1  # CoverSearch.choose: fill the open cell the fewest placements fit (fewest_kernel.py)
@@ -276,8 +276,7 @@ class CoverSearch:
                 budget,
                 found,
                 found_length,
-                self.atom_must,
-                self.volume,
+                *((self.atom_must, self.volume) if self.problem.optional else (NO_COUNTS, NO_COUNTS)),
             )
             yield found_solutions(fixed, found, found_length, written), steps
 
