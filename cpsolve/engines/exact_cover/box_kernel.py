@@ -54,7 +54,7 @@ import numpy as np
 from numba import njit
 
 from .bits import DE_BRUIJN, ONE, SHIFT, ZERO
-from .cover_kernel import OPEN_OPTIONAL, _hopeless, _recount, _tally, write_found
+from .cover_kernel import OPEN_OPTIONAL, _tally, hopeless, recount, write_found
 
 Array = Any
 Tables = tuple[Any, ...]  # see `search`
@@ -185,7 +185,7 @@ def search(
     lists = np.int64(1) << directions
     available = pieces_left[0]
     random = np.uint64(estimate[1]) | ONE
-    # what the copies left can fill against what must be (cover_kernel._hopeless), where cells may stay empty
+    # what the copies left can fill against what must be (cover_kernel.hopeless), where cells may stay empty
     tally = (
         _tally(boards[max(depth, 0)], target, optional, least, most, left, volume)
         if with_holes
@@ -196,7 +196,7 @@ def search(
     solutions = 0
     steps = 0
     while depth >= 0:
-        if fit_count[depth] < 0 and with_holes and _hopeless(tally, holes[0], max_holes):
+        if fit_count[depth] < 0 and with_holes and hopeless(tally, holes[0], max_holes):
             fit_count[depth] = 0  # no solution below: back at once
             positions[depth] = 0
         if fit_count[depth] < 0:
@@ -373,7 +373,7 @@ def search(
                     left[piece] += 1
                     available |= ONE << np.uint64(piece)
                     if with_holes:
-                        _recount(chosen[depth], -1, tally, atom_must, volume, atom_piece, least, most, left)
+                        recount(piece, atom_must[chosen[depth]], -1, tally, volume, least, most, left)
                 weight = 1.0
                 if probes_done == probes:
                     break
@@ -396,7 +396,7 @@ def search(
             else:
                 piece = atom_piece[atom]
                 if with_holes:
-                    _recount(atom, 1, tally, atom_must, volume, atom_piece, least, most, left)
+                    recount(piece, atom_must[atom], 1, tally, volume, least, most, left)
                 left[piece] -= 1
                 if left[piece] == 0:
                     available &= ~(ONE << np.uint64(piece))
@@ -426,7 +426,7 @@ def search(
                 left[piece] += 1
                 available |= ONE << np.uint64(piece)
                 if with_holes:
-                    _recount(chosen[depth], -1, tally, atom_must, volume, atom_piece, least, most, left)
+                    recount(piece, atom_must[chosen[depth]], -1, tally, volume, least, most, left)
         if solutions == found.shape[0]:
             break
     pieces_left[0] = available

@@ -69,7 +69,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .cover_kernel import write_found
+from .cover_kernel import MUST, NEED, OPEN_OPTIONAL, ROOM, hopeless, recount, room_and_need, write_found
 from .fewest_codes import FORCED, LAST_COPY, OPTIONAL_PHASE
 
 KILLED_PER_STEP = 16  # placements a slice may kill per placement of its budget (cover_kernel.EXAMINED_PER_STEP)
@@ -285,18 +285,6 @@ def _volumes(left: Array, atom_start: Array, cell_start: Array, column_atoms: Ar
 
 
 @njit(cache=True)
-def _room(left: Array, least: Array, most: Array, volume: Array) -> tuple[int, int]:
-    """The cells the copies left could fill at most, and those the copies still needed to reach
-    every piece's least count fill."""
-    room = 0
-    need = 0
-    for piece in range(left.shape[0]):
-        room += left[piece] * volume[piece]
-        need += max(0, least[piece] - (most[piece] - left[piece])) * volume[piece]
-    return room, need
-
-
-@njit(cache=True)
 def _copies_left(left: Array) -> bool:
     for copies in left:  # noqa: SIM110 (numba takes no generator expression)
         if copies > 0:
@@ -373,20 +361,17 @@ def search(
     killed = 0  # placements killed: a slice is bounded by them too (each costs about a placement)
     top = top_of[0]
     volume = _volumes(left, atom_start, cell_start, column_atoms, pieces_column)
-    must, open_optional = _undecided(decided, optional)
-    room, need = _room(left, least, most, volume)
+    tally = np.zeros(4, np.int64)  # the room left (cover_kernel.hopeless): optional cells open at the end are its holes
+    tally[MUST], tally[OPEN_OPTIONAL] = _undecided(decided, optional)
+    tally[ROOM], tally[NEED] = room_and_need(left, least, most, volume)
     while depth >= 0:
         exhausted = False  # this level has nothing (more) to try: back up
         if cells[depth] == -1 and depth < forced.shape[0]:
             cells[depth] = FORCED
             positions[depth] = 0
         elif cells[depth] == -1:
-            # the pieces left can no longer fill the cells that must be, the pieces that must
-            # still come no longer fit, or they leave more optional cells empty than allowed
-            if room < must or need > must + open_optional or must + open_optional - room > max_holes:
-                cell = -2
-            else:
-                cell = _choose(decided, count, optional, once, left)
+            # -2: a dead end, where the copies left have no room (cover_kernel.hopeless) or a column no placement
+            cell = -2 if hopeless(tally, 0, max_holes) else _choose(decided, count, optional, once, left)
             if cell == -1:  # the last phase: placements on optional cells only, in increasing order
                 if _complete(decided, optional, least, most, left, max_holes):
                     if written == found.shape[0]:
@@ -499,12 +484,7 @@ def search(
                                                 stack, top)  # fmt: skip
                         run = after
                 piece = atom_piece[atom]
-                on_must = counted_start[atom + 1] - counted_start[atom] - 1
-                must -= on_must
-                open_optional -= volume[piece] - on_must
-                room -= volume[piece]
-                if most[piece] - left[piece] < least[piece]:
-                    need -= volume[piece]
+                recount(piece, counted_start[atom + 1] - counted_start[atom] - 1, 1, tally, volume, least, most, left)
                 left[piece] -= 1
                 if left[piece] == 0:
                     for other in range(cell_start[pieces_column + piece], cell_start[pieces_column + piece + 1]):
@@ -521,14 +501,9 @@ def search(
         if depth >= 0:
             top = _undo(depth, alive, count, decided, left, stack, top, chosen, marks, saved, counted_start,
                         counted_columns, atom_start, atom_cells, atom_piece, pieces_column)  # fmt: skip
-            atom = chosen[depth]
-            piece = atom_piece[atom]
-            on_must = counted_start[atom + 1] - counted_start[atom] - 1
-            must += on_must
-            open_optional += volume[piece] - on_must
-            room += volume[piece]
-            if most[piece] - left[piece] < least[piece]:
-                need += volume[piece]
+            atom = chosen[depth]  # its cells that must be filled: its counted columns less its piece's
+            recount(atom_piece[atom], counted_start[atom + 1] - counted_start[atom] - 1, -1, tally, volume, least,
+                    most, left)  # fmt: skip
     top_of[0] = top
     return depth, written, steps
 
