@@ -30,7 +30,7 @@ from cpsolve.engines import StopReason
 from cpsolve.errors import CpsolveError, Terminated
 from cpsolve.formats import Puzzle, PuzzleFile, ReadOptions
 from cpsolve.formats.base import read_bytes
-from cpsolve.jobs import follow, ignore, start_loaded
+from cpsolve.jobs import follow, ignore, signalled_stop, start_loaded
 from cpsolve.journal import Journal
 from cpsolve.limits import DEFAULT_FIND_ONE_SECONDS, DEFAULT_MAX_FILE_BYTES
 from cpsolve.report import RunReport
@@ -175,9 +175,10 @@ def solve_content(file: PuzzleFile, options: BatchOptions) -> list[dict[str, Any
                 continue
             job = start_loaded(puzzle, _for(puzzle, options.run, options.find_one_seconds), class_events=0)
             report = follow(job, ignore)
-            if report.stopped_by is StopReason.INTERRUPTED:  # the batch's Ctrl-C: no line, runs again
+            stopped = signalled_stop(job, report)
+            if stopped is StopReason.INTERRUPTED:  # the batch's Ctrl-C: no line, runs again
                 raise KeyboardInterrupt
-            if report.stopped_by is StopReason.TERMINATED:
+            if stopped is StopReason.TERMINATED:
                 raise Terminated
             lines.append({**head, "status": str(status_of(report, puzzle.find_one)), **report.as_json()})
         return lines

@@ -286,7 +286,7 @@ def _run_one(
     from cpsolve.engines import StopReason
     from cpsolve.errors import CpsolveError
     from cpsolve.events import JobEvent, NewClass, Progress
-    from cpsolve.jobs import follow, start_loaded
+    from cpsolve.jobs import follow, signalled_stop, start_loaded
     from cpsolve.limits import MAX_PICTURED
     from cpsolve.output import format_report, progress, solution_writer
     from cpsolve.run import ClassCollector
@@ -312,7 +312,8 @@ def _run_one(
                     on_progress(event)
 
             wanted = _class_events(write is not None or collector is not None, pictured, meshed)
-            report = follow(start_loaded(puzzle, options, class_events=wanted, on_ready=freeze), handle)
+            job = start_loaded(puzzle, options, class_events=wanted, on_ready=freeze)
+            report = follow(job, handle)
         if xmpuzzle is not None and collector is not None:
             if collector.model is None:
                 from cpsolve.convert import write_puzzle
@@ -335,9 +336,10 @@ def _run_one(
     if not write_stdout(text):
         # the counts exist but did not reach the user: 1 when they were complete, else 2
         return EXIT_MISMATCH if report.complete else EXIT_BAD_INPUT
-    if report.stopped_by is StopReason.INTERRUPTED:
+    stopped = signalled_stop(job, report)  # a Ctrl-C as the run ended: its report is whole, the command stops
+    if stopped is StopReason.INTERRUPTED:
         return EXIT_INTERRUPTED
-    if report.stopped_by is StopReason.TERMINATED:
+    if stopped is StopReason.TERMINATED:
         return EXIT_TERMINATED
     return 0 if report.ok else EXIT_MISMATCH
 

@@ -62,6 +62,7 @@ class Job:
         self.class_events = class_events  # new-class events sent (None: every one)
         self.on_ready = on_ready
         self._cancel = Cancel()
+        self._stop_asked: StopReason | None = None  # the first cancel's reason, even one that came late
         self._events: queue.SimpleQueue[JobEvent] = queue.SimpleQueue()
         self._ended = threading.Event()
         self._report: RunReport | None = None
@@ -97,9 +98,18 @@ class Job:
     def cancel(self, reason: StopReason = StopReason.CANCELLED) -> None:
         """Stop the run from any thread: within the engine's next slice, every process it started
         ended, its report incomplete and `stopped_by` this reason (the command line gives
-        `interrupted` for Ctrl-C). Nothing happens to a job that has ended."""
+        `interrupted` for Ctrl-C). Nothing happens to a job that has ended, but the reason is kept
+        (`stop_asked`)."""
+        if self._stop_asked is None:
+            self._stop_asked = reason
         if not self._ended.is_set():
             self._cancel.set(str(reason))
+
+    @property
+    def stop_asked(self) -> StopReason | None:
+        """The reason of the first `cancel`, also of one that came as the run ended or after it
+        (its report then complete)."""
+        return self._stop_asked
 
     def result(self, timeout: float | None = None) -> RunReport:
         """Wait for the report; raises the job's CpsolveError (or bug) where it failed, and
@@ -213,6 +223,18 @@ def load(puzzle: PuzzleGiven, settings: Options) -> Puzzle:
             f"{puzzle}: holds {len(found)} problems ({listing}); give problem=N, or use cpsolve.solve_all"
         )
     return found[0]
+
+
+def signalled_stop(job: Job, report: RunReport) -> StopReason | None:
+    """INTERRUPTED or TERMINATED where the program's Ctrl-C or SIGTERM reached this job through
+    `follow`: its report stopped by it, or complete because the signal came as the run was ending,
+    too late to stop it. A program that goes on to more work (a batch's next file, the next
+    problem of a file) must stop in both cases, else that signal is lost: a batch once ran on
+    through its files into an endless search after its Ctrl-C."""
+    for reason in (report.stopped_by, job.stop_asked):
+        if reason in (StopReason.INTERRUPTED, StopReason.TERMINATED):
+            return reason
+    return None
 
 
 def ignore(event: JobEvent) -> None:

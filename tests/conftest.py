@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
 import yaml
 
+from cpsolve.events import Finished, JobEvent
 from cpsolve.formats import ReadOptions, read_puzzle
+from cpsolve.jobs import Job
 from cpsolve.models import PuzzleModel
 from cpsolve.report import RunReport
 from cpsolve.run import ProgressHook, ReadyHook, RunOptions, SolutionHook, run
@@ -105,3 +108,22 @@ __all__ = [
     "run_one",
     "spec_files",
 ]
+
+
+Follow = Callable[[Job, Callable[[JobEvent], None]], RunReport]
+
+
+def ctrl_c_as_each_run_ends(follow: Follow) -> Follow:
+    """`cpsolve.jobs.follow` with the program's Ctrl-C landing while it hands on a run's last
+    event: too late for the run to see it, its report complete. Deterministic, where a real
+    Ctrl-C falls there once in about twenty batches on a busy machine."""
+
+    def interrupted(job: Job, handle: Callable[[JobEvent], None]) -> RunReport:
+        def handle_then_interrupt(event: JobEvent) -> None:
+            handle(event)
+            if isinstance(event, Finished):
+                raise KeyboardInterrupt
+
+        return follow(job, handle_then_interrupt)
+
+    return interrupted

@@ -3,6 +3,7 @@ and the one options model that the library, the command line and the studio shar
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
@@ -10,16 +11,16 @@ from typing import Any
 
 import pytest
 import typer.main
-from conftest import SPECS, children_of
+from conftest import SPECS, children_of, corpus_dir, ctrl_c_as_each_run_ends
 from typer.testing import CliRunner
 
 import cpsolve
 from cpsolve.cli import app
 from cpsolve.engines import StopReason
-from cpsolve.errors import CpsolveError
+from cpsolve.errors import EXIT_INTERRUPTED, CpsolveError
 from cpsolve.events import Failed, Finished, JobEvent, NewClass, Progress, Started
 from cpsolve.formats import read_puzzle
-from cpsolve.jobs import Job
+from cpsolve.jobs import Job, follow, ignore, signalled_stop
 from cpsolve.options import OptionError, Options
 
 SOMA = SPECS / "soma.yaml"
@@ -253,3 +254,23 @@ def test_a_cancel_that_comes_as_a_job_ends_leaves_it_done() -> None:
     report = job.result()
     job._cancel.set()  # as if cancel() had come between the last slice and the end
     assert report.complete and job.state == "done"
+
+
+def test_a_ctrl_c_as_a_run_ends_is_kept_for_the_program() -> None:
+    """The Ctrl-C reaches `follow` after the run's last look at its cancel: the report is whole,
+    and the job still says it was asked to stop, so that the program stops what comes next."""
+    job = cpsolve.start(SOMA, class_events=0)
+    report = ctrl_c_as_each_run_ends(follow)(job, ignore)
+    assert report.complete and job.state == "done" and report.counts.unique == 240
+    assert job.stop_asked is StopReason.INTERRUPTED and signalled_stop(job, report) is StopReason.INTERRUPTED
+    untouched = cpsolve.start(SOMA, class_events=0)
+    assert signalled_stop(untouched, follow(untouched, ignore)) is None
+
+
+def test_a_ctrl_c_as_a_problem_ends_stops_the_run_command_before_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of two problems: the first's report is printed whole, the second is not run, exit 130."""
+    monkeypatch.setattr(cpsolve.jobs, "follow", ctrl_c_as_each_run_ends(follow))
+    code, output = cli("run", corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle", "--json")
+    assert code == EXIT_INTERRUPTED
+    reports = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    assert len(reports) == 1 and reports[0]["complete"], output
