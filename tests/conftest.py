@@ -127,3 +127,20 @@ def ctrl_c_as_each_run_ends(follow: Follow) -> Follow:
         return follow(job, handle_then_interrupt)
 
     return interrupted
+
+
+def no_solution_after_long(path: Path) -> Path:
+    """Write, at `path`, a puzzle without solution whose searches learn that only after a long
+    time: 47 dominoes in a 4x4x6 box less two corner cells of one colour (every domino covers a
+    cell of each colour of the chessboard colouring, so none fits the rest), a mutilated
+    chessboard in 3-D: past 30 s of search on this project's machine, where the 4x4x4 one takes
+    4 s. No cell is dead, so no search backs up at its first choice (a cell no piece can reach
+    was such a puzzle until the bit-parallel search found it at once)."""
+    cells = [[x, y, z] for z in range(6) for y in range(4) for x in range(4) if (x, y, z) not in ((0, 0, 0), (3, 3, 0))]
+    spec = {
+        "name": "mutilated box",
+        "pieces": {"domino": {"cells": [[0, 0, 0], [1, 0, 0]], "count": len(cells) // 2}},
+        "target": {"cells": cells},
+    }
+    path.write_text(yaml.safe_dump(spec))
+    return path

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from conftest import SPECS, corpus_dir, ctrl_c_as_each_run_ends
+from conftest import SPECS, corpus_dir, ctrl_c_as_each_run_ends, no_solution_after_long
 from typer.testing import CliRunner
 
 import cpsolve.batch
@@ -178,16 +177,13 @@ def _command_line(process: Path) -> bytes:
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_ctrl_c_stops_a_batch_with_whole_lines_and_a_summary(tmp_path: Path, processes: str) -> None:
     """In one process too, where the run itself sees the Ctrl-C first: the batch stops, not the puzzle.
-    The yass figures, then a puzzle whose search takes minutes: the Ctrl-C always comes before the
+    The yass figures, then a puzzle whose search is long (conftest): the Ctrl-C always comes before the
     batch ends, however fast the machine (a busy one once read the file too late and the batch of
     figures alone had ended)."""
     out = tmp_path / "results.jsonl"
     figures = tmp_path / "figures"
     shutil.copytree(corpus_dir("yass") / "figures", figures)
-    endless = yaml.safe_load((SPECS / "pentominoes_6x10.yaml").read_text())  # no solution, minutes of search
-    endless = {key: value for key, value in endless.items() if key not in ("expected", "slow")}
-    cells = [[x, y, z] for x in range(5) for y in range(4) for z in range(3) if (x, y, z) != (4, 3, 2)]
-    (figures / "zz_no_solution.yaml").write_text(yaml.safe_dump(dict(endless, target={"cells": [*cells, [12, 0, 0]]})))
+    no_solution_after_long(figures / "zz_no_solution.yaml")
     command = [sys.executable, "-m", "cpsolve", "batch", str(figures), "--out", str(out), "--processes", processes]
     process = subprocess.Popen(
         command,

@@ -30,9 +30,11 @@ from cpsolve.engines.exact_cover import (
     CoverEnumeration,
     ExactCoverEngine,
     ExactCoverPrepared,
+    Search,
     parts_for,
     search_for,
 )
+from cpsolve.engines.exact_cover.bitset_search import BitsetSearch
 from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, EVERY_OPEN_CELL, LOWEST, BoxSearch, Layout
 from cpsolve.engines.exact_cover.cover_search import FEWEST, LOWEST_CELL, CoverSearch, fills_optional
 from cpsolve.errors import CpsolveError
@@ -62,7 +64,7 @@ def model_of(data: dict[str, Any]) -> PuzzleModel:
     return PackingBuilder().build(LoadedSpec(spec, Source("generated.yaml")), BuildOptions())
 
 
-def solutions(search: CoverSearch | BoxSearch, parts: list[Part]) -> list[tuple[int, ...]]:
+def solutions(search: Search, parts: list[Part]) -> list[tuple[int, ...]]:
     return list(CoverEnumeration(search, parts, SearchOptions(), NO_DEADLINE))
 
 
@@ -692,8 +694,8 @@ def test_the_fewest_placements_search_takes_the_sphere_grid_and_agrees_on_the_gr
         expected = sorted(solutions(lowest, parts))
         assert sorted(solutions(fewest, parts)) == expected, name
         assert sorted(solutions(search_for(problem), parts)) == expected, name  # the box search where it takes it
-    pyramid = search_for(_problem("kanoodle_pyramid.yaml"))  # square layers as a 5x5x5 box
-    assert isinstance(pyramid, BoxSearch) and pyramid.choose == EVERY_OPEN_CELL
+    pyramid = search_for(_problem("kanoodle_pyramid.yaml"))  # balls in 3-D, every cell filled
+    assert isinstance(pyramid, BitsetSearch)  # compares every open cell and piece, on bit sets
     flat = search_for(_problem("kanoodle_board.yaml"))  # one layer of balls: a board of squares
     assert isinstance(flat, BoxSearch) and flat.choose == LOWEST
     sphere = read_puzzle(corpus / "BallRoom.xmpuzzle").model()[0].cover_problem()
@@ -717,6 +719,9 @@ def test_on_spheres_comparing_every_cell_and_piece_meets_the_same_solutions_in_a
         found[choose] = sorted(enumeration)
         placements[choose] = enumeration.steps
     assert found[EVERY_OPEN_CELL] == found[CHOOSE_AMONG] and len(found[CHOOSE_AMONG]) > 300
+    bitset = BitsetSearch.of(problem)  # what the run takes now: the same choice on bit sets
+    assert bitset is not None
+    assert sorted(CoverEnumeration(bitset, parts, SearchOptions(), NO_DEADLINE)) == found[CHOOSE_AMONG]
     assert placements[EVERY_OPEN_CELL] * 4 < placements[CHOOSE_AMONG]
     prepared = ExactCoverEngine().prepare(puzzle, choose_breaking(puzzle.group, puzzle.breaking_candidates))
     assert isinstance(prepared, ExactCoverPrepared)
@@ -1064,17 +1069,17 @@ def test_a_search_begun_here_hands_over_the_rest_of_its_part_and_the_parts_not_b
 
 
 def test_a_run_loads_the_compiled_variant_its_search_takes_before_its_clock() -> None:
-    """The box search with holes (one word or two) or comparing every open cell, and the
-    fewest-placements search, are loaded by `load_for`, outside `seconds`, and only for puzzles
-    whose search takes them: the run's search then compiles nothing new."""
-    from cpsolve.engines.exact_cover import box_kernel, fewest_kernel
+    """The box search with holes (one word or two) or comparing every open cell, the
+    fewest-placements search and the bit-parallel one are loaded by `load_for`, outside `seconds`,
+    and only for puzzles whose search takes them: the run's search then compiles nothing new."""
+    from cpsolve.engines.exact_cover import bitset_kernel, box_kernel, fewest_kernel
 
     data = yaml.safe_load((SPECS / "pentominoes_6x10.yaml").read_text())
     data["target"] = {"layers": [["+" + "#" * 9 + "+"] * 6]}
     data.pop("expected")
     cases = [
         (model_of(data), ("box", 2, True, False)),  # 66 cells
-        (built(SPECS / "kanoodle_pyramid.yaml"), ("box", 2, False, True)),  # spheres in a 5x5x5 box
+        (built(SPECS / "kanoodle_pyramid.yaml"), ("bitset", 0, False, False)),  # spheres, every cell filled
         (read_puzzle(corpus_dir("burrtools") / "CubeInCage.xmpuzzle").model()[0], ("fewest", 0, False, False)),
         (built(SPECS / "soma.yaml"), None),
     ]
@@ -1085,8 +1090,15 @@ def test_a_run_loads_the_compiled_variant_its_search_takes_before_its_clock() ->
         problem = puzzle.cover_problem()
         assert problem is not None
         search = search_for(problem)
-        assert isinstance(search, CoverSearch if variant and variant[0] == "fewest" else BoxSearch)
-        kernels = (box_kernel.search, fewest_kernel.search, fewest_kernel.column_lists, fewest_kernel.live_counts)
+        kinds = {"fewest": CoverSearch, "bitset": BitsetSearch}
+        assert isinstance(search, kinds.get(variant[0], BoxSearch) if variant else BoxSearch)
+        kernels = (
+            box_kernel.search,
+            fewest_kernel.search,
+            fewest_kernel.column_lists,
+            fewest_kernel.live_counts,
+            bitset_kernel.search,
+        )
         compiled = sum(len(kernel.signatures) for kernel in kernels)
         first = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))[:1]
         enumeration = CoverEnumeration(search, first, SearchOptions(max_solutions=1), NO_DEADLINE)

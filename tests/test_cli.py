@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import SPECS, corpus_dir
+from conftest import SPECS, corpus_dir, no_solution_after_long
 from typer.testing import CliRunner
 
 from cpsolve.cli import app, command_line
@@ -224,11 +224,8 @@ def test_ctrl_c_ends_cleanly_with_what_was_found(tmp_path: Path, engine: str, sp
 
 
 def test_ctrl_c_stops_exact_cover_while_it_finds_nothing(tmp_path: Path) -> None:
-    """A 3x4x5 box with one corner cell moved away: no solution, and over a minute of search."""
-    data = yaml.safe_load(pentominoes_in_a_box(tmp_path).read_text())
-    cells = [[x, y, z] for x in range(5) for y in range(4) for z in range(3) if (x, y, z) != (4, 3, 2)]
-    path = tmp_path / "no_solution.yaml"
-    path.write_text(yaml.safe_dump(dict(data, target={"cells": [*cells, [12, 0, 0]]})))
+    """A puzzle without solution and a long search (conftest.no_solution_after_long)."""
+    path = no_solution_after_long(tmp_path / "no_solution.yaml")
     command = [sys.executable, "-m", "cpsolve", "run", str(path), "--json", "--engine", "exact-cover"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for(lambda: cpu_seconds(process.pid) >= 3.0, process)  # imported, built, deep in the search

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import SPECS, built, checked_run, run_one
+from conftest import SPECS, built, checked_run, no_solution_after_long, run_one
 from typer.testing import CliRunner
 
 from cpsolve import engines, parts, workers
@@ -152,10 +152,8 @@ def test_exact_cover_stops_at_the_first_solution() -> None:
 
 
 def test_exact_cover_honours_the_time_limit_without_any_solution(tmp_path: Path) -> None:
-    """Twelve pentominoes and a 3x4x5 box with one corner cell moved away: no solution, but the
-    search learns that only at the last cell, after well over a minute."""
-    cells = [[x, y, z] for x in range(5) for y in range(4) for z in range(3) if (x, y, z) != (4, 3, 2)]
-    path = pentomino_spec(tmp_path, "no_solution", {"cells": [*cells, [12, 0, 0]]})
+    """A puzzle without solution whose search learns that only after a long time (conftest)."""
+    path = no_solution_after_long(tmp_path / "no_solution.yaml")
     started = time.perf_counter()
     report = run_one(path, RunOptions(show=0, engine="exact-cover", search=SearchOptions(time_limit=1.0)))
     assert time.perf_counter() - started < 30  # the limit's promise, with a margin for a busy machine

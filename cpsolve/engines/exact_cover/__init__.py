@@ -42,6 +42,8 @@ from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 from cpsolve.workers import Sharing
 
+from .bitset_search import BitsetSearch
+from .bitset_search import takes as bitset_takes
 from .box_search import CHOOSE_AMONG, EVERY_OPEN_CELL, LOWEST, MAX_PIECES, BoxSearch, Layout
 from .columns import merged_columns
 from .cover_search import FEWEST, CoverSearch, fills_optional
@@ -62,10 +64,15 @@ THREADS_ATOMS = 1_000
 # that (their parts handed over searched slower). Below it a search is begun in this process and
 # handed to every core once it proves long (cpsolve.parts.BegunHere).
 PARALLEL_ATOMS = 20_000
+# In a box too big for the box search, the bit-parallel one takes pieces of at most this many copies
+# (`_bitset_first`: SolidSixPieceBurrs' pieces have up to 6, AlPackino's 4)
+BITSET_MOST_COPIES = 8
+Search = CoverSearch | BoxSearch | BitsetSearch  # the searches of a cover problem (`search_for`)
 # A compiled search beyond the two `load` loads: (kind, board words, holes, every open cell compared).
 Variant = tuple[str, int, bool, bool]
 VARIANTS: tuple[Variant, ...] = (
     ("fewest", 0, False, False),
+    ("bitset", 0, False, False),
     *(("box", size, holes, every) for size in (1, 2) for holes, every in ((True, False), (False, True), (True, True))),
 )
 
@@ -120,7 +127,9 @@ class ExactCoverEngine(Engine):
             return
         kind, words, holes, every_cell = variant
         if kind == "fewest":
-            search: CoverSearch | BoxSearch | None = dataclasses.replace(CoverSearch.of(_one_piece(1)), choose=FEWEST)
+            search: Search | None = dataclasses.replace(CoverSearch.of(_one_piece(1)), choose=FEWEST)
+        elif kind == "bitset":
+            search = BitsetSearch.of(_one_piece(1))
         else:
             positions = _BLOCK if words == 1 else _SLAB
             problem = _one_piece_and_a_hole(positions) if holes else _one_piece(len(positions), positions)
@@ -162,6 +171,8 @@ def _variant(problem: CoverProblem | None) -> Variant | None:
         return None
     many_filled = fills_optional(problem)
     layout = None if many_filled or not problem.positions else Layout.of(problem.positions)
+    if _bitset_first(problem, layout):
+        return ("bitset", 0, False, False)
     if layout is not None and len(problem.piece_bounds) <= MAX_PIECES:
         holes, every_cell = problem.most_empty > 0, _every_cell(problem, layout)
         words = 1 if layout.target[1] == 0 else 2
@@ -204,8 +215,8 @@ class CellChoice(StrEnum):
     FEWEST_PLACEMENTS = "fewest-placements"  # among the first open cells, the one the fewest placements fit
 
 
-def cell_choice(search: CoverSearch | BoxSearch) -> CellChoice:
-    if isinstance(search, BoxSearch) and search.choose == EVERY_OPEN_CELL:
+def cell_choice(search: Search) -> CellChoice:
+    if isinstance(search, BitsetSearch) or (isinstance(search, BoxSearch) and search.choose == EVERY_OPEN_CELL):
         return CellChoice.FEWEST_PLACEMENTS
     if isinstance(search, BoxSearch) and search.choose != LOWEST:
         return CellChoice.FEWEST_NEIGHBOURS
@@ -214,7 +225,7 @@ def cell_choice(search: CoverSearch | BoxSearch) -> CellChoice:
     return CellChoice.LOWEST
 
 
-def search_for(problem: CoverProblem) -> CoverSearch | BoxSearch:
+def search_for(problem: CoverProblem) -> Search:
     """The fewest-placements search where the pieces fill many optional cells (`fills_optional`),
     else the box search wherever it takes the problem (at most 128 cells of bounding box, no
     groups): where the target extends in all three directions filling the cell with the
@@ -222,15 +233,39 @@ def search_for(problem: CoverProblem) -> CoverSearch | BoxSearch:
     6x10: 0.12 s on the box search against 0.22 s on the lowest-cell search, whose tables look at
     every placement of a cell where the box search skips the pieces used and the placements
     that need a closed neighbour; docs/engines.md); where the family asks for the fewest
-    placements (spheres) in three dimensions, comparing every open cell and the pieces used once. Else the
-    lowest-cell search, over columns of the cells the same placements cover where cells have no
-    positions (the rhombic and tetra-octa grids' voxels: `merged_columns`)."""
+    placements (spheres) in three dimensions, comparing every open cell and the pieces used once;
+    but where no cell may stay empty the bit-parallel search does that, and takes the 3-D boxes
+    too big for the box search (`_bitset_first`). Else the lowest-cell search, over columns of the
+    cells the same placements cover where cells have no positions (the rhombic and tetra-octa
+    grids' voxels) or the box is too big (`merged_columns`)."""
     layout = Layout.of(problem.positions) if problem.positions else None
+    if _bitset_first(problem, layout):
+        return BitsetSearch(merged_columns(problem))
     if layout is None or fills_optional(problem):
         return CoverSearch.of(merged_columns(problem))
     choose = EVERY_OPEN_CELL if _every_cell(problem, layout) else CHOOSE_AMONG if layout.three_d else LOWEST
     box = BoxSearch.of(problem, choose)
     return box if box is not None else CoverSearch.of(problem)
+
+
+def _bitset_first(problem: CoverProblem, layout: Layout | None) -> bool:
+    """Whether the bit-parallel search takes the problem: one it can run (no cell left empty, no
+    groups, at most bitset_search.MAX_ATOMS placements) on the cube grid in three dimensions,
+    where the box search would compare every open cell (spheres: the Kanoodle pyramid's search
+    0.24 -> 0.09 s) or cannot take the box (burrs: SolidSixPieceBurrs' lowest-cell search, 3.4
+    million placements in 0.21 s, -> 242,049 in 0.11 s; docs/engines.md). Where the box search
+    takes a box of cubes it stays faster, looking only at the placements that fit a cell's open
+    neighbours (the Bedlam cube 8.3 s against 13 s here), and flat boards keep the lowest cell, as
+    do big boxes of many copies of a piece: there every cell has many placements, so the column
+    chosen is seldom a short one, and each choice counts every cell (54 T-tetracubes in 6x6x6, the
+    first solution: 0.12 s by the lowest cell, 0.58 s here)."""
+    if not problem.positions or not bitset_takes(problem):
+        return False
+    if layout is None:  # a box of more than 128 cells
+        spans = np.ptp(np.asarray(problem.positions, np.int64).reshape(-1, 3), axis=0)
+        few_copies = max(most for _, most in problem.piece_bounds) <= BITSET_MOST_COPIES
+        return bool((spans > 0).all()) and few_copies
+    return _every_cell(problem, layout)
 
 
 def _every_cell(problem: CoverProblem, layout: Layout) -> bool:
@@ -242,20 +277,18 @@ def _every_cell(problem: CoverProblem, layout: Layout) -> bool:
     return problem.fewest_first and layout.three_d
 
 
-def _search_of(puzzle: PuzzleModel) -> CoverSearch | BoxSearch | None:
+def _search_of(puzzle: PuzzleModel) -> Search | None:
     """The model's search, made once and kept with the model (choosing the breaking and preparing
     the run both ask for it); None when the model is not an exact cover."""
     if SEARCH not in puzzle.derived:
         problem = puzzle.cover_problem()
         puzzle.derived[SEARCH] = None if problem is None else search_for(problem)
-    search: CoverSearch | BoxSearch | None = puzzle.derived[SEARCH]
+    search: Search | None = puzzle.derived[SEARCH]
     return search
 
 
 class ExactCoverPrepared(Prepared):
-    def __init__(
-        self, engine: Engine, puzzle: PuzzleModel, breaking: Breaking | None, search: CoverSearch | BoxSearch
-    ) -> None:
+    def __init__(self, engine: Engine, puzzle: PuzzleModel, breaking: Breaking | None, search: Search) -> None:
         super().__init__(engine, puzzle, breaking)
         self.search = search
         self.details = {"cell_choice": str(cell_choice(search))}
@@ -358,7 +391,7 @@ class CoverEnumeration(PartsInSlices):
 
     def __init__(
         self,
-        cover: CoverSearch | BoxSearch,
+        cover: Search,
         parts: list[Part],
         search: SearchOptions,
         deadline: Deadline,

@@ -1,0 +1,155 @@
+"""The bit-parallel exact-cover search (bitset_kernel.py): the placements as bit sets over words,
+the column with the fewest live placements found by population counts.
+
+It takes problems where no cell may stay empty and no piece counts towards a group, with at most
+MAX_ATOMS placements (its clash table is placements x placements bits: 2 MB at the most).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from cpsolve import native
+from cpsolve.models import CoverProblem
+from cpsolve.symmetry import Solution
+
+from .cover_search import found_solutions
+
+BITSET_KERNEL = "cpsolve.engines.exact_cover.bitset_kernel"
+MAX_ATOMS = 4096  # placements (bits of a live set) this search takes: 64 words, a clash table of 2 MB
+NOT_CHOSEN = -1  # bitset_kernel's column[d] before a column is chosen
+
+
+def takes(problem: CoverProblem) -> bool:
+    """Whether this search can run the problem: every cell filled, no piece groups, few enough
+    placements for its tables."""
+    return not problem.optional and not problem.piece_group and 0 < problem.atoms <= MAX_ATOMS
+
+
+def _words(count: int) -> int:
+    return max(1, (count + 63) // 64)
+
+
+def _sets(rows: Any, members: Any, width: int) -> Any:
+    """Bit sets (len(rows) x width words): bit m of row r for each pair (r, m) of the two arrays."""
+    sets = np.zeros((int(rows.max(initial=-1)) + 1, width), np.uint64)
+    np.bitwise_or.at(sets, (rows, members >> 6), np.left_shift(np.uint64(1), (members & 63).astype(np.uint64)))
+    return sets
+
+
+@dataclass(frozen=True)
+class BitsetSearch:
+    problem: CoverProblem
+
+    @staticmethod
+    def of(problem: CoverProblem) -> BitsetSearch | None:
+        return BitsetSearch(problem) if takes(problem) else None
+
+    @property
+    def pieces(self) -> int:
+        return len(self.problem.piece_bounds)
+
+    @cached_property
+    def tables(self) -> tuple[Any, ...]:
+        """What the kernel reads (bitset_kernel.search): the placements of each cell, those that
+        clash with each placement, and each piece's, as bit sets; each placement's piece and cells;
+        the pieces' least and most counts and which are used exactly once."""
+        problem = self.problem
+        width = _words(problem.atoms)
+        atom_cells = np.ascontiguousarray(problem.atom_cells, np.int64)
+        atoms, places = np.nonzero(atom_cells >= 0)
+        cover = np.zeros((problem.cells, width), np.uint64)
+        on_cells = _sets(atom_cells[atoms, places], atoms.astype(np.int64), width)
+        cover[: len(on_cells)] = on_cells
+        clash = np.zeros((problem.atoms, width), np.uint64)
+        for place in range(atom_cells.shape[1]):  # each placement's clashes: the cover of each of its cells
+            present = atom_cells[:, place] >= 0
+            clash[present] |= cover[atom_cells[present, place]]
+        piece_atoms = np.zeros((self.pieces, width), np.uint64)
+        by_piece = _sets(problem.atom_piece.astype(np.int64), np.arange(problem.atoms, dtype=np.int64), width)
+        piece_atoms[: len(by_piece)] = by_piece
+        least = np.array([low for low, _ in problem.piece_bounds], np.int64)
+        most = np.array([high for _, high in problem.piece_bounds], np.int64)
+        once = ((least == 1) & (most == 1)).astype(np.int64)
+        return cover, clash, piece_atoms, problem.atom_piece.astype(np.int64), atom_cells, least, most, once
+
+    def start(self, forced: Sequence[int], left_out: frozenset[int]) -> tuple[Any, Any, Any] | None:
+        """The live placements, open cells and copies left once the forced placements are made and
+        those left out are gone; None when the forced ones clash or use a piece too often."""
+        problem = self.problem
+        cover, clash, piece_atoms, _, atom_cells, _, most, _ = self.tables
+        live = np.zeros(cover.shape[1], np.uint64)
+        full_words, rest = divmod(problem.atoms, 64)
+        live[:full_words] = ~np.uint64(0)
+        if rest:
+            live[full_words] = np.uint64((1 << rest) - 1)
+        gone = np.array(sorted(left_out | problem.excluded), np.int64)
+        if len(gone):
+            live &= ~_sets(np.zeros(len(gone), np.int64), gone, len(live))[0]
+        open_cells = np.zeros(_words(problem.cells), np.uint64)
+        every = np.arange(problem.cells, dtype=np.int64)
+        open_cells |= _sets(np.zeros(problem.cells, np.int64), every, len(open_cells))[0]
+        left = most.copy()
+        for piece in np.flatnonzero(most == 0).tolist():  # `max: 0`: none of its placements
+            live &= ~piece_atoms[piece]
+        for atom in forced:
+            if not (live[atom >> 6] >> np.uint64(atom & 63)) & np.uint64(1):
+                return None  # it clashes with one placed before, or its piece is used up
+            piece = int(problem.atom_piece[atom])
+            left[piece] -= 1
+            live &= ~clash[atom]
+            if left[piece] == 0:
+                live &= ~piece_atoms[piece]
+            for cell in atom_cells[atom][atom_cells[atom] >= 0].tolist():
+                open_cells[cell >> 6] &= ~(np.uint64(1) << np.uint64(cell & 63))
+        return live, open_cells, left
+
+    def _state(self, live: Any, open_cells: Any, left: Any) -> tuple[Any, ...]:
+        """Fresh state for bitset_kernel.search (see there), deep enough for a placement a cell."""
+        levels = self.problem.cells + 2
+        lives = np.zeros((levels, len(live)), np.uint64)
+        lives[0] = live
+        opens = np.zeros((levels, len(open_cells)), np.uint64)
+        opens[0] = open_cells
+        untried = np.zeros((levels, len(live)), np.uint64)
+        column = np.full(levels, NOT_CHOSEN, np.int64)
+        return lives, opens, untried, column, np.zeros(levels, np.int64), left.copy()
+
+    def run(
+        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
+    ) -> Iterator[tuple[list[Solution], int]]:
+        """The part's solutions in slices of at most `budget` placements: (solutions, placements)."""
+        search = native.kernel(BITSET_KERNEL, "search")
+        started = self.start(forced, left_out)
+        if started is None:
+            return
+        work = self._state(*started)
+        found = np.zeros((capacity, self.problem.cells + 1), np.int64)
+        found_length = np.zeros(capacity, np.int64)
+        fixed = list(forced)
+        depth = 0
+        while depth >= 0:
+            depth, written, steps = search(self.tables, work, depth, budget, found, found_length)
+            yield found_solutions(fixed, found, found_length, written), steps
+
+    def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
+        """The live placements of the column the search branches on first once `forced` are made:
+        every solution of the part holds exactly one of them. None when the board is already full."""
+        search = native.kernel(BITSET_KERNEL, "search")
+        started = self.start(forced, left_out)
+        if started is None:
+            return []
+        live, open_cells, left = started
+        if not open_cells.any():
+            return None
+        work = self._state(live, open_cells, left)
+        found = np.zeros((1, self.problem.cells + 1), np.int64)
+        search(self.tables, work, 0, 0, found, np.zeros(1, np.int64))
+        untried = work[2][0]
+        bits = np.unpackbits(untried.view(np.uint8), bitorder="little")
+        return [int(atom) for atom in np.flatnonzero(bits)]
