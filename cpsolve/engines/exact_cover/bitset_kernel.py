@@ -10,24 +10,28 @@ solution uses exactly once with fewer still: counted with population counts (W A
 column, stopped once no better than the best), every open cell and such piece compared, and a
 column with none ends the branch at once (a cell no piece left can fill).
 
-Measured against the searches it replaces (benchmarks/exact_cover_search.py): on
-SolidSixPieceBurrs, whose 104 cells lie in an 8x8x8 box (too big for the box search), 242,049
-placements where the lowest-cell search makes 3,419,812; on the Kanoodle pyramid 336,208 against
-the box search's 312,815, each cheaper. Where a 64-cell board fits one word and the box search
-can use the cells' neighbours (the Bedlam and Tetris cubes, pentominoes) that search stays ahead,
-so this one is used only where the box search would compare every open cell or cannot take the
-problem (cpsolve.engines.exact_cover.search_for).
+Measured against the searches it replaces (benchmarks/time_split.py, one worker): on
+SolidSixPieceBurrs, whose 104 cells lie in a 6x6x6 box (too big for the box search), 242,049
+placements in 0.05 s where the lowest-cell search makes 3,419,812 in 0.20 s; on AlPackino (180
+cells) 16,754 in 0.013 s against 473,680 in 0.074 s; on the Kanoodle pyramid 336,208 in 0.08 s
+against the box search's 312,815 in 0.24 s. Where the box search takes a box of cubes it stays
+ahead, looking only at the placements that fit a cell's open neighbours (the Bedlam and Tetris
+cubes, pentominoes), and so do the lowest-cell search's boards filled row by row where many
+copies of one piece make every column long; cpsolve.engines.exact_cover.search_for chooses.
 
 Every solution is met exactly once: at each level every solution below holds exactly one live
 placement of the chosen column (a cell is covered once, such a piece placed once). No cell may
 stay empty here (optional cells are the other searches'); a solution is a board with no open cell
 whose pieces reach their least counts.
 
-State per depth d (`work`): live[d] and open[d] (the open cells, words over the cells), the
-chosen column's placements not yet tried (`untried[d]`), column[d] (-1: not chosen yet), chosen[d]
-the placement made there; left[p] the copies of piece p not placed. Like the other kernels it
-places at most `step_budget` placements a call and resumes where it left off; with a budget of 0
-it only chooses the root's column (its placements: untried[0]).
+State per depth d (`work`): live[d]; nonempty[d], bit k set where live word k is not empty (only
+those words are read or written: deep in the tree most are empty, and the Kanoodle pyramid's
+search took 0.077-0.081 s so against 0.085-0.086 s reading all, benchmarks/time_split.py);
+open[d], the open cells as words over the cells; untried[d], the chosen column's placements not
+yet tried (its words of nonempty[d]); column[d] (-1: not chosen yet); chosen[d], the placement
+made there; left[p], the copies of piece p not placed. Like the other kernels it places at most
+`step_budget` placements a call and resumes where it left off; with a budget of 0 it only chooses
+the root's column (its placements: untried[0]).
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ NO_ATOM: Any = np.int64(-1)
 
 def _population_typed(typing_context: Any, word: Any) -> Any:
     """The set bits of a 64-bit word: LLVM's ctpop (one instruction where the target has it)."""
-    signature = types.uint64(types.uint64)
+    signature = types.int64(types.uint64)  # int64: mixed with loop indexes, a uint64 made them floats
 
     def codegen(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
         return builder.ctpop(arguments[0])
@@ -62,7 +66,7 @@ def _population_typed(typing_context: Any, word: Any) -> Any:
 
 def _trailing_zeros_typed(typing_context: Any, word: Any) -> Any:
     """The index of the lowest set bit of a non-zero 64-bit word: LLVM's cttz."""
-    signature = types.uint64(types.uint64)
+    signature = types.int64(types.uint64)  # int64: mixed with loop indexes, a uint64 made them floats
 
     def codegen(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
         return builder.cttz(arguments[0], context.get_constant(types.boolean, True))
@@ -76,11 +80,14 @@ _trailing_zeros: Any = intrinsic(_trailing_zeros_typed)
 
 
 @njit(cache=True, inline="always")
-def _live_in(live: Array, column: Array, best: int) -> int:
-    """How many of the live placements the column holds, counted only up to `best`."""
+def _live_in(live: Array, words: Any, column: Array, best: int) -> int:
+    """How many of the live placements the column holds, counted only up to `best`; `words` has
+    bit k set where live word k is not empty (the others are not read)."""
     count = 0
-    for word in range(live.shape[0]):
-        count += int(_population(live[word] & column[word]))
+    while words != ZERO:
+        word = _trailing_zeros(words)
+        words &= words - ONE
+        count += _population(live[word] & column[word])
         if count >= best:
             return count
     return count
@@ -99,14 +106,13 @@ def search(
 
     `tables`: cover (cells x W), clash (placements x W), piece_atoms (pieces x W), atom_piece,
     atom_cells (placements x longest, padded with -1), least and most per piece, once (1 for a
-    piece every solution uses exactly once). `work`: live, open, untried, column, chosen, left
-    (see the module). Returns when the tree is exhausted (depth -1), `found` is full, or after
+    piece every solution uses exactly once). `work`: live, nonempty, open, untried, column, chosen,
+    left (see the module). Returns when the tree is exhausted (depth -1), `found` is full, or after
     `step_budget` placements."""
     cover, clash, piece_atoms, atom_piece, atom_cells, least, most, once = tables
-    live, open_cells, untried, column, chosen, left = work
+    live, nonempty, open_cells, untried, column, chosen, left = work
     cells = cover.shape[0]
     pieces = least.shape[0]
-    words = live.shape[1]
     solutions = 0
     steps = 0
     while depth >= 0:
@@ -116,9 +122,9 @@ def search(
             for word in range(open_cells.shape[1]):
                 bits = open_cells[depth, word]
                 while bits != ZERO and best > 1:
-                    cell = word * 64 + int(_trailing_zeros(bits))
+                    cell = word * 64 + _trailing_zeros(bits)
                     bits &= bits - ONE
-                    count = _live_in(live[depth], cover[cell], best)
+                    count = _live_in(live[depth], nonempty[depth], cover[cell], best)
                     if count < best:
                         best = count
                         best_column = cell
@@ -142,21 +148,27 @@ def search(
                 if best <= 1:
                     break
                 if once[piece] == 1 and left[piece] == 1:
-                    count = _live_in(live[depth], piece_atoms[piece], best)
+                    count = _live_in(live[depth], nonempty[depth], piece_atoms[piece], best)
                     if count < best:
                         best = count
                         best_column = cells + piece
             column[depth] = best_column
             held = cover[best_column] if best_column < cells else piece_atoms[best_column - cells]
-            for word in range(words):
+            bits = nonempty[depth]
+            while bits != ZERO:
+                word = _trailing_zeros(bits)
+                bits &= bits - ONE
                 untried[depth, word] = live[depth, word] & held[word]
         if steps >= step_budget:
             return depth, solutions, steps
         atom = NO_ATOM
-        for word in range(words):
+        words = nonempty[depth]
+        while words != ZERO:
+            word = _trailing_zeros(words)
+            words &= words - ONE
             bits = untried[depth, word]
             if bits != ZERO:
-                atom = word * 64 + int(_trailing_zeros(bits))
+                atom = word * 64 + _trailing_zeros(bits)
                 untried[depth, word] = bits & (bits - ONE)
                 break
         if atom < 0:  # every placement of the column tried: back up
@@ -169,12 +181,19 @@ def search(
         chosen[depth] = atom
         piece = atom_piece[atom]
         left[piece] -= 1
-        if left[piece] == 0:
-            for word in range(words):
-                live[depth + 1, word] = live[depth, word] & ~clash[atom, word] & ~piece_atoms[piece, word]
-        else:
-            for word in range(words):
-                live[depth + 1, word] = live[depth, word] & ~clash[atom, word]
+        used_up = left[piece] == 0
+        words = nonempty[depth]
+        below = ZERO
+        while words != ZERO:
+            word = _trailing_zeros(words)
+            words &= words - ONE
+            kept = live[depth, word] & ~clash[atom, word]
+            if used_up:
+                kept &= ~piece_atoms[piece, word]
+            live[depth + 1, word] = kept
+            if kept != ZERO:
+                below |= ONE << np.uint64(word)
+        nonempty[depth + 1] = below
         for word in range(open_cells.shape[1]):
             open_cells[depth + 1, word] = open_cells[depth, word]
         for place in range(atom_cells.shape[1]):

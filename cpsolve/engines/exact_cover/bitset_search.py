@@ -21,7 +21,9 @@ from cpsolve.symmetry import Solution
 from .cover_search import found_solutions
 
 BITSET_KERNEL = "cpsolve.engines.exact_cover.bitset_kernel"
-MAX_ATOMS = 4096  # placements (bits of a live set) this search takes: 64 words, a clash table of 2 MB
+# placements (bits of a live set) this search takes: 64 words, so that which of them are not empty
+# is one word (bitset_kernel's nonempty), and a clash table of 2 MB
+MAX_ATOMS = 4096
 NOT_CHOSEN = -1  # bitset_kernel's column[d] before a column is chosen
 
 
@@ -116,9 +118,11 @@ class BitsetSearch:
         lives[0] = live
         opens = np.zeros((levels, len(open_cells)), np.uint64)
         opens[0] = open_cells
+        nonempty = np.zeros(levels, np.uint64)
+        nonempty[0] = sum(1 << word for word in np.flatnonzero(live).tolist())
         untried = np.zeros((levels, len(live)), np.uint64)
         column = np.full(levels, NOT_CHOSEN, np.int64)
-        return lives, opens, untried, column, np.zeros(levels, np.int64), left.copy()
+        return lives, nonempty, opens, untried, column, np.zeros(levels, np.int64), left.copy()
 
     def run(
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
@@ -150,6 +154,6 @@ class BitsetSearch:
         work = self._state(live, open_cells, left)
         found = np.zeros((1, self.problem.cells + 1), np.int64)
         search(self.tables, work, 0, 0, found, np.zeros(1, np.int64))
-        untried = work[2][0]
+        untried = work[3][0]  # fresh state: the words of no live placement stay zero
         bits = np.unpackbits(untried.view(np.uint8), bitorder="little")
         return [int(atom) for atom in np.flatnonzero(bits)]
