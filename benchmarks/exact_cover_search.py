@@ -12,7 +12,10 @@ chooses it), best of N, one core, for
 - the box search (box_search.py) filling the lowest open cell (short side first), and, where the
   target extends in all three directions, the cell with the fewest open neighbours: the first
   such cell (K=1), or among the first K the one with the fewest fitting placements (as runs do
-  on cubes); and every open cell and piece used once compared (as runs do on spheres).
+  on cubes); and every open cell and piece used once compared;
+- the bit-parallel search (bitset_search.py: every open cell and piece used once compared by
+  population counts over bit sets, as runs do on spheres and on boxes too big for the box
+  search), where it takes the problem (no cell may stay empty, no groups).
 
 --search TEXT keeps only the searches whose label holds TEXT (say "K=8").
 
@@ -37,15 +40,14 @@ import numpy as np
 from cpsolve.engines import DEFAULT as ENGINES
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.breaking import FINAL_PROBES
-from cpsolve.engines.exact_cover import CoverEnumeration, ExactCoverEngine, parts_for, search_for
+from cpsolve.engines.exact_cover import CoverEnumeration, ExactCoverEngine, Search, parts_for, search_for
+from cpsolve.engines.exact_cover.bitset_search import BitsetSearch
 from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, EVERY_OPEN_CELL, LOWEST, BoxSearch, Layout
 from cpsolve.engines.exact_cover.cover_search import FEWEST, CoverSearch
 from cpsolve.formats import read_puzzle
 from cpsolve.limits import Deadline
 from cpsolve.models import CoverProblem, PuzzleModel
 from cpsolve.symmetry import Breaking, choose_breaking, first_sets
-
-Search = CoverSearch | BoxSearch
 
 
 def best_of(repeat: int, work: Callable[[], int]) -> tuple[int, float]:
@@ -100,6 +102,7 @@ def searches(problem: CoverProblem) -> list[tuple[str, Search]]:
         found.append((f"box, fewest neighbours, K={CHOOSE_AMONG}", BoxSearch.of(problem, CHOOSE_AMONG)))
     if layout is not None:
         found.append(("box, every cell and piece", BoxSearch.of(problem, EVERY_OPEN_CELL)))
+    found.append(("bit sets, every cell and piece", BitsetSearch.of(problem)))
     return [(label, search) for label, search in found if search is not None]
 
 

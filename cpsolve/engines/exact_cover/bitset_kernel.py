@@ -83,7 +83,7 @@ _trailing_zeros: Any = intrinsic(_trailing_zeros_typed)
 def _live_in(live: Array, words: Any, column: Array, best: int) -> int:
     """How many of the live placements the column holds, counted only up to `best`; `words` has
     bit k set where live word k is not empty (the others are not read)."""
-    count = 0
+    count: int = 0
     while words != ZERO:
         word = _trailing_zeros(words)
         words &= words - ONE
