@@ -96,20 +96,6 @@ def corpus_dir(name: str) -> Path:
     return path
 
 
-__all__ = [
-    "CORPUS",
-    "SPECS",
-    "absent",
-    "built",
-    "checked_run",
-    "children_of",
-    "corpus_dir",
-    "peer",
-    "run_one",
-    "spec_files",
-]
-
-
 Follow = Callable[[Job, Callable[[JobEvent], None]], RunReport]
 
 
@@ -144,3 +130,19 @@ def no_solution_after_long(path: Path) -> Path:
     }
     path.write_text(yaml.safe_dump(spec))
     return path
+
+
+__all__ = [
+    "CORPUS",
+    "SPECS",
+    "absent",
+    "built",
+    "checked_run",
+    "children_of",
+    "corpus_dir",
+    "ctrl_c_as_each_run_ends",
+    "no_solution_after_long",
+    "peer",
+    "run_one",
+    "spec_files",
+]

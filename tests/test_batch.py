@@ -294,8 +294,8 @@ def test_a_batch_with_disassemble_runs_again_what_was_solved_without(tmp_path: P
 def test_a_ctrl_c_as_a_puzzle_ends_stops_the_batch_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In one process, a Ctrl-C that comes as a puzzle's run ends (its report already whole) still
     stops the batch: no line for that puzzle (it runs again), none after it (the refused file
-    before it has its line). It was lost there and
-    the batch went on to the end (once in twenty under load, into a search of minutes)."""
+    before it has its line). It was lost there, and the batch went on to its end (once in twenty
+    batches under load, into a search of minutes)."""
     monkeypatch.setattr(cpsolve.batch, "follow", ctrl_c_as_each_run_ends(follow))
     out = tmp_path / "results.jsonl"
     code, output = batch(puzzles(tmp_path / "puzzles"), "--out", out, "--processes", "1")

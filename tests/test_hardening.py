@@ -62,7 +62,7 @@ def program(
     With `own_peak`, the child is forked rather than vforked (a preexec function does that), so
     that os.wait4's ru_maxrss is its own peak: Linux carries a vforked child's parent's peak into
     the child's account across exec, and after a gigabyte-sized test in this pytest process every
-    child measured a gigabyte (the local CI of 9750de1 failed on it)."""
+    child measured a gigabyte (the CI of the stop before this one failed 11 tests on it)."""
     command = [sys.executable, "-m", "cpsolve", *map(str, arguments)]
     forked = (lambda: None) if own_peak else None
     return subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, text=True, preexec_fn=forked)

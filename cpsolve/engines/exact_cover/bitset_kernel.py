@@ -15,8 +15,8 @@ SolidSixPieceBurrs, whose 104 cells lie in a 6x6x6 box (too big for the box sear
 placements in 0.05 s where the lowest-cell search makes 3,419,812 in 0.20 s; on AlPackino (180
 cells) 16,754 in 0.013 s against 473,680 in 0.074 s; on the Kanoodle pyramid 336,208 in 0.08 s
 against the box search's 312,815 in 0.24 s. Where the box search takes a box of cubes it stays
-ahead, looking only at the placements that fit a cell's open neighbours (the Bedlam and Tetris
-cubes, pentominoes), and so do the lowest-cell search's boards filled row by row where many
+ahead, looking only at the placements that fit a cell's open neighbours (the Tetris cube,
+pentominoes), and so do the lowest-cell search's boards filled row by row where many
 copies of one piece make every column long; cpsolve.engines.exact_cover.search_for chooses.
 
 Every solution is met exactly once: at each level every solution below holds exactly one live
