@@ -25,13 +25,15 @@ stay empty here (optional cells are the other searches'); a solution is a board 
 whose pieces reach their least counts.
 
 State per depth d (`work`): live[d]; nonempty[d], bit k set where live word k is not empty (only
-those words are read or written: deep in the tree most are empty, and the Kanoodle pyramid's
-search took 0.077-0.081 s so against 0.085-0.086 s reading all, benchmarks/time_split.py);
-open[d], the open cells as words over the cells; untried[d], the chosen column's placements not
-yet tried (its words of nonempty[d]); column[d] (-1: not chosen yet); chosen[d], the placement
-made there; left[p], the copies of piece p not placed. Like the other kernels it places at most
-`step_budget` placements a call and resumes where it left off; with a budget of 0 it only chooses
-the root's column (its placements: untried[0]).
+those words are read or written: deep in the tree most are empty, and the Kanoodle pyramid's search
+took 0.077-0.081 s so against 0.085-0.086 s reading all, benchmarks/time_split.py); open[d], the
+open cells as words over the cells; untried[d], the chosen column's placements not yet tried, in
+the words pending[d] names (those of the column's placements that are live: the placements are
+numbered by their lowest cell in the fill order, so that a cell's lie in a few words, about 12 of
+the pyramid's 26 and 7 of SolidSixPieceBurrs' 25, and a count reads only those); column[d] (-1: not
+chosen yet); chosen[d], the placement made there; left[p], the copies of piece p not placed. Like
+the other kernels it places at most `step_budget` placements a call and resumes where it left off;
+with a budget of 0 it only chooses the root's column (its placements: untried[0]).
 """
 
 from __future__ import annotations
@@ -106,11 +108,12 @@ def search(
 
     `tables`: cover (cells x W), clash (placements x W), piece_atoms (pieces x W), atom_piece,
     atom_cells (placements x longest, padded with -1), least and most per piece, once (1 for a
-    piece every solution uses exactly once). `work`: live, nonempty, open, untried, column, chosen,
-    left (see the module). Returns when the tree is exhausted (depth -1), `found` is full, or after
-    `step_budget` placements."""
-    cover, clash, piece_atoms, atom_piece, atom_cells, least, most, once = tables
-    live, nonempty, open_cells, untried, column, chosen, left = work
+    piece every solution uses exactly once), and which words of each cell's cover and each piece's
+    placements are not empty (cover_words, piece_words: bit k for word k). `work`: live, nonempty,
+    open, untried, pending, column, chosen, left (see the module). Returns when the tree is
+    exhausted (depth -1), `found` is full, or after `step_budget` placements."""
+    cover, clash, piece_atoms, atom_piece, atom_cells, least, most, once, cover_words, piece_words = tables
+    live, nonempty, open_cells, untried, pending, column, chosen, left = work
     cells = cover.shape[0]
     pieces = least.shape[0]
     solutions = 0
@@ -124,7 +127,7 @@ def search(
                 while bits != ZERO and best > 1:
                     cell = word * 64 + _trailing_zeros(bits)
                     bits &= bits - ONE
-                    count = _live_in(live[depth], nonempty[depth], cover[cell], best)
+                    count = _live_in(live[depth], nonempty[depth] & cover_words[cell], cover[cell], best)
                     if count < best:
                         best = count
                         best_column = cell
@@ -148,13 +151,18 @@ def search(
                 if best <= 1:
                     break
                 if once[piece] == 1 and left[piece] == 1:
-                    count = _live_in(live[depth], nonempty[depth], piece_atoms[piece], best)
+                    count = _live_in(live[depth], nonempty[depth] & piece_words[piece], piece_atoms[piece], best)
                     if count < best:
                         best = count
                         best_column = cells + piece
             column[depth] = best_column
-            held = cover[best_column] if best_column < cells else piece_atoms[best_column - cells]
-            bits = nonempty[depth]
+            if best_column < cells:
+                held = cover[best_column]
+                bits = nonempty[depth] & cover_words[best_column]
+            else:
+                held = piece_atoms[best_column - cells]
+                bits = nonempty[depth] & piece_words[best_column - cells]
+            pending[depth] = bits  # the words of untried[depth] that hold placements to try
             while bits != ZERO:
                 word = _trailing_zeros(bits)
                 bits &= bits - ONE
@@ -162,15 +170,14 @@ def search(
         if steps >= step_budget:
             return depth, solutions, steps
         atom = NO_ATOM
-        words = nonempty[depth]
-        while words != ZERO:
-            word = _trailing_zeros(words)
-            words &= words - ONE
+        while pending[depth] != ZERO:
+            word = _trailing_zeros(pending[depth])
             bits = untried[depth, word]
             if bits != ZERO:
                 atom = word * 64 + _trailing_zeros(bits)
                 untried[depth, word] = bits & (bits - ONE)
                 break
+            pending[depth] &= pending[depth] - ONE  # that word is tried out
         if atom < 0:  # every placement of the column tried: back up
             column[depth] = NOT_CHOSEN
             depth -= 1

@@ -37,6 +37,12 @@ def _words(count: int) -> int:
     return max(1, (count + 63) // 64)
 
 
+def _filled(sets: Any) -> Any:
+    """For each bit set (a row of at most 64 words), which of its words are not empty: bit k for word k."""
+    weights = np.left_shift(np.uint64(1), np.arange(sets.shape[1], dtype=np.uint64))
+    return np.bitwise_or.reduce(np.where(sets != 0, weights, np.uint64(0)), axis=1).astype(np.uint64)
+
+
 def _sets(rows: Any, members: Any, width: int) -> Any:
     """Bit sets (len(rows) x width words): bit m of row r for each pair (r, m) of the two arrays."""
     sets = np.zeros((int(rows.max(initial=-1)) + 1, width), np.uint64)
@@ -57,13 +63,34 @@ class BitsetSearch:
         return len(self.problem.piece_bounds)
 
     @cached_property
+    def order(self) -> Any:
+        """The placements as the kernel numbers them: by their lowest cell in the fill order, so
+        that the placements of a cell lie in a few words (bitset_kernel: a count reads only those)."""
+        problem = self.problem
+        rank = np.arange(problem.cells, dtype=np.int64)
+        if len(problem.fill_order) == problem.cells:
+            rank[list(problem.fill_order)] = np.arange(problem.cells)
+        cells = np.asarray(problem.atom_cells, np.int64)
+        lowest = np.where(cells >= 0, rank[np.maximum(cells, 0)], problem.cells).min(axis=1)
+        return np.argsort(lowest, kind="stable")
+
+    @cached_property
+    def numbered(self) -> Any:
+        """The kernel's number of each placement (`order` turned round)."""
+        numbers = np.empty(self.problem.atoms, np.int64)
+        numbers[self.order] = np.arange(self.problem.atoms)
+        return numbers
+
+    @cached_property
     def tables(self) -> tuple[Any, ...]:
-        """What the kernel reads (bitset_kernel.search): the placements of each cell, those that
-        clash with each placement, and each piece's, as bit sets; each placement's piece and cells;
-        the pieces' least and most counts and which are used exactly once."""
+        """What the kernel reads (bitset_kernel.search), its placements numbered by `order`: the
+        placements of each cell, those that clash with each placement, and each piece's, as bit
+        sets, and which of their words are not empty; each placement's piece and cells; the
+        pieces' least and most counts and which are used exactly once."""
         problem = self.problem
         width = _words(problem.atoms)
-        atom_cells = np.ascontiguousarray(problem.atom_cells, np.int64)
+        atom_cells = np.ascontiguousarray(np.asarray(problem.atom_cells, np.int64)[self.order])
+        atom_piece = np.ascontiguousarray(problem.atom_piece[self.order], np.int64)
         atoms, places = np.nonzero(atom_cells >= 0)
         cover = np.zeros((problem.cells, width), np.uint64)
         on_cells = _sets(atom_cells[atoms, places], atoms.astype(np.int64), width)
@@ -73,24 +100,36 @@ class BitsetSearch:
             present = atom_cells[:, place] >= 0
             clash[present] |= cover[atom_cells[present, place]]
         piece_atoms = np.zeros((self.pieces, width), np.uint64)
-        by_piece = _sets(problem.atom_piece.astype(np.int64), np.arange(problem.atoms, dtype=np.int64), width)
+        by_piece = _sets(atom_piece, np.arange(problem.atoms, dtype=np.int64), width)
         piece_atoms[: len(by_piece)] = by_piece
         least = np.array([low for low, _ in problem.piece_bounds], np.int64)
         most = np.array([high for _, high in problem.piece_bounds], np.int64)
         once = ((least == 1) & (most == 1)).astype(np.int64)
-        return cover, clash, piece_atoms, problem.atom_piece.astype(np.int64), atom_cells, least, most, once
+        return (
+            cover,
+            clash,
+            piece_atoms,
+            atom_piece,
+            atom_cells,
+            least,
+            most,
+            once,
+            _filled(cover),
+            _filled(piece_atoms),
+        )
 
     def start(self, forced: Sequence[int], left_out: frozenset[int]) -> tuple[Any, Any, Any] | None:
         """The live placements, open cells and copies left once the forced placements are made and
-        those left out are gone; None when the forced ones clash or use a piece too often."""
+        those left out are gone (in the kernel's numbers); None when the forced ones clash or use a
+        piece too often."""
         problem = self.problem
-        cover, clash, piece_atoms, _, atom_cells, _, most, _ = self.tables
+        cover, clash, piece_atoms, atom_piece, atom_cells, _, most, *_ = self.tables
         live = np.zeros(cover.shape[1], np.uint64)
         full_words, rest = divmod(problem.atoms, 64)
         live[:full_words] = ~np.uint64(0)
         if rest:
             live[full_words] = np.uint64((1 << rest) - 1)
-        gone = np.array(sorted(left_out | problem.excluded), np.int64)
+        gone = self.numbered[np.array(sorted(left_out | problem.excluded), np.int64)]
         if len(gone):
             live &= ~_sets(np.zeros(len(gone), np.int64), gone, len(live))[0]
         open_cells = np.zeros(_words(problem.cells), np.uint64)
@@ -99,10 +138,10 @@ class BitsetSearch:
         left = most.copy()
         for piece in np.flatnonzero(most == 0).tolist():  # `max: 0`: none of its placements
             live &= ~piece_atoms[piece]
-        for atom in forced:
+        for atom in self.numbered[np.array(forced, np.int64)].tolist():
             if not (live[atom >> 6] >> np.uint64(atom & 63)) & np.uint64(1):
                 return None  # it clashes with one placed before, or its piece is used up
-            piece = int(problem.atom_piece[atom])
+            piece = int(atom_piece[atom])
             left[piece] -= 1
             live &= ~clash[atom]
             if left[piece] == 0:
@@ -121,8 +160,9 @@ class BitsetSearch:
         nonempty = np.zeros(levels, np.uint64)
         nonempty[0] = sum(1 << word for word in np.flatnonzero(live).tolist())
         untried = np.zeros((levels, len(live)), np.uint64)
+        pending = np.zeros(levels, np.uint64)
         column = np.full(levels, NOT_CHOSEN, np.int64)
-        return lives, nonempty, opens, untried, column, np.zeros(levels, np.int64), left.copy()
+        return lives, nonempty, opens, untried, pending, column, np.zeros(levels, np.int64), left.copy()
 
     def run(
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
@@ -139,7 +179,7 @@ class BitsetSearch:
         depth = 0
         while depth >= 0:
             depth, written, steps = search(self.tables, work, depth, budget, found, found_length)
-            yield found_solutions(fixed, found, found_length, written), steps
+            yield found_solutions(fixed, self.order[found[:written]], found_length, written), steps
 
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The live placements of the column the search branches on first once `forced` are made:
@@ -154,6 +194,6 @@ class BitsetSearch:
         work = self._state(live, open_cells, left)
         found = np.zeros((1, self.problem.cells + 1), np.int64)
         search(self.tables, work, 0, 0, found, np.zeros(1, np.int64))
-        untried = work[3][0]  # fresh state: the words of no live placement stay zero
+        untried = work[3][0]  # fresh state: the words not pending stay zero
         bits = np.unpackbits(untried.view(np.uint8), bitorder="little")
-        return [int(atom) for atom in np.flatnonzero(bits)]
+        return sorted(self.order[np.flatnonzero(bits)].tolist())
