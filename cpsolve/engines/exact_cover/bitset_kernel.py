@@ -210,3 +210,28 @@ def search(
         depth += 1
         column[depth] = NOT_CHOSEN
     return depth, solutions, steps
+
+
+@njit(cache=True)
+def bit_sets(atom_cells: Array, atom_piece: Array, cover: Array, clash: Array, piece_atoms: Array) -> None:
+    """Fill the search's bit sets (zeros given): the placements that cover each cell, that clash
+    with each placement (the cover of each of its cells) and each piece's. Compiled: numpy's
+    scatter and one gather a cell place took 16 ms of AlPackino's 23 ms run (its rows padded to
+    a piece of 120 cells)."""
+    atoms, longest = atom_cells.shape
+    for atom in range(atoms):
+        bit = ONE << np.uint64(atom & 63)
+        word = atom >> 6
+        piece_atoms[atom_piece[atom], word] |= bit
+        for place in range(longest):
+            cell = atom_cells[atom, place]
+            if cell < 0:
+                break
+            cover[cell, word] |= bit
+    for atom in range(atoms):
+        for place in range(longest):
+            cell = atom_cells[atom, place]
+            if cell < 0:
+                break
+            for word in range(cover.shape[1]):
+                clash[atom, word] |= cover[cell, word]

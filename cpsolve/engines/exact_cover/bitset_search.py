@@ -71,7 +71,11 @@ class BitsetSearch:
         if len(problem.fill_order) == problem.cells:
             rank[list(problem.fill_order)] = np.arange(problem.cells)
         cells = np.asarray(problem.atom_cells, np.int64)
-        lowest = np.where(cells >= 0, rank[np.maximum(cells, 0)], problem.cells).min(axis=1)
+        atoms, places = np.nonzero(cells >= 0)  # by placement: rows are padded (AlPackino's to 120 cells)
+        firsts = np.flatnonzero(np.diff(atoms, prepend=-1))
+        lowest = np.full(problem.atoms, problem.cells, np.int64)
+        if len(atoms):
+            lowest[atoms[firsts]] = np.minimum.reduceat(rank[cells[atoms, places]], firsts)
         return np.argsort(lowest, kind="stable")
 
     @cached_property
@@ -91,17 +95,10 @@ class BitsetSearch:
         width = _words(problem.atoms)
         atom_cells = np.ascontiguousarray(np.asarray(problem.atom_cells, np.int64)[self.order])
         atom_piece = np.ascontiguousarray(problem.atom_piece[self.order], np.int64)
-        atoms, places = np.nonzero(atom_cells >= 0)
         cover = np.zeros((problem.cells, width), np.uint64)
-        on_cells = _sets(atom_cells[atoms, places], atoms.astype(np.int64), width)
-        cover[: len(on_cells)] = on_cells
         clash = np.zeros((problem.atoms, width), np.uint64)
-        for place in range(atom_cells.shape[1]):  # each placement's clashes: the cover of each of its cells
-            present = atom_cells[:, place] >= 0
-            clash[present] |= cover[atom_cells[present, place]]
         piece_atoms = np.zeros((self.pieces, width), np.uint64)
-        by_piece = _sets(atom_piece, np.arange(problem.atoms, dtype=np.int64), width)
-        piece_atoms[: len(by_piece)] = by_piece
+        native.kernel(BITSET_KERNEL, "bit_sets")(atom_cells, atom_piece, cover, clash, piece_atoms)
         least = np.array([low for low, _ in problem.piece_bounds], np.int64)
         most = np.array([high for _, high in problem.piece_bounds], np.int64)
         once = ((least == 1) & (most == 1)).astype(np.int64)
