@@ -252,8 +252,8 @@ def _bitset_first(problem: CoverProblem, layout: Layout | None) -> bool:
     """Whether the bit-parallel search takes the problem: one it can run (no cell left empty, no
     groups, at most bitset_search.MAX_ATOMS placements) on the cube grid in three dimensions,
     where the box search would compare every open cell (spheres: the Kanoodle pyramid's search
-    0.24 -> 0.08 s) or cannot take the box (burrs: SolidSixPieceBurrs' lowest-cell search, 3.4
-    million placements in 0.20 s, -> 242,049 in 0.05 s; docs/engines.md). Where the box search
+    0.24 -> 0.07 s) or cannot take the box (burrs: SolidSixPieceBurrs' lowest-cell search, 3.4
+    million placements in 0.20 s, -> 242,049 in 0.03 s; docs/engines.md). Where the box search
     takes a box of cubes it stays faster, looking only at the placements that fit a cell's open
     neighbours (the Tetris cube 7.5 s against 9.9 s here), and flat boards keep the lowest cell, as
     do big boxes of many copies of a piece: there every cell has many placements, so the column

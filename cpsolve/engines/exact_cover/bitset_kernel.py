@@ -12,9 +12,9 @@ column with none ends the branch at once (a cell no piece left can fill).
 
 Measured against the searches it replaces (benchmarks/time_split.py, one worker): on
 SolidSixPieceBurrs, whose 104 cells lie in a 6x6x6 box (too big for the box search), 242,049
-placements in 0.05 s where the lowest-cell search makes 3,419,812 in 0.20 s; on AlPackino (180
-cells) 16,754 in 0.013 s against 473,680 in 0.074 s; on the Kanoodle pyramid 336,208 in 0.08 s
-against the box search's 312,815 in 0.24 s. Where the box search takes a box of cubes it stays
+placements in 0.03 s where the lowest-cell search makes 3,419,812 in 0.20 s; on AlPackino (180
+cells) 16,754 in 0.007-0.010 s against 473,680 in 0.074 s; on the Kanoodle pyramid 336,208 in
+0.07 s against the box search's 312,815 in 0.24 s. Where the box search takes a box of cubes it stays
 ahead, looking only at the placements that fit a cell's open neighbours (the Tetris cube,
 pentominoes), and so do the lowest-cell search's boards filled row by row where many
 copies of one piece make every column long; cpsolve.engines.exact_cover.search_for chooses.
