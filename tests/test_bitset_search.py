@@ -1,5 +1,6 @@
 """The bit-parallel search (bitset_search.py, bitset_kernel.py): the same solutions as the
-lowest-cell search and the brute force, its parts disjoint and whole, and where it is chosen."""
+lowest-cell search and the brute force, and where it is chosen (its parts, disjoint and whole,
+are tested with the box search's in test_box_search.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ from conftest import SPECS, built, checked_run, corpus_dir
 from hypothesis import HealthCheck, given, reject, settings
 from test_box_search import _bruteforce_pieces, model_of, small_packings, solutions
 
-from cpsolve.engines import SearchOptions
 from cpsolve.engines.base import Part
-from cpsolve.engines.exact_cover import ExactCoverEngine, parts_for, search_for
+from cpsolve.engines.exact_cover import parts_for, search_for
 from cpsolve.engines.exact_cover.bitset_search import MAX_ATOMS, BitsetSearch, takes
 from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSearch
 from cpsolve.engines.exact_cover.cover_search import CoverSearch
@@ -78,40 +78,6 @@ def test_it_takes_no_more_placements_than_its_tables_hold() -> None:
         )
 
     assert takes(on_one_cell(MAX_ATOMS)) and not takes(on_one_cell(MAX_ATOMS + 1)) and not takes(on_one_cell(0))
-
-
-def test_first_choices_split_a_part_into_disjoint_parts_that_make_it_whole() -> None:
-    puzzle = built(SOLID_SIX)
-    problem = puzzle.cover_problem()
-    assert problem is not None
-    bitset = search_for(problem)
-    assert isinstance(bitset, BitsetSearch)
-    (part, *_) = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
-    choices = bitset.first_choices(part.forced, part.left_out)
-    assert choices and len(choices) == len(set(choices))
-    split = [s for atom in choices for s in solutions(bitset, [Part((*part.forced, atom), part.left_out)])]
-    assert len(split) == len(set(split)) and sorted(split) == sorted(solutions(bitset, [part]))
-
-
-def test_parts_split_level_by_level_stay_disjoint_and_whole() -> None:
-    """Many workers (a cluster) ask for many parts: the split goes deeper than the breaking's."""
-    puzzle = built(SPECS / "kanoodle_pyramid.yaml")
-    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
-    prepared = ExactCoverEngine().prepare(puzzle, breaking)
-    keys = prepared.part_keys(400)
-    assert len(keys) >= 400 and max(len(key) for key in keys) >= 2
-    found = [s for key in keys for batch in prepared.enumerate(SearchOptions(), part=key).batches() for s in batch]
-    whole = [s for batch in prepared.enumerate(SearchOptions()).batches() for s in batch]
-    assert len(found) == len(set(found)) and sorted(found) == sorted(whole)
-
-
-def test_a_full_board_has_no_first_choices() -> None:
-    problem = _problem(SPECS / "kanoodle_pyramid.yaml")
-    bitset = search_for(problem)
-    assert isinstance(bitset, BitsetSearch)
-    (solution, *_) = solutions(bitset, [Part(problem.forced, problem.excluded)])
-    assert bitset.first_choices(solution, frozenset()) is None
-    assert bitset.first_choices((solution[0], solution[0]), frozenset()) == []  # a placement twice clashes
 
 
 def test_solid_six_counts_on_one_worker_and_on_threads() -> None:

@@ -202,14 +202,20 @@ def _adjacent(a: Sequence[int], b: Sequence[int]) -> bool:
     return sum(abs(p - q) for p, q in zip(a, b, strict=True)) == 1
 
 
-def test_first_choices_split_a_part_into_disjoint_parts_that_make_it_whole() -> None:
-    puzzle = built(SPECS / "soma.yaml")
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [(SPECS / "soma.yaml", BoxSearch), (corpus_dir("burrtools") / "SolidSixPieceBurrs.xmpuzzle", BitsetSearch)],
+    ids=["box", "bit sets"],
+)
+def test_first_choices_split_a_part_into_disjoint_parts_that_make_it_whole(path: Path, kind: type) -> None:
+    puzzle = built(path)
     problem = puzzle.cover_problem()
     assert problem is not None
     box = search_for(problem)
+    assert isinstance(box, kind)
     (part, *_) = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
     choices = box.first_choices(part.forced, part.left_out)
-    assert choices
+    assert choices and len(choices) == len(set(choices))
     split = [s for atom in choices for s in solutions(box, [Part((*part.forced, atom), part.left_out)])]
     assert len(split) == len(set(split))
     assert sorted(split) == sorted(solutions(box, [part]))
@@ -235,23 +241,26 @@ def test_finer_parts_come_largest_first_and_are_the_first_choices_of_each_kept_a
     assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-1]
 
 
-def test_parts_split_level_by_level_stay_disjoint_and_whole() -> None:
+@pytest.mark.parametrize(("name", "deepest"), [("soma.yaml", 3), ("kanoodle_pyramid.yaml", 2)], ids=["box", "bit sets"])
+def test_parts_split_level_by_level_stay_disjoint_and_whole(name: str, deepest: int) -> None:
     """Many workers (a cluster) ask for many parts: the split goes deeper than one level."""
-    puzzle = built(SPECS / "soma.yaml")
+    puzzle = built(SPECS / name)
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     prepared = ExactCoverEngine().prepare(puzzle, breaking)
     keys = prepared.part_keys(400)
-    assert len(keys) >= 400 and max(len(key) for key in keys) >= 3
+    assert len(keys) >= 400 and max(len(key) for key in keys) >= deepest
     found = [s for key in keys for batch in prepared.enumerate(SearchOptions(), part=key).batches() for s in batch]
     whole = [s for batch in prepared.enumerate(SearchOptions()).batches() for s in batch]
     assert len(found) == len(set(found)) and sorted(found) == sorted(whole)
 
 
-def test_a_full_board_has_no_first_choices() -> None:
-    problem = _problem("coffin.yaml")
+@pytest.mark.parametrize("name", ["coffin.yaml", "kanoodle_pyramid.yaml"], ids=["box", "bit sets"])
+def test_a_full_board_has_no_first_choices(name: str) -> None:
+    problem = _problem(name)
     box = search_for(problem)
     (solution, *_) = solutions(box, [Part(problem.forced, problem.excluded)])
     assert box.first_choices(solution, frozenset()) is None
+    assert box.first_choices((solution[0], solution[0]), frozenset()) == []  # a placement twice clashes
 
 
 # -- estimates -----------------------------------------------------------------------------------

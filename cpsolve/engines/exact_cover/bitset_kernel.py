@@ -45,7 +45,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from .bits import ONE, ZERO
-from .cover_kernel import write_found
+from .cover_kernel import least_counts_met, write_found
 
 Array = Any
 # numpy scalars: the ahead-of-time compiler types a plain int as a literal, which a variable set
@@ -134,11 +134,7 @@ def search(
                 if best <= 1:
                     break
             if best_column == NO_COLUMN:  # the board is full: a solution if every least count is met
-                enough = True
-                for piece in range(pieces):
-                    if most[piece] - left[piece] < least[piece]:
-                        enough = False
-                if enough:
+                if least_counts_met(left, least, most):
                     write_found(found, found_length, solutions, chosen, depth)
                     solutions += 1
                 depth -= 1

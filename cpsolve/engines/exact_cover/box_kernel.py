@@ -54,7 +54,7 @@ import numpy as np
 from numba import njit
 
 from .bits import DE_BRUIJN, ONE, SHIFT, ZERO
-from .cover_kernel import OPEN_OPTIONAL, _tally, hopeless, recount, write_found
+from .cover_kernel import OPEN_OPTIONAL, _tally, hopeless, least_counts_met, recount, write_found
 
 Array = Any
 Tables = tuple[Any, ...]  # see `search`
@@ -343,15 +343,10 @@ def search(
             positions[depth] = 0
             if best < 0:  # the board is full
                 fit_count[depth] = 0
-                if probes == 0:
-                    enough = True
-                    for piece in range(pieces):
-                        if most[piece] - left[piece] < least[piece]:
-                            enough = False
-                    if enough:
-                        write_found(found, found_length, solutions, chosen, depth)
-                        solutions += 1
-                        found_total[0] += 1
+                if probes == 0 and least_counts_met(left, least, most):
+                    write_found(found, found_length, solutions, chosen, depth)
+                    solutions += 1
+                    found_total[0] += 1
         if probes > 0:
             if fit_count[depth] > 0:  # one random step down (from the root, each choice in turn)
                 weight *= fit_count[depth]

@@ -38,12 +38,21 @@ def lowest_undecided(board: Array, cells: Array, bit_of: Array) -> int:
     return -1
 
 
+@njit(cache=True, inline="always")
+def least_counts_met(left: Array, least: Array, most: Array) -> bool:
+    """Whether every piece is placed at least its least number of times (`left` copies of `most`
+    not placed): what makes a full board a solution, in every search's kernel."""
+    for piece in range(least.shape[0]):  # noqa: SIM110 (numba compiles loops, not generators)
+        if most[piece] - left[piece] < least[piece]:
+            return False
+    return True
+
+
 @njit(cache=True)
 def _enough(left: Array, least: Array, most: Array, group_left: Array, group_spare: Array) -> bool:
     """Whether the pieces placed meet every piece's and group's least number."""
-    for piece in range(least.shape[0]):
-        if most[piece] - left[piece] < least[piece]:
-            return False
+    if not least_counts_met(left, least, most):
+        return False
     for group in range(group_spare.shape[0]):  # noqa: SIM110 (numba compiles loops, not generators)
         if group_left[group] > group_spare[group]:
             return False

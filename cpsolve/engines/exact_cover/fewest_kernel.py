@@ -69,7 +69,17 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .cover_kernel import MUST, NEED, OPEN_OPTIONAL, ROOM, hopeless, recount, room_and_need, write_found
+from .cover_kernel import (
+    MUST,
+    NEED,
+    OPEN_OPTIONAL,
+    ROOM,
+    hopeless,
+    least_counts_met,
+    recount,
+    room_and_need,
+    write_found,
+)
 from .fewest_codes import FORCED, LAST_COPY, OPTIONAL_PHASE
 
 KILLED_PER_STEP = 16  # placements a slice may kill per placement of its budget (cover_kernel.EXAMINED_PER_STEP)
@@ -297,9 +307,8 @@ def _complete(decided: Array, optional: Array, least: Array, most: Array, left: 
     """Whether the placements made are a solution: every piece placed at least its least number
     of times, and at most `max_holes` optional cells left empty (the cells that must be filled
     are, when no column is left to choose)."""
-    for piece in range(least.shape[0]):
-        if most[piece] - left[piece] < least[piece]:
-            return False
+    if not least_counts_met(left, least, most):
+        return False
     holes = 0
     for cell in range(decided.shape[0]):
         if optional[cell] and not decided[cell]:
