@@ -119,7 +119,7 @@ def compare_searches(
 def compare_breaking(spec: str, puzzle: PuzzleModel, problem: CoverProblem, repeat: int, limit: float) -> None:
     """Each breaking set on the run's search: estimated against measured placements."""
     search = search_for(problem)
-    estimator = search.estimate if isinstance(search, BoxSearch) else None
+    estimator = search.estimate if isinstance(search, BoxSearch | BitsetSearch) else None
     chosen = ENGINES.choose_breaking(puzzle)
     labels = puzzle.breaking_labels
     print(f"{spec}: a run chooses {chosen.label} ({chosen.chosen_by})")

@@ -1,6 +1,6 @@
 """Where a run's time goes: reading, the model, the search and the classes, with the search's nodes.
 
-Usage: python benchmarks/time_split.py [--repeat N] [--workers N] PUZZLE...
+Usage: python benchmarks/time_split.py [--repeat N] [--workers N] [--problem N] PUZZLE...
 
 In one process with every compiled kernel loaded (as a warm studio or the second run of a batch),
 each puzzle is run N times (default 5) as `cpsolve run` runs it, with the search timed apart: the
@@ -21,6 +21,7 @@ from typing import Any
 
 from cpsolve import formats, run
 from cpsolve.events import Progress
+from cpsolve.formats.base import ReadOptions
 from cpsolve.kernels import load_every_kernel
 from cpsolve.options import Options
 
@@ -52,8 +53,9 @@ class Timed:
             yield batch
 
 
-def split(path: str, workers: int) -> dict[str, float]:
-    """One run of the puzzle's first problem: its parts, in seconds, and its nodes."""
+def split(path: str, workers: int, problem: str | None = None) -> dict[str, float]:
+    """One run of the puzzle's first problem (or the one `problem` names): its parts, in seconds,
+    and its nodes."""
     opened: list[Timed] = []
     original = run.open_search
 
@@ -68,7 +70,7 @@ def split(path: str, workers: int) -> dict[str, float]:
         nodes[0] = max(nodes[0], event.placements or 0)
 
     started = time.perf_counter()
-    puzzle = formats.read_puzzle(path)
+    puzzle = formats.read_puzzle(path, ReadOptions(problem=problem))
     read = time.perf_counter() - started
     ready: list[float] = []
     run.open_search = timed_search  # type: ignore[assignment]
@@ -103,12 +105,13 @@ def main() -> None:
     parser.add_argument("puzzles", nargs="+")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--problem", help="which problem of each BurrTools file (default: the first)")
     arguments = parser.parse_args()
     load_every_kernel()
     print(f"{'puzzle':40} {'read':>7} {'model':>7} {'search':>7} {'classes':>8} {'seconds':>8} {'nodes':>11} unique")
     for path in arguments.puzzles:
-        split(path, arguments.workers)  # the first run pays for what a warm process has loaded
-        runs = [split(path, arguments.workers) for _ in range(arguments.repeat)]
+        split(path, arguments.workers, arguments.problem)  # the first run pays for what a warm process loaded
+        runs = [split(path, arguments.workers, arguments.problem) for _ in range(arguments.repeat)]
         median = {key: statistics.median(one[key] for one in runs) for key in runs[0]}
         name = path.rsplit("/", 1)[-1]
         print(

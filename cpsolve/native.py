@@ -56,7 +56,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "cpsolve.engines.exact_cover.cover_kernel": ("search", "lowest_undecided"),
     "cpsolve.engines.exact_cover.box_kernel": ("search",),
     "cpsolve.engines.exact_cover.fewest_kernel": ("search", "column_lists", "live_counts"),
-    "cpsolve.engines.exact_cover.bitset_kernel": ("search", "bit_sets"),
+    "cpsolve.engines.exact_cover.bitset_kernel": ("search", "bit_sets", "estimate"),
     "cpsolve.engines.tiles_dfs.kernel": ("fill", "probe"),
     "cpsolve.engines.chain_dfs.kernel": ("walk",),
     "cpsolve.disassembly.kernel": ("geometry_of", "rehash", "expand", "take_apart_batch"),

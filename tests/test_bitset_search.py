@@ -12,15 +12,25 @@ from conftest import SPECS, built, checked_run, corpus_dir
 from hypothesis import HealthCheck, given, reject, settings
 from test_box_search import _bruteforce_pieces, model_of, small_packings, solutions
 
+from cpsolve.engines import SearchOptions
 from cpsolve.engines.base import Part
-from cpsolve.engines.exact_cover import parts_for, search_for
+from cpsolve.engines.exact_cover import (
+    BITSET_SIZE_PROBES,
+    BITSET_THREADS_PLACEMENTS,
+    CoverEnumeration,
+    ExactCoverEngine,
+    parts_for,
+    search_for,
+)
 from cpsolve.engines.exact_cover.bitset_search import MAX_ATOMS, BitsetSearch, takes
 from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSearch
 from cpsolve.engines.exact_cover.cover_search import CoverSearch
 from cpsolve.errors import CpsolveError
+from cpsolve.formats import read_puzzle
+from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import CoverProblem
-from cpsolve.run import RunOptions
-from cpsolve.symmetry import choose_breaking
+from cpsolve.run import RunOptions, prepare
+from cpsolve.symmetry import choose_breaking, first_sets
 
 SOLID_SIX = corpus_dir("burrtools") / "SolidSixPieceBurrs.xmpuzzle"
 
@@ -86,3 +96,73 @@ def test_solid_six_counts_on_one_worker_and_on_threads() -> None:
         report = checked_run(SOLID_SIX, RunOptions(show=0, workers=workers))
         assert (report.counts.rotations, report.counts.unique) == (1063, 588)
         assert report.as_json()["cell_choice"] == "fewest-placements"
+
+
+# -- estimates -----------------------------------------------------------------------------------
+
+
+def _distinct_cubes(count: int) -> CoverProblem:
+    """`count` cells in a row, each filled by one of `count` single cubes used once: at each level
+    every open cell and every piece left has as many live placements, so every path down the
+    search's tree sees the same counts (count, count - 1, ... 1)."""
+    cells, pieces = np.meshgrid(np.arange(count), np.arange(count))
+    return CoverProblem(
+        cells=count,
+        fill_order=tuple(range(count)),
+        atom_cells=cells.reshape(-1, 1).astype(np.int64),
+        atom_piece=pieces.reshape(-1).astype(np.int64),
+        piece_bounds=((1, 1),) * count,
+        positions=tuple((x, 0, 0) for x in range(count)),
+    )
+
+
+def test_the_estimate_is_exact_where_every_path_sees_the_same_counts() -> None:
+    """Knuth's estimate on a tree of one shape is its size, on any path: four cubes in four cells,
+    the search first placing one of cell 0's four placements, 4 + 4*3 + 4*3*2 + 4*3*2*1 = 64
+    placements, which is what the search itself makes."""
+    problem = _distinct_cubes(4)
+    search = BitsetSearch(problem)
+    roots = search.first_choices((), frozenset())
+    assert roots is not None and len(roots) == 4
+    for seed in (1, 2, 99):
+        assert search.estimate(roots, probes=5, seed=seed) == 64.0
+    made = sum(steps for _, steps in search.run((), frozenset(), 10**6, 1024))
+    assert made == 64
+    assert search.estimate([], probes=10) == 0.0
+
+
+def test_the_estimate_is_close_to_the_placements_the_search_makes() -> None:
+    """Unbiased where paths differ: with many probes the Kanoodle pyramid's estimate lands near
+    the placements of its search first placing each kept placement of the run's first set (as the
+    estimate sees them: without the breaking's left-out placements)."""
+    puzzle = built(SPECS / "kanoodle_pyramid.yaml")
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    search = search_for(problem)
+    assert isinstance(search, BitsetSearch)
+    (option, *_) = first_sets(puzzle.group, puzzle.breaking_candidates)
+    parts = [Part((*problem.forced, r), frozenset()) for r in option.kept]
+    enumeration = CoverEnumeration(search, parts, SearchOptions(), NO_DEADLINE)
+    list(enumeration)
+    actual = enumeration.steps + len(option.kept)  # the kept atoms themselves are placements too
+    estimate = search.estimate(option.kept, probes=20_000, seed=7)
+    assert 0.8 * actual < estimate < 1.25 * actual, (estimate, actual)
+    assert search.estimate(option.kept, 64, seed=3) == search.estimate(option.kept, 64, seed=3)
+
+
+def test_it_takes_threads_only_for_a_search_estimated_long() -> None:
+    """Threads slowed the bit-parallel search's short runs (SolidSixPieceBurrs 0.069 -> 0.083 s):
+    by default a run takes every core only from BITSET_THREADS_PLACEMENTS estimated placements.
+    The estimate is made, the breaking set still the one of fewest kept atoms."""
+    for path in (SPECS / "kanoodle_pyramid.yaml", SOLID_SIX):
+        prepared = prepare(read_puzzle(path), RunOptions(engine="exact-cover"), Deadline.after(None))
+        assert isinstance(prepared.compiled.search, BitsetSearch)  # type: ignore[attr-defined]
+        choice = prepared.choice.as_json()
+        assert choice is not None and choice["chosen_by"] == "fewest kept atoms"
+        estimate = choice["estimated_placements"]
+        assert 0 < estimate < BITSET_THREADS_PLACEMENTS
+        assert prepared.compiled.capabilities(2).default_workers == 1
+        prepared.compiled.estimated_placements = BITSET_THREADS_PLACEMENTS
+        assert prepared.compiled.capabilities(2).default_workers == 2
+    estimator = ExactCoverEngine().search_estimator(built(SOLID_SIX))
+    assert estimator is not None and estimator.size_probes == BITSET_SIZE_PROBES and not estimator.steady

@@ -74,12 +74,15 @@ class SearchEstimator:
     were measured steady enough to choose between breaking sets by (docs/engines.md).
     `for_first`: they choose for a search for one solution too (not where that search goes
     another way than the one estimated, as the tiles search's race). `worth_choosing`: the
-    estimated placements below which choosing costs more than it can save (None: the default)."""
+    estimated placements below which choosing costs more than it can save (None: the default).
+    `size_probes`: the random paths of the first estimate, the one that says how big the search is
+    (None: the default)."""
 
     estimate: Callable[[Sequence[int], int], float]
     steady: bool
     for_first: bool = True
     worth_choosing: float | None = None
+    size_probes: int | None = None
 
 
 class Enumeration(ABC):

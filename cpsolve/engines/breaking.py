@@ -83,7 +83,7 @@ def choose(
         estimator = None
     first, estimate, chosen_by = options[0], None, ChosenBy.FEWEST_KEPT
     if estimator is not None:
-        estimate = estimator.estimate(first.kept, SIZE_PROBES)
+        estimate = estimator.estimate(first.kept, estimator.size_probes or SIZE_PROBES)
         small = SMALL_SEARCH if estimator.worth_choosing is None else estimator.worth_choosing
         if estimator.steady and estimate >= small and len(options) > 1:
             first, estimate = _smallest(estimator.estimate, options, deadline)

@@ -54,6 +54,14 @@ FOUND_CAPACITY = 1024
 PART_PROBES = 64  # random paths to estimate each part's size, to hand out the largest first
 PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` uses every core (docs/engines.md)
 THREADS_PLACEMENTS = 50_000  # the same where the parts run on threads (cpsolve.workers.Threaded)
+# The same for the bit-parallel search, whose estimates run high (the Kanoodle pyramid's 336,208
+# placements estimated at 566,000) and whose threads slow the classifying one: SolidSixPieceBurrs
+# (242,049 placements) 0.069 s on one thread, 0.083 on two; the pyramid 0.082 on either; the
+# pyramid without symmetry breaking (2.7 million) 0.47 s on one, 0.30 on two (docs/measurements.md)
+BITSET_THREADS_PLACEMENTS = 600_000
+# Its paths for that estimate: enough to tell thousands from millions; 256 took 4 ms of AlPackino's
+# 0.017 s run (one path is a placement a piece: 13 levels of choosing among 180 cells)
+BITSET_SIZE_PROBES = 64
 # Without an estimate, parts on threads from this many atoms: cutting a search into parts costs a
 # few ms (Dracula's 69 atoms lost 10 ms, HexSticks' 180 lost 17 ms on two threads; SolidSix's 1,593
 # gained; docs/measurements.md, "Speed, round three")
@@ -130,6 +138,8 @@ class ExactCoverEngine(Engine):
             search: Search | None = dataclasses.replace(CoverSearch.of(_one_piece(1)), choose=FEWEST)
         elif kind == "bitset":
             search = BitsetSearch.of(_one_piece(1))
+            assert search is not None
+            search.estimate((0,), probes=1)
         else:
             positions = _BLOCK if words == 1 else _SLAB
             problem = _one_piece_and_a_hole(positions) if holes else _one_piece(len(positions), positions)
@@ -148,6 +158,11 @@ class ExactCoverEngine(Engine):
         cell is compared (spheres): on the Kanoodle pyramid the probes took 0.29 s to choose a
         set whose search was 0.03 s shorter than the fewest kept atoms'."""
         search = _search_of(puzzle)
+        if isinstance(search, BitsetSearch):
+            # its estimates say whether threads pay (`capabilities`), not which set to break by: on
+            # SolidSixPieceBurrs and the Kanoodle pyramid the best set's search was 0.008 s shorter
+            # at most, and looking at every set would take longer (benchmarks/exact_cover_search.py)
+            return SearchEstimator(search.estimate, steady=False, size_probes=BITSET_SIZE_PROBES)
         if not isinstance(search, BoxSearch):
             return None
         return SearchEstimator(search.estimate, steady=search.choose == CHOOSE_AMONG)
@@ -365,7 +380,8 @@ class ExactCoverPrepared(Prepared):
         # the fewest-placements search keeps its forked processes, which hand work to one another
         threads = native.threads_run_apart() and not hands_back
         if threads:
-            worth = self.search.problem.atoms >= THREADS_ATOMS if estimate is None else estimate >= THREADS_PLACEMENTS
+            enough = BITSET_THREADS_PLACEMENTS if isinstance(self.search, BitsetSearch) else THREADS_PLACEMENTS
+            worth = self.search.problem.atoms >= THREADS_ATOMS if estimate is None else estimate >= enough
         else:
             worth = hands_back if estimate is None else estimate >= PARALLEL_PLACEMENTS
         default = cores if worth else 1

@@ -178,6 +178,23 @@ class BitsetSearch:
             depth, written, steps = search(self.tables, work, depth, budget, found, found_length)
             yield found_solutions(fixed, self.order[found[:written]], found_length, written), steps
 
+    def estimate(self, roots: Sequence[int], probes: int, seed: int = 1) -> float:
+        """Placements of the search that first places one of `roots` (say, each kept placement of
+        the breaking set, a part each), from `probes` random paths (Knuth; bitset_kernel.estimate).
+        The roots that clash with the problem's pre-placed pieces make no search."""
+        started = self.start(self.problem.forced, frozenset())
+        if started is None or probes <= 0:
+            return 0.0
+        live, open_cells, left = started
+        numbers = self.numbered[np.asarray(roots, np.int64)] if len(roots) else np.zeros(0, np.int64)
+        alive = (live[numbers >> 6] >> (numbers & 63).astype(np.uint64)) & np.uint64(1) == 1
+        kernel = native.kernel(BITSET_KERNEL, "estimate")
+        work = self._state(live, open_cells, left)
+        found, found_length = np.zeros((1, self.problem.cells + 1), np.int64), np.zeros(1, np.int64)
+        first = np.ascontiguousarray(numbers[alive])
+        total = kernel(self.tables, work, first, probes, np.array([seed], np.uint64), found, found_length)
+        return float(total) / probes
+
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The live placements of the column the search branches on first once `forced` are made:
         every solution of the part holds exactly one of them. None when the board is already full."""
