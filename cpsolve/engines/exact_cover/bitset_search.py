@@ -43,11 +43,12 @@ def _filled(sets: Any) -> Any:
     return np.bitwise_or.reduce(np.where(sets != 0, weights, np.uint64(0)), axis=1).astype(np.uint64)
 
 
-def _sets(rows: Any, members: Any, width: int) -> Any:
-    """Bit sets (len(rows) x width words): bit m of row r for each pair (r, m) of the two arrays."""
-    sets = np.zeros((int(rows.max(initial=-1)) + 1, width), np.uint64)
-    np.bitwise_or.at(sets, (rows, members >> 6), np.left_shift(np.uint64(1), (members & 63).astype(np.uint64)))
-    return sets
+def _bits(members: Any, width: int) -> Any:
+    """One bit set of `width` words: bit m for each m of the array (packed by numpy, little-endian
+    words as the kernel reads them)."""
+    chosen = np.zeros(width * 64, np.bool_)
+    chosen[members] = True
+    return np.packbits(chosen, bitorder="little").view("<u8").astype(np.uint64)
 
 
 @dataclass(frozen=True)
@@ -115,26 +116,27 @@ class BitsetSearch:
             _filled(piece_atoms),
         )
 
+    @cached_property
+    def _every_part(self) -> tuple[Any, Any]:
+        """What every part starts from: the live placements (all but the problem's excluded ones
+        and those of pieces of `max: 0`) and the open cells (all), as bit sets."""
+        problem = self.problem
+        piece_atoms, most = self.tables[2], self.tables[6]
+        live = _bits(np.arange(problem.atoms), _words(problem.atoms))
+        live &= ~_bits(self.numbered[np.array(sorted(problem.excluded), np.int64)], len(live))
+        for piece in np.flatnonzero(most == 0).tolist():  # `max: 0`: none of its placements
+            live &= ~piece_atoms[piece]
+        return live, _bits(np.arange(problem.cells), _words(problem.cells))
+
     def start(self, forced: Sequence[int], left_out: frozenset[int]) -> tuple[Any, Any, Any] | None:
         """The live placements, open cells and copies left once the forced placements are made and
         those left out are gone (in the kernel's numbers); None when the forced ones clash or use a
-        piece too often."""
-        problem = self.problem
-        cover, clash, piece_atoms, atom_piece, atom_cells, _, most, *_ = self.tables
-        live = np.zeros(cover.shape[1], np.uint64)
-        full_words, rest = divmod(problem.atoms, 64)
-        live[:full_words] = ~np.uint64(0)
-        if rest:
-            live[full_words] = np.uint64((1 << rest) - 1)
-        gone = self.numbered[np.array(sorted(left_out | problem.excluded), np.int64)]
-        if len(gone):
-            live &= ~_sets(np.zeros(len(gone), np.int64), gone, len(live))[0]
-        open_cells = np.zeros(_words(problem.cells), np.uint64)
-        every = np.arange(problem.cells, dtype=np.int64)
-        open_cells |= _sets(np.zeros(problem.cells, np.int64), every, len(open_cells))[0]
+        piece too often. Once per part: SolidSixPieceBurrs has 62."""
+        clash, piece_atoms, atom_piece, atom_cells, most = (self.tables[i] for i in (1, 2, 3, 4, 6))
+        every_live, every_open = self._every_part
+        live = every_live & ~_bits(self.numbered[np.fromiter(left_out, np.int64, len(left_out))], len(every_live))
+        open_cells = every_open.copy()
         left = most.copy()
-        for piece in np.flatnonzero(most == 0).tolist():  # `max: 0`: none of its placements
-            live &= ~piece_atoms[piece]
         for atom in self.numbered[np.array(forced, np.int64)].tolist():
             if not (live[atom >> 6] >> np.uint64(atom & 63)) & np.uint64(1):
                 return None  # it clashes with one placed before, or its piece is used up
