@@ -217,21 +217,44 @@ def _breaking(subgroup: Subgroup, first: Sequence[int], second: Sequence[int]) -
     pairs: list[tuple[int, int]] = []
     weight: dict[tuple[int, int], int] = {}
     seconds = np.asarray(second, np.int64)
+    # kept atoms with the same stabiliser cut the second set alike: worked out once per stabiliser
+    # (SolidSixPieceBurrs' 62 kept atoms have 4 stabilisers: 8.9 -> 3.3 ms of its 0.07 s run)
+    cuts: dict[tuple[int, ...], _SecondCut | None] = {}
     for rep, orbit in _orbits(first, subgroup).items():
         forbidden.extend(sorted(orbit - {rep}))
         stabiliser = subgroup.fixing(rep)
-        if not second or len(_preserving(stabiliser, second)) != len(stabiliser):
+        key = tuple(stabiliser.rows.tolist())
+        if key not in cuts:
+            cuts[key] = _SecondCut.of(stabiliser, seconds, len(subgroup)) if second else None
+        cut = cuts[key]
+        if cut is None:
             weight[(rep, -1)] = len(orbit)
             continue
+        weight.update(zip(zip(repeat(rep, len(cut.shares)), cut.kept, strict=True), cut.shares, strict=True))
+        pairs.extend(zip(repeat(rep, len(cut.paired)), cut.paired, strict=True))
+    return Breaking(frozenset(first), frozenset(second), tuple(forbidden), tuple(pairs), weight)
+
+
+@dataclass(frozen=True)
+class _SecondCut:
+    """How the second set is cut under a kept atom's stabiliser: the atom kept of each of its
+    orbits and the share of the group that keeps it, and the other atoms (left out with that
+    kept atom: `Breaking.forbidden_pairs`)."""
+
+    kept: list[int]
+    shares: list[int]
+    paired: list[int]
+
+    @staticmethod
+    def of(stabiliser: Subgroup, seconds: Any, order: int) -> _SecondCut | None:
+        """None where the stabiliser does not map the second set onto itself (nothing to cut)."""
+        if len(_preserving(stabiliser, seconds)) != len(stabiliser):
+            return None
         firsts = _orbit_firsts(seconds, stabiliser)
         fixing = (stabiliser.images(seconds) == seconds).sum(axis=0)  # elements that keep each atom
-        positions = _distinct(firsts)  # each orbit's first atom (SolidSix: 270 a kept atom, 62 of them)
-        shares = (len(subgroup) // fixing[positions]).tolist()
-        keys = zip(repeat(rep, len(shares)), seconds[positions].tolist(), strict=True)
-        weight.update(zip(keys, shares, strict=True))  # zips, not a Python loop: 12.5 -> 9.2 ms on SolidSix
-        others = np.sort(seconds[firsts != np.arange(len(seconds))])
-        pairs.extend((rep, b) for b in others.tolist())
-    return Breaking(frozenset(first), frozenset(second), tuple(forbidden), tuple(pairs), weight)
+        positions = _distinct(firsts)  # each orbit's first atom
+        paired = np.sort(seconds[firsts != np.arange(len(seconds))])
+        return _SecondCut(seconds[positions].tolist(), (order // fixing[positions]).tolist(), paired.tolist())
 
 
 def _acts_freely(subgroup: Subgroup, atoms: Sequence[int]) -> bool:
