@@ -151,10 +151,11 @@ class ExactCoverEngine(Engine):
         return puzzle.cover_problem() is not None
 
     def search_estimator(self, puzzle: PuzzleModel) -> SearchEstimator | None:
-        """Knuth's estimate on the box search. Only the 3-D estimates (fewest open neighbours)
-        are steady: on pentominoes 6x10, 4096 paths put the X piece's search (2.5 million
-        placements) anywhere from 1.9 to 5.5 million and another piece's (5.1 million) up to
-        177 million, so in 2-D the breaking keeps the fewest kept atoms. Nor where every open
+        """Knuth's estimate on the box search and on the bit-parallel one (the latter to decide
+        the threads only). Only the box search's 3-D estimates (fewest open neighbours) are
+        steady: on pentominoes 6x10, 4096 paths put the X piece's search (2.5 million placements)
+        anywhere from 1.9 to 5.5 million and another piece's (5.1 million) up to 177 million, so
+        in 2-D the breaking keeps the fewest kept atoms. Nor where every open
         cell is compared (spheres): on the Kanoodle pyramid the probes took 0.29 s to choose a
         set whose search was 0.03 s shorter than the fewest kept atoms'."""
         search = _search_of(puzzle)
