@@ -54,8 +54,9 @@ FOUND_CAPACITY = 1024
 PART_PROBES = 64  # random paths to estimate each part's size, to hand out the largest first
 PARALLEL_PLACEMENTS = 300_000  # estimated placements from which `--workers 0` uses every core (docs/engines.md)
 THREADS_PLACEMENTS = 50_000  # the same where the parts run on threads (cpsolve.workers.Threaded)
-# The same for the bit-parallel search, whose estimates run high (the Kanoodle pyramid's 336,208
-# placements estimated at 566,000) and whose threads slow the classifying one: SolidSixPieceBurrs
+# The same for the bit-parallel search, whose estimates see a larger tree than the run's (the
+# Kanoodle pyramid's 336,208 placements estimated at 566,000) and whose threads slow the
+# classifying one: SolidSixPieceBurrs
 # (242,049 placements) 0.069 s on one thread, 0.083 on two; the pyramid 0.082 on either; the
 # pyramid without symmetry breaking (2.7 million) 0.47 s on one, 0.30 on two (docs/measurements.md)
 BITSET_THREADS_PLACEMENTS = 600_000
