@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from bruteforce import count
 from conftest import SPECS, built, checked_run, corpus_dir
 from hypothesis import HealthCheck, given, reject, settings
 from test_box_search import _bruteforce_pieces, model_of, small_packings, solutions
 
+from cpsolve import native
 from cpsolve.engines import SearchOptions
 from cpsolve.engines.base import Part
 from cpsolve.engines.exact_cover import (
@@ -150,10 +152,13 @@ def test_the_estimate_is_close_to_the_placements_the_search_makes() -> None:
     assert search.estimate(option.kept, 64, seed=3) == search.estimate(option.kept, 64, seed=3)
 
 
-def test_it_takes_threads_only_for_a_search_estimated_long() -> None:
+def test_it_takes_threads_only_for_a_search_estimated_long(monkeypatch: pytest.MonkeyPatch) -> None:
     """Threads slowed the bit-parallel search's short runs (SolidSixPieceBurrs 0.069 -> 0.083 s):
     by default a run takes every core only from BITSET_THREADS_PLACEMENTS estimated placements.
-    The estimate is made, the breaking set still the one of fewest kept atoms."""
+    The estimate is made, the breaking set still the one of fewest kept atoms. (Parts on threads
+    need a build whose kernels let go of the GIL: said to be loaded, so that the rule is tested
+    with numba's kernels too.)"""
+    monkeypatch.setattr(native, "threads_run_apart", lambda: True)
     for path in (SPECS / "kanoodle_pyramid.yaml", SOLID_SIX):
         prepared = prepare(read_puzzle(path), RunOptions(engine="exact-cover"), Deadline.after(None))
         assert isinstance(prepared.compiled.search, BitsetSearch)  # type: ignore[attr-defined]
