@@ -1,6 +1,7 @@
 """The bit-parallel search (bitset_search.py, bitset_kernel.py): the same solutions as the
-lowest-cell search and the brute force, and where it is chosen (its parts, disjoint and whole,
-are tested with the box search's in test_box_search.py)."""
+lowest-cell search and the brute force, where it is chosen, and its estimate (its parts, disjoint
+and whole, and its estimate against the placements it makes are tested with the box search's in
+test_box_search.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,10 @@ from hypothesis import HealthCheck, given, reject, settings
 from test_box_search import _bruteforce_pieces, model_of, small_packings, solutions
 
 from cpsolve import native
-from cpsolve.engines import SearchOptions
 from cpsolve.engines.base import Part
 from cpsolve.engines.exact_cover import (
     BITSET_SIZE_PROBES,
     BITSET_THREADS_PLACEMENTS,
-    CoverEnumeration,
     ExactCoverEngine,
     parts_for,
     search_for,
@@ -29,10 +28,10 @@ from cpsolve.engines.exact_cover.box_search import CHOOSE_AMONG, LOWEST, BoxSear
 from cpsolve.engines.exact_cover.cover_search import CoverSearch
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import read_puzzle
-from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.limits import Deadline
 from cpsolve.models import CoverProblem
 from cpsolve.run import RunOptions, prepare
-from cpsolve.symmetry import choose_breaking, first_sets
+from cpsolve.symmetry import choose_breaking
 
 SOLID_SIX = corpus_dir("burrtools") / "SolidSixPieceBurrs.xmpuzzle"
 
@@ -131,25 +130,6 @@ def test_the_estimate_is_exact_where_every_path_sees_the_same_counts() -> None:
     made = sum(steps for _, steps in search.run((), frozenset(), 10**6, 1024))
     assert made == 64
     assert search.estimate([], probes=10) == 0.0
-
-
-def test_the_estimate_is_close_to_the_placements_the_search_makes() -> None:
-    """Unbiased where paths differ: with many probes the Kanoodle pyramid's estimate lands near
-    the placements of its search first placing each kept placement of the run's first set (as the
-    estimate sees them: without the breaking's left-out placements)."""
-    puzzle = built(SPECS / "kanoodle_pyramid.yaml")
-    problem = puzzle.cover_problem()
-    assert problem is not None
-    search = search_for(problem)
-    assert isinstance(search, BitsetSearch)
-    (option, *_) = first_sets(puzzle.group, puzzle.breaking_candidates)
-    parts = [Part((*problem.forced, r), frozenset()) for r in option.kept]
-    enumeration = CoverEnumeration(search, parts, SearchOptions(), NO_DEADLINE)
-    list(enumeration)
-    actual = enumeration.steps + len(option.kept)  # the kept atoms themselves are placements too
-    estimate = search.estimate(option.kept, probes=20_000, seed=7)
-    assert 0.8 * actual < estimate < 1.25 * actual, (estimate, actual)
-    assert search.estimate(option.kept, 64, seed=3) == search.estimate(option.kept, 64, seed=3)
 
 
 def test_it_takes_threads_only_for_a_search_estimated_long(monkeypatch: pytest.MonkeyPatch) -> None:

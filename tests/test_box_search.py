@@ -266,21 +266,27 @@ def test_a_full_board_has_no_first_choices(name: str) -> None:
 # -- estimates -----------------------------------------------------------------------------------
 
 
-def test_the_estimate_is_close_to_the_placements_the_search_makes() -> None:
-    """Knuth's estimator is unbiased: with many probes it lands near the true size."""
-    puzzle = built(SPECS / "soma.yaml")
+@pytest.mark.parametrize(
+    ("name", "kind"), [("soma.yaml", BoxSearch), ("kanoodle_pyramid.yaml", BitsetSearch)], ids=["box", "bit sets"]
+)
+def test_the_estimate_is_close_to_the_placements_the_search_makes(name: str, kind: type) -> None:
+    """Knuth's estimator is unbiased: with many probes it lands near the true size of the search
+    first placing each kept placement of the run's first set (as the estimate sees them: without
+    the breaking's left-out placements); the same seed, the same estimate."""
+    puzzle = built(SPECS / name)
     problem = puzzle.cover_problem()
     assert problem is not None
-    box = search_for(problem)
-    assert isinstance(box, BoxSearch)
+    search = search_for(problem)
+    assert isinstance(search, BoxSearch | BitsetSearch) and isinstance(search, kind)
     (option, *_) = first_sets(puzzle.group, puzzle.breaking_candidates)
     parts = [Part((*problem.forced, r), frozenset()) for r in option.kept]  # as the estimate sees them
-    enumeration = CoverEnumeration(box, parts, SearchOptions(), NO_DEADLINE)
+    enumeration = CoverEnumeration(search, parts, SearchOptions(), NO_DEADLINE)
     list(enumeration)
     actual = enumeration.steps + len(option.kept)  # the kept atoms themselves are placements too
-    estimate = box.estimate(option.kept, probes=20_000, seed=7)
+    estimate = search.estimate(option.kept, probes=20_000, seed=7)
     assert 0.8 * actual < estimate < 1.25 * actual, (estimate, actual)
-    assert box.estimate([], probes=100) == 0.0
+    assert search.estimate([], probes=100) == 0.0
+    assert search.estimate(option.kept, 64, seed=3) == search.estimate(option.kept, 64, seed=3)
 
 
 def test_estimates_are_repeatable_and_differ_by_seed() -> None:
