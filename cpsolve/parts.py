@@ -46,6 +46,12 @@ PARTS_PER_WORKER = 8  # an engine that can split finer is asked for this many pa
 # them costs 0.03-0.05 s, so a search just past this loses that: after 0.05 s a 6x6x5 design whose
 # search takes 0.06 s ran 0.118 -> 0.134 s, after 0.1 s 0.127 -> 0.127 s (7 runs in turn).
 PARALLEL_AFTER_SECONDS = 0.1
+# The same where the rest goes on threads of this process (the bit-parallel search): nothing to
+# start, but the parts and the threads still cost. `--workers 2`, spilled after 0.02 s against
+# one worker: SolidSixPieceBurrs (a 0.023 s search) 0.069-0.083 s against 0.060, the Kanoodle
+# pyramid (0.068 s) 0.067-0.071 against 0.083; after 0.05 s both as one worker's
+# (benchmarks/time_split.py --repeat 9, two rounds).
+THREADS_AFTER_SECONDS = 0.05
 BATCH_SECONDS = 0.05  # a worker sends what it found at least this often while it finds solutions
 BATCH_SIZE = 512
 FOUND = "found"
@@ -297,9 +303,8 @@ def carry_out(plan: Plan, compiled: Prepared, puzzle: Puzzle, options: RunOption
     if plan.how in (How.WHOLE, How.RACE):
         return compiled.enumerate(search, deadline)
     if plan.how is How.BEGIN_HERE:
-        return BegunHere(
-            compiled, PARALLEL_AFTER_SECONDS, _rest_on(compiled, puzzle, options, plan, deadline), search, deadline
-        )
+        after = THREADS_AFTER_SECONDS if plan.threads else PARALLEL_AFTER_SECONDS
+        return BegunHere(compiled, after, _rest_on(compiled, puzzle, options, plan, deadline), search, deadline)
     runners = workers_for(options.cluster, plan.workers, plan.threads)
     keys = compiled.part_keys(PARTS_PER_WORKER * runners.workers if runners.workers > 1 or plan.units else 1)
     units = units_of(compiled, puzzle.file, puzzle.problem, keys, search, options.build, options.max_file_bytes)
@@ -311,11 +316,13 @@ def _rest_on(
     compiled: Prepared, puzzle: Puzzle, options: RunOptions, plan: Plan, deadline: Deadline
 ) -> Callable[[list[PartKey]], PartsEnumeration]:
     """What runs the rest of a search begun here (BegunHere): its parts in the plan's forked
-    processes, handing work back to one that waits."""
+    processes, handing work back to one that waits, or on the plan's threads, every one at once
+    (the search has proven long)."""
 
     def on_every_core(keys: list[PartKey]) -> PartsEnumeration:
         search, build = options.search, options.build
         units = units_of(compiled, puzzle.file, puzzle.problem, keys, search, build, options.max_file_bytes)
-        return PartsEnumeration(compiled, units, workers_for(None, plan.workers), search, deadline)
+        runners = workers_for(None, plan.workers, plan.threads, stagger=False)
+        return PartsEnumeration(compiled, units, runners, search, deadline)
 
     return on_every_core

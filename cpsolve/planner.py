@@ -35,8 +35,10 @@ def plan(can: Capabilities, options: RunOptions, cores: int) -> Plan:
     whose solutions would come in an order that depends on the processes' speed; a search for one
     solution is raced where the engine races, on the processes `--workers` or the engine names.
     Parts where asked for (`--workers N`, `--cluster`, `--checkpoint`) or measured faster (the
-    engine's default workers, or parts in one process); begun here where the engine can and the
-    user left the workers to it. Parts on this machine run on threads where the engine's search
+    engine's default workers, or parts in one process); begun here where the engine can (its
+    search has no estimate, or one too small for more workers to pay), also with `--workers N`:
+    a search that ends soon never pays for the processes or threads asked for, a long one gets
+    them once it proves long. Parts on this machine run on threads where the engine's search
     lets go of the GIL and hands no work back (the threads after the first begin only once the
     search has run a while: cpsolve.workers.Threaded), else on forked processes."""
     racers = options.workers or can.race_workers
@@ -46,6 +48,7 @@ def plan(can: Capabilities, options: RunOptions, cores: int) -> Plan:
     split = options.as_units or wanted > 1 or can.parts_in_one_process
     if not can.splits or options.limited or not split:
         return Plan(How.WHOLE, 1)
-    if not options.workers and not options.as_units and can.begins_here:
-        return Plan(How.BEGIN_HERE, can.default_workers)
-    return Plan(How.PARTS, wanted, options.as_units, can.threads and options.cluster is None)
+    threads = can.threads and options.cluster is None
+    if not options.as_units and can.begins_here:
+        return Plan(How.BEGIN_HERE, wanted, threads=threads)
+    return Plan(How.PARTS, wanted, options.as_units, threads)

@@ -453,15 +453,16 @@ def _all_items(task: Task, unit: Any) -> list[Any]:
     return list(task(unit))
 
 
-def workers_for(cluster: str | None, processes: int, threads: bool = False) -> Workers:
+def workers_for(cluster: str | None, processes: int, threads: bool = False, stagger: bool = True) -> Workers:
     """A Dask cluster's workers (`cluster`: a scheduler's address, or `local` for a LocalCluster of
     `processes` here), else `processes` threads of this process where the search can use them
-    (`threads`: its kernels let go of the GIL) or forked processes (one: this process). Raises
-    CpsolveError when Dask is missing or the scheduler cannot be reached."""
+    (`threads`: its kernels let go of the GIL; with `stagger`, those after the first begin late)
+    or forked processes (one: this process). Raises CpsolveError when Dask is missing or the
+    scheduler cannot be reached."""
     if cluster is None:
         processes = min(processes, MAX_WORKERS_PER_CORE * cores())
         if processes > 1 and threads:
-            return Threaded(processes, THREADS_STAGGER_SECONDS)
+            return Threaded(processes, THREADS_STAGGER_SECONDS if stagger else 0.0)
         return Forked(processes) if processes > 1 and fork_available() else InProcess()
     scheme, host, port = scheduler_address(cluster)
     try:

@@ -792,9 +792,10 @@ def test_parts_of_the_fewest_placements_search_two_levels_deep_make_the_lowest_c
 def test_a_fewest_placements_search_goes_on_every_core_only_once_it_proves_long(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The fewest-placements search has no estimate: by default a run begins it in its own process
-    (parts.BegunHere) and hands what it has left to every core once it has run
-    PARALLEL_AFTER_SECONDS; a search that ends before never starts a process. Both ways the
+    """The fewest-placements search has no estimate: by default and with `--workers N` a run begins
+    it in its own process (parts.BegunHere) and hands what it has left to every core (or the N
+    asked for) once it has run PARALLEL_AFTER_SECONDS; a search that ends before never starts a
+    process. Both ways the
     counts are one process's. Made deterministic here: the search is due after its first slice of
     one placement (or never), and the machine is said to have two cores."""
     from cpsolve import parts as running
@@ -815,8 +816,9 @@ def test_a_fewest_placements_search_goes_on_every_core_only_once_it_proves_long(
     assert alone.counts.raw > 1 and alone.breaking is not None
     for after, processes in ((1e9, 1), (-1.0, 2)):
         monkeypatch.setattr(running, "PARALLEL_AFTER_SECONDS", after)
-        report = checked_run(design, RunOptions(show=0, workers=0))
-        assert report.workers == processes and report.counts == alone.counts
+        for asked in (0, 2):  # `--workers 2` too: a short search never starts the processes
+            report = checked_run(design, RunOptions(show=0, workers=asked))
+            assert report.workers == processes and report.counts == alone.counts
 
 
 def _kept_counts_stay_exact(search: CoverSearch, snapshots: bool) -> int:

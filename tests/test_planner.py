@@ -36,7 +36,14 @@ FIRST = SearchOptions(first_only=True)
             RunOptions(workers=0),
             Plan(How.BEGIN_HERE, 8),
         ),
-        (Capabilities(splits=True, begins_here=True, default_workers=8), RunOptions(workers=2), Plan(How.PARTS, 2)),
+        # asked for workers, a search that can begin here still does: a short one never pays for them
+        (BEGINS, RunOptions(workers=2), Plan(How.BEGIN_HERE, 2)),
+        (
+            Capabilities(splits=True, begins_here=True, threads=True),
+            RunOptions(workers=2),
+            Plan(How.BEGIN_HERE, 2, threads=True),
+        ),
+        (BEGINS, RunOptions(workers=2, checkpoint=Path("c")), Plan(How.PARTS, 2, units=True)),
         (Capabilities(races=True, race_workers=8), RunOptions(workers=0, search=FIRST), Plan(How.RACE, 8)),
         (Capabilities(races=True), RunOptions(workers=0, search=FIRST), Plan(How.WHOLE, 1)),  # too small to race
         (Capabilities(races=True), RunOptions(workers=2, search=FIRST), Plan(How.RACE, 2)),  # asked for

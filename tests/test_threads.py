@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import SPECS, checked_run, corpus_dir
 
-from cpsolve import native, workers
+from cpsolve import native, parts, workers
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.options import RunOptions
 from cpsolve.workers import DONE, STOPPED, Threaded
@@ -101,10 +101,12 @@ def test_a_later_thread_waits_its_stagger_unless_the_stream_ends() -> None:
 )
 def test_parts_on_threads_count_what_one_worker_counts(path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two workers, on threads wherever the build lets go of the GIL: the same three counts as
-    one worker, every part searched once (the threads start at once here: no stagger)."""
+    one worker, every part searched once (the threads start at once here: no stagger, and a
+    search begun on one thread hands its rest over after its first slice)."""
     if isinstance(path, str):
         path = corpus_dir("burrtools") / path
     monkeypatch.setattr(workers, "THREADS_STAGGER_SECONDS", 0.0)
+    monkeypatch.setattr(parts, "THREADS_AFTER_SECONDS", -1.0)
     streams: list[str] = []
     original = Threaded.stream
 

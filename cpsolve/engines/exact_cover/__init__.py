@@ -322,7 +322,7 @@ class ExactCoverPrepared(Prepared):
 
     def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
         cover = self.search
-        if not self._begins_here() or not isinstance(cover, CoverSearch):
+        if not isinstance(cover, CoverSearch | BitsetSearch) or not self._can_spill():
             return None
         return SpillingEnumeration(cover, parts_for(cover.problem, self.breaking), search, deadline, spill)
 
@@ -372,9 +372,12 @@ class ExactCoverPrepared(Prepared):
         """It always splits: a search without symmetry breaking (a design no symmetry keeps) is cut
         by its first choices, so that `--workers` shares it too. The fewest-placements search hands
         work back (`CoverSearch._hand_back`) and, below PARALLEL_ATOMS atoms, is begun here and cut
-        where it stands (`CoverSearch._rest`). Every core by default for searches estimated big
-        enough to gain from them (docs/engines.md), and for fewest-placements searches (which have
-        no estimate: split up front from PARALLEL_ATOMS atoms, below begun here); else one."""
+        where it stands (`CoverSearch._rest`); so is the bit-parallel search where its estimate
+        is too small for threads to pay (`BitsetSearch._rest`: `--workers 2` then costs nothing
+        on a search that ends within THREADS_STAGGER_SECONDS). Every core by default for searches
+        estimated big enough to gain from them (docs/engines.md), and for fewest-placements
+        searches (which have no estimate: split up front from PARALLEL_ATOMS atoms, below begun
+        here); else one."""
         hands_back = self._hands_back()
         estimate = self.estimated_placements
         # the searches that hand no work back run their parts on threads where the kernels let go of
@@ -390,7 +393,7 @@ class ExactCoverPrepared(Prepared):
         return Capabilities(
             splits=True,
             hands_back=hands_back,
-            begins_here=self._begins_here(),
+            begins_here=self._begins_here() or (isinstance(self.search, BitsetSearch) and not worth),
             default_workers=default,
             threads=threads,
         )
@@ -399,8 +402,13 @@ class ExactCoverPrepared(Prepared):
         return isinstance(self.search, CoverSearch) and self.search.choose == FEWEST
 
     def _begins_here(self) -> bool:
+        """Whether a fewest-placements search is begun here by default (below PARALLEL_ATOMS)."""
         cover = self.search
         return isinstance(cover, CoverSearch) and cover.choose == FEWEST and cover.problem.atoms < PARALLEL_ATOMS
+
+    def _can_spill(self) -> bool:
+        """Whether the search can stop where it stands and leave the rest as parts."""
+        return self._begins_here() or isinstance(self.search, BitsetSearch)
 
 
 class CoverEnumeration(PartsInSlices):
@@ -427,12 +435,17 @@ class CoverEnumeration(PartsInSlices):
 
 
 class SpillingEnumeration(PartsInSlices):
-    """The parts of a fewest-placements search one after the other in this process until
-    `spill.due()`; then the part running stops, and `spill.rest` holds the keys of what it had
+    """The parts of a fewest-placements or bit-parallel search one after the other in this process
+    until `spill.due()`; then the part running stops, and `spill.rest` holds the keys of what it had
     left followed by those of the parts not begun."""
 
     def __init__(
-        self, cover: CoverSearch, parts: list[Part], search: SearchOptions, deadline: Deadline, spill: Spill
+        self,
+        cover: CoverSearch | BitsetSearch,
+        parts: list[Part],
+        search: SearchOptions,
+        deadline: Deadline,
+        spill: Spill,
     ) -> None:
         super().__init__(parts, search, deadline)
         self.cover = cover

@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 
 from cpsolve import native
+from cpsolve.engines.base import Spill
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 
-from .cover_search import found_solutions
+from .cover_search import SPILL_STEP_BUDGET, found_solutions
 
 BITSET_KERNEL = "cpsolve.engines.exact_cover.bitset_kernel"
 # placements (bits of a live set) this search takes: 64 words, so that which of them are not empty
@@ -164,9 +165,12 @@ class BitsetSearch:
         return lives, nonempty, opens, untried, pending, column, np.zeros(levels, np.int64), left.copy()
 
     def run(
-        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
+        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int, spill: Spill | None = None
     ) -> Iterator[tuple[list[Solution], int]]:
-        """The part's solutions in slices of at most `budget` placements: (solutions, placements)."""
+        """The part's solutions in slices of at most `budget` placements: (solutions, placements).
+        With `spill`, the part stops once `spill.due()` and leaves the keys of what it has not
+        searched in `spill.rest` (`_rest`), so that a search begun on one thread goes on on
+        several only once it proves long (cpsolve.parts.BegunHere)."""
         search = native.kernel(BITSET_KERNEL, "search")
         started = self.start(forced, left_out)
         if started is None:
@@ -175,10 +179,37 @@ class BitsetSearch:
         found = np.zeros((capacity, self.problem.cells + 1), np.int64)
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
+        if spill is not None:
+            budget = min(budget, SPILL_STEP_BUDGET)
+            spill.begin()
         depth = 0
         while depth >= 0:
             depth, written, steps = search(self.tables, work, depth, budget, found, found_length)
             yield found_solutions(fixed, self.order[found[:written]], found_length, written), steps
+            if spill is not None and depth >= 0 and spill.due():
+                spill.rest = self._rest(fixed[len(self.problem.forced) :], work, depth)
+                return
+
+    def _rest(self, key: Sequence[int], work: tuple[Any, ...], depth: int) -> list[tuple[int, ...]]:
+        """The keys of parts that together search exactly what the part of `key` had left when
+        its slice ended at `depth`: for each level down to `depth`, its column's placements not
+        yet tried, each with the placements made above it (where `depth` has not chosen its
+        column yet: that whole node). Every solution below a level holds exactly one of its
+        column's live placements, so the parts are disjoint and miss nothing; shallowest first,
+        the largest."""
+        untried, column, chosen = work[3], work[5], work[6]
+        path = [int(atom) for atom in self.order[chosen[:depth]]]
+        rest: list[tuple[int, ...]] = []
+        for level in range(depth + 1):
+            above = (*key, *path[:level])
+            if column[level] == NOT_CHOSEN:  # only where the slice ended before choosing: the node
+                rest.append(above)
+                break
+            # a word leaves `pending` only once it is empty, and a column is left only when none is
+            # pending: the words not pending are empty
+            bits = np.flatnonzero(np.unpackbits(untried[level].view(np.uint8), bitorder="little"))
+            rest.extend((*above, int(atom)) for atom in self.order[bits].tolist())
+        return rest
 
     def estimate(self, roots: Sequence[int], probes: int, seed: int = 1) -> float:
         """Placements of the search that first places one of `roots` (say, each kept placement of
