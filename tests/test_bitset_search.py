@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from test_box_search import _bruteforce_pieces, model_of, small_packings, solutions
 
 from cpsolve import native
-from cpsolve.engines.base import Part, Spill
+from cpsolve.engines.base import Part
 from cpsolve.engines.exact_cover import (
     BITSET_SIZE_PROBES,
     BITSET_THREADS_PLACEMENTS,
@@ -89,82 +89,6 @@ def test_it_takes_no_more_placements_than_its_tables_hold() -> None:
         )
 
     assert takes(on_one_cell(MAX_ATOMS)) and not takes(on_one_cell(MAX_ATOMS + 1)) and not takes(on_one_cell(0))
-
-
-class _DueAfter(Spill):
-    """A spill due after a given number of slices (the run's is due after a time)."""
-
-    def __init__(self, slices: int) -> None:
-        super().__init__(0.0)
-        self.slices = slices
-
-    def due(self) -> bool:
-        self.slices -= 1
-        return self.slices < 0
-
-
-def _cut_and_rest(search: BitsetSearch, problem: CoverProblem, part: Part, breaking: Any, slices: int) -> list[Any]:
-    """The part searched one placement a slice until the spill is due, then the parts its rest
-    names searched apart: what a run begun here and handed over meets."""
-    spill = _DueAfter(slices)
-    met = [s for found, _ in search.run(part.forced, part.left_out, 1, 1024, spill) for s in found]
-    for key in spill.rest or []:
-        assert key[: len(part.forced) - len(problem.forced)] == part.forced[len(problem.forced) :]
-        met += solutions(search, parts_for(problem, breaking, key))
-    return met
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(small_packings())
-def test_a_search_stopped_anywhere_leaves_exactly_what_it_had_not_searched(data: dict[str, Any]) -> None:
-    """Stopped after any number of placements (`spill`), the part's solutions so far and those of
-    the parts its rest names are the part's solutions, each once: the rest is what a run begun on
-    one thread hands to several (cpsolve.parts.BegunHere)."""
-    try:
-        puzzle = model_of(data)
-    except CpsolveError:
-        reject()
-    problem = puzzle.cover_problem()
-    assert problem is not None
-    search = BitsetSearch(problem)
-    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
-    for part in parts_for(problem, breaking):
-        whole = sorted(solutions(search, [part]))
-        made = sum(steps for _, steps in search.run(part.forced, part.left_out, 10**6, 1024))
-        for slices in {*range(0, made, max(1, made // 8)), made - 1, made}:  # nine cuts at most: 76 s for every one
-            assert sorted(_cut_and_rest(search, problem, part, breaking, slices)) == whole
-
-
-def test_the_pyramid_cut_anywhere_keeps_its_solutions() -> None:
-    """A part of the Kanoodle pyramid (48 solutions in 10,105 placements), cut at a spread of depths."""
-    problem = _problem(SPECS / "kanoodle_pyramid.yaml")
-    puzzle = built(SPECS / "kanoodle_pyramid.yaml")
-    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
-    search = BitsetSearch(problem)
-    part = parts_for(problem, breaking)[5]
-    whole = sorted(solutions(search, [part]))
-    assert len(whole) == 48
-    for slices in (0, 1, 7, 100, 1_000, 5_000, 10_104):
-        met = _cut_and_rest(search, problem, part, breaking, slices)
-        assert len(met) == len(set(met)) and sorted(met) == whole
-
-
-def test_workers_asked_for_join_only_a_search_that_proves_long(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`--workers 2` on a bit-parallel search estimated too small for threads: the run begins it
-    on one thread and hands the rest to two once it has run THREADS_AFTER_SECONDS (a search that
-    ends by then never pays for them). Made deterministic: due at once, or never. The counts are
-    one worker's either way."""
-    from cpsolve import parts as running
-    from cpsolve import workers
-
-    monkeypatch.setattr(native, "threads_run_apart", lambda: True)
-    monkeypatch.setattr(workers, "cores", lambda: 2)
-    pyramid = SPECS / "kanoodle_pyramid.yaml"
-    alone = checked_run(pyramid, RunOptions(show=0, workers=1))
-    for after, used in ((1e9, 1), (-1.0, 2)):
-        monkeypatch.setattr(running, "THREADS_AFTER_SECONDS", after)
-        report = checked_run(pyramid, RunOptions(show=0, workers=2))
-        assert report.workers == used and report.counts == alone.counts
 
 
 def test_solid_six_counts_on_one_worker_and_on_threads() -> None:

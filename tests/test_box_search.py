@@ -1215,3 +1215,101 @@ def test_the_room_left_cuts_every_search_where_cells_may_stay_empty(tmp_path: Pa
     design = tmp_path / "copies.yaml"
     design.write_text(COPIES_DESIGN)
     assert checked_run(design, RunOptions(show=0, engine="cpsat")).counts.raw == 392  # the reference agrees
+
+
+# -- a search stopped where it stands (a run begun on one thread, handed to several) ---------------
+
+
+class _DueAfter(Spill):
+    """A spill due after a given number of slices (the run's is due after a time)."""
+
+    def __init__(self, slices: int) -> None:
+        super().__init__(0.0)
+        self.slices = slices
+
+    def due(self) -> bool:
+        self.slices -= 1
+        return self.slices < 0
+
+
+def _cut_and_rest(search: BoxSearch | BitsetSearch, part: Part, breaking: Any, slices: int) -> list[Solution]:
+    """The part searched one placement a slice until the spill is due, then the parts its rest
+    names searched apart: what a run begun here and handed over meets."""
+    problem = search.problem
+    spill = _DueAfter(slices)
+    met = [s for found, _ in search.run(part.forced, part.left_out, 1, 1024, spill) for s in found]
+    own = part.forced[len(problem.forced) :]
+    for key in spill.rest or []:
+        assert key[: len(own)] == own  # every part of the rest lies within the part
+        met += solutions(search, parts_for(problem, breaking, key))
+    return met
+
+
+def _cut_searches(problem: CoverProblem) -> list[BoxSearch | BitsetSearch]:
+    box = BoxSearch.of(problem, CHOOSE_AMONG)
+    assert box is not None
+    return [box, BitsetSearch(problem)]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_packings())
+def test_a_search_stopped_anywhere_leaves_exactly_what_it_had_not_searched(data: dict[str, Any]) -> None:
+    """Stopped after any number of placements (`spill`), the part's solutions so far and those of
+    the parts its rest names are the part's solutions, each once, on the box search and the
+    bit-parallel one: the rest is what a run begun on one thread hands to several
+    (cpsolve.parts.BegunHere)."""
+    try:
+        puzzle = model_of(data)
+    except CpsolveError:
+        reject()
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    for search in _cut_searches(problem):
+        for part in parts_for(problem, breaking):
+            whole = sorted(solutions(search, [part]))
+            made = sum(steps for _, steps in search.run(part.forced, part.left_out, 10**6, 1024))
+            for slices in {*range(0, made, max(1, made // 8)), made - 1, made}:  # nine cuts (every one: 76 s)
+                assert sorted(_cut_and_rest(search, part, breaking, slices)) == whole
+
+
+@pytest.mark.parametrize(("spec", "kind"), [("kanoodle_pyramid.yaml", BitsetSearch), ("soma.yaml", BoxSearch)])
+def test_a_puzzle_cut_anywhere_keeps_its_solutions(spec: str, kind: type) -> None:
+    """The part of most solutions of the Kanoodle pyramid (the bit-parallel search) and of the
+    Soma cube (the box search), cut at a spread of depths."""
+    puzzle = built(SPECS / spec)
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    search = search_for(problem)
+    assert isinstance(search, kind) and isinstance(search, BoxSearch | BitsetSearch)
+    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    part = max(parts_for(problem, breaking), key=lambda part: len(solutions(search, [part])))
+    whole = sorted(solutions(search, [part]))
+    made = sum(steps for _, steps in search.run(part.forced, part.left_out, 10**6, 1024))
+    assert len(whole) > 10 and made > 1000
+    for slices in (0, 1, 7, made // 10, made // 3, made // 2, made - 1):
+        met = _cut_and_rest(search, part, breaking, slices)
+        assert len(met) == len(set(met)) and sorted(met) == whole
+
+
+def test_a_cell_left_empty_is_not_cut() -> None:
+    """A key names placements only: where the box search's path has left an optional cell empty,
+    or has that still to try, it is not cut there (its rest is None) and goes on, to be cut at a
+    later slice or to its end; cut or not, it meets the part's solutions once each."""
+    problem = model_of(yaml.safe_load(packing_spec_text(PackingRequest((4, 4, 4), 8, shell=1, inside=4, seed=2))))
+    problem_ = problem.cover_problem()
+    assert problem_ is not None and problem_.optional
+    box = BoxSearch.of(problem_, CHOOSE_AMONG)
+    assert box is not None
+    part = Part(problem_.forced, problem_.excluded)
+    whole = sorted(solutions(box, [part]))
+    made = sum(steps for _, steps in box.run(part.forced, part.left_out, 10**6, 1024))
+    cut = []
+    for slices in range(0, made, max(1, made // 20)):
+        spill = _DueAfter(slices)
+        met = [s for found, _ in box.run(part.forced, part.left_out, 1, 1024, spill) for s in found]
+        cut.append(spill.slices == -1)  # cut when first due (else asked again after each later slice)
+        for key in spill.rest or []:
+            met += solutions(box, [Part((*problem_.forced, *key), problem_.excluded)])
+        assert sorted(met) == whole
+    assert whole and any(cut) and not all(cut)

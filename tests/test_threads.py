@@ -154,3 +154,18 @@ def test_threads_that_find_faster_than_the_reader_wait() -> None:
         assert produced[0] - read <= room + 2
     stream.close()
     assert runners.halt.is_set()
+
+
+@pytest.mark.parametrize("spec", ["kanoodle_pyramid.yaml", "soma.yaml"])
+def test_workers_asked_for_join_only_a_search_that_proves_long(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--workers 2` on a search estimated too small for threads (the bit-parallel search, the box
+    search): the run begins it on one thread and hands the rest to two once it has run
+    THREADS_AFTER_SECONDS (a search that ends by then never pays for them). Made deterministic:
+    due at once, or never. The counts are one worker's either way."""
+    monkeypatch.setattr(native, "threads_run_apart", lambda: True)
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    alone = checked_run(SPECS / spec, RunOptions(show=0, workers=1))
+    for after, used in ((1e9, 1), (-1.0, 2)):
+        monkeypatch.setattr(parts, "THREADS_AFTER_SECONDS", after)
+        report = checked_run(SPECS / spec, RunOptions(show=0, workers=2))
+        assert report.workers == used and report.counts == alone.counts

@@ -275,6 +275,11 @@ class Prepared(ABC):
             return []
         return [(r,) for r in dict.fromkeys(r for r, _ in self.breaking.weight)]
 
+    def finer_keys(self, keys: list[PartKey], wanted: int) -> list[PartKey]:
+        """These parts, split further where they are fewer than `wanted` and the engine can (the
+        rest of a search begun here may be a single part); by default as they are."""
+        return keys
+
     def capabilities(self, cores: int) -> Capabilities:
         """What the engine can do with this search, for the planner (cpsolve.planner) to decide
         how the run goes on `cores` cores: by default it splits by the breaking's kept atoms."""

@@ -322,7 +322,7 @@ class ExactCoverPrepared(Prepared):
 
     def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
         cover = self.search
-        if not isinstance(cover, CoverSearch | BitsetSearch) or not self._can_spill():
+        if not self._can_spill():
             return None
         return SpillingEnumeration(cover, parts_for(cover.problem, self.breaking), search, deadline, spill)
 
@@ -334,6 +334,11 @@ class ExactCoverPrepared(Prepared):
         problem = self.search.problem
         # a kept atom that a pre-placed piece or a piece of `max: 0` leaves out makes no part
         keys = [key for key in super().part_keys(wanted) or [()] if parts_for(problem, self.breaking, key or None)]
+        return self.finer_keys(keys, wanted)
+
+    def finer_keys(self, keys: list[PartKey], wanted: int) -> list[PartKey]:
+        """Each part split by the placements of the column its search branches on first, level
+        by level, while they are fewer than `wanted`; largest first where estimates are steady."""
         if len(keys) >= wanted:
             return keys
         while len(keys) < wanted:
@@ -372,9 +377,10 @@ class ExactCoverPrepared(Prepared):
         """It always splits: a search without symmetry breaking (a design no symmetry keeps) is cut
         by its first choices, so that `--workers` shares it too. The fewest-placements search hands
         work back (`CoverSearch._hand_back`) and, below PARALLEL_ATOMS atoms, is begun here and cut
-        where it stands (`CoverSearch._rest`); so is the bit-parallel search where its estimate
-        is too small for threads to pay (`BitsetSearch._rest`: `--workers 2` then costs nothing
-        on a search that ends within THREADS_STAGGER_SECONDS). Every core by default for searches
+        where it stands (`CoverSearch._rest`); so are the bit-parallel and box searches where
+        their estimate is too small for threads to pay (`BitsetSearch._rest`, `BoxSearch._rest`:
+        `--workers 2` then costs nothing on a search that ends before it would be handed over).
+        Every core by default for searches
         estimated big enough to gain from them (docs/engines.md), and for fewest-placements
         searches (which have no estimate: split up front from PARALLEL_ATOMS atoms, below begun
         here); else one."""
@@ -393,7 +399,7 @@ class ExactCoverPrepared(Prepared):
         return Capabilities(
             splits=True,
             hands_back=hands_back,
-            begins_here=self._begins_here() or (isinstance(self.search, BitsetSearch) and not worth),
+            begins_here=self._begins_here() or (self._can_spill() and not worth),
             default_workers=default,
             threads=threads,
         )
@@ -408,7 +414,7 @@ class ExactCoverPrepared(Prepared):
 
     def _can_spill(self) -> bool:
         """Whether the search can stop where it stands and leave the rest as parts."""
-        return self._begins_here() or isinstance(self.search, BitsetSearch)
+        return self._begins_here() or isinstance(self.search, BitsetSearch | BoxSearch)
 
 
 class CoverEnumeration(PartsInSlices):
@@ -435,13 +441,13 @@ class CoverEnumeration(PartsInSlices):
 
 
 class SpillingEnumeration(PartsInSlices):
-    """The parts of a fewest-placements or bit-parallel search one after the other in this process
+    """The parts of a fewest-placements, bit-parallel or box search one after the other in this process
     until `spill.due()`; then the part running stops, and `spill.rest` holds the keys of what it had
     left followed by those of the parts not begun."""
 
     def __init__(
         self,
-        cover: CoverSearch | BitsetSearch,
+        cover: CoverSearch | BitsetSearch | BoxSearch,
         parts: list[Part],
         search: SearchOptions,
         deadline: Deadline,
@@ -455,8 +461,11 @@ class SpillingEnumeration(PartsInSlices):
         return self.cover.run(part.forced, part.left_out, STEP_BUDGET, FOUND_CAPACITY, self.spill)
 
     def handed_over(self, begun: int) -> bool:
-        """Whether the part stopped to hand its rest over: the parts not begun join that rest
-        (each by its key: its atoms beyond the problem's pre-placed ones)."""
+        """Whether the part stopped to hand its rest over, or ended once the spill was due: the
+        parts not begun join that rest (each by its key: its atoms beyond the problem's
+        pre-placed ones)."""
+        if self.spill.rest is None and begun + 1 < len(self.parts) and self.spill.due():
+            self.spill.rest = []  # a part that ends within its slice is never asked (Soma's two)
         if self.spill.rest is None:
             return False
         held = len(self.cover.problem.forced)

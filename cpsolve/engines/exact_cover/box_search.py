@@ -18,11 +18,12 @@ from typing import Any
 import numpy as np
 
 from cpsolve import native
+from cpsolve.engines.base import Spill
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 
 from .bits import BIT_OF, NO_COUNTS
-from .cover_search import found_solutions
+from .cover_search import SPILL_STEP_BUDGET, found_solutions
 
 BOX_BITS = 128  # two 64-bit words
 MAX_PIECES = 64  # the pieces left are one 64-bit word
@@ -327,9 +328,11 @@ class BoxSearch:
         return {name: value for name, value in self.__dict__.items() if name != _KEPT_DEAD_ENDS}
 
     def run(
-        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int
+        self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int, spill: Spill | None = None
     ) -> Iterator[tuple[list[Solution], int]]:
-        """The part's solutions in slices of at most `budget` placements: (solutions, placements)."""
+        """The part's solutions in slices of at most `budget` placements: (solutions, placements).
+        With `spill`, the part stops once `spill.due()` and leaves the keys of what it has not
+        searched in `spill.rest` (`_rest`; where a cell left empty is among them it goes on)."""
         search = native.kernel(BOX_KERNEL, "search")
 
         started = self.start(forced)
@@ -343,14 +346,40 @@ class BoxSearch:
         found = np.zeros((capacity, self.problem.cells + 1), np.int64)
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
+        if spill is not None:
+            budget = min(budget, SPILL_STEP_BUDGET)
+            spill.begin()
         depth = 0
         try:
             while depth >= 0:
                 depth, written, steps = search(arguments, work, depth, budget, 0, found, found_length)
                 yield found_solutions(fixed, found, found_length, written), steps
+                if spill is not None and depth >= 0 and spill.due():
+                    spill.rest = self._rest(fixed[len(self.problem.forced) :], work, depth)
+                    if spill.rest is not None:
+                        return
         finally:  # a board kept is one searched to its end, so even a part cut short leaves them true
             if dead_ends is not None:
                 self.__dict__[_KEPT_DEAD_ENDS] = (left_out, dead_ends)
+
+    def _rest(self, key: Sequence[int], work: tuple[Any, ...], depth: int) -> list[tuple[int, ...]] | None:
+        """The keys of parts that together search exactly what the part of `key` had left when
+        its slice ended at `depth`: for each level down to `depth`, the placements of its list
+        not yet tried, each with the placements made above it (every solution below a level holds
+        exactly one placement of its list: they are all that fit the cell or piece chosen there),
+        shallowest first. None where a cell left empty is made or still to try: a key names
+        placements only."""
+        fits, fit_count, slots, positions, chosen = work[3:8]
+        path = chosen[:depth].tolist()
+        if HOLE in path:
+            return None
+        rest: list[tuple[int, ...]] = []
+        for level in range(depth + 1):
+            untried = fits[level, slots[level], positions[level] : max(int(fit_count[level]), 0)].tolist()
+            if HOLE in untried:
+                return None
+            rest.extend((*key, *path[:level], atom) for atom in untried)
+        return rest
 
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The placements that fit the cell the search fills first once `forced` are made: every
