@@ -36,7 +36,8 @@ Workers = Annotated[
     typer.Option(
         "--workers",
         metavar="N",
-        help="processes, each solving disjoint parts with one engine thread;"
+        help="processes (or threads), each solving disjoint parts with one engine thread; a search"
+        " estimated short begins on one and is shared once it proves long;"
         " 0: every core for a search big enough to gain from them, else 1",
     ),
 ]

@@ -219,10 +219,20 @@ def test_a_puzzle_without_a_split_says_that_it_ran_here(tmp_path: Path) -> None:
     assert not checkpoint.exists()
 
 
-def test_exact_cover_splits_a_search_without_symmetry_breaking_by_its_first_choices(tmp_path: Path) -> None:
+def test_exact_cover_splits_a_search_without_symmetry_breaking_by_its_first_choices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With no symmetry to break, the exact-cover search is cut by the placements that fit the
     cell it fills first (every solution holds one): `--workers 2` shares it between two processes
-    and `--checkpoint` records its parts, with the counts of one process."""
+    and `--checkpoint` records its parts, with the counts of one process. (A search this short
+    is begun on one worker and shared once it proves long: here it is handed over after its
+    first placement.)"""
+    from cpsolve import parts
+    from cpsolve.engines.exact_cover import box_search
+
+    monkeypatch.setattr(parts, "THREADS_AFTER_SECONDS", -1.0)
+    monkeypatch.setattr(parts, "PARALLEL_AFTER_SECONDS", -1.0)
+    monkeypatch.setattr(box_search, "SPILL_STEP_BUDGET", 1)
     spec = tmp_path / "tripod.yaml"
     pieces = {"d": {"cells": [[0, 0, 0], [1, 0, 0]], "count": 3}, "m": {"cells": [[0, 0, 0]]}}
     spec.write_text(json.dumps({"pieces": pieces, "target": {"cells": TRIPOD}}))
