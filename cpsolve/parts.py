@@ -46,7 +46,7 @@ PARTS_PER_WORKER = 8  # an engine that can split finer is asked for this many pa
 # them costs 0.03-0.05 s, so a search just past this loses that: after 0.05 s a 6x6x5 design whose
 # search takes 0.06 s ran 0.118 -> 0.134 s, after 0.1 s 0.127 -> 0.127 s (7 runs in turn).
 PARALLEL_AFTER_SECONDS = 0.1
-# The same where the rest goes on threads of this process (the bit-parallel search): nothing to
+# The same where the rest goes on threads of this process (bit-parallel and box searches): nothing to
 # start, but the parts and the threads still cost. `--workers 2`, spilled after 0.02 s against
 # one worker: SolidSixPieceBurrs (a 0.023 s search) 0.069-0.083 s against 0.060, the Kanoodle
 # pyramid (0.068 s) 0.067-0.071 against 0.083; after 0.05 s both as one worker's
