@@ -1232,7 +1232,7 @@ class _DueAfter(Spill):
         return self.slices < 0
 
 
-def _cut_and_rest(search: BoxSearch | BitsetSearch, part: Part, breaking: Any, slices: int) -> list[Solution]:
+def _cut_and_rest(search: Search, part: Part, breaking: Any, slices: int) -> list[Solution]:
     """The part searched one placement a slice until the spill is due, then the parts its rest
     names searched apart: what a run begun here and handed over meets."""
     problem = search.problem
@@ -1245,18 +1245,20 @@ def _cut_and_rest(search: BoxSearch | BitsetSearch, part: Part, breaking: Any, s
     return met
 
 
-def _cut_searches(problem: CoverProblem) -> list[BoxSearch | BitsetSearch]:
+def _cut_searches(problem: CoverProblem) -> list[Search]:
+    """The searches that stop where they stand for a run begun here: the box search, the
+    bit-parallel one and the lowest-cell one (the fewest-placements search has its own tests)."""
     box = BoxSearch.of(problem, CHOOSE_AMONG)
     assert box is not None
-    return [box, BitsetSearch(problem)]
+    return [box, BitsetSearch(problem), dataclasses.replace(CoverSearch.of(problem), choose=LOWEST_CELL)]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_packings())
 def test_a_search_stopped_anywhere_leaves_exactly_what_it_had_not_searched(data: dict[str, Any]) -> None:
     """Stopped after any number of placements (`spill`), the part's solutions so far and those of
-    the parts its rest names are the part's solutions, each once, on the box search and the
-    bit-parallel one: the rest is what a run begun on one thread hands to several
+    the parts its rest names are the part's solutions, each once, on the box, bit-parallel and
+    lowest-cell searches: the rest is what a run begun on one thread hands to several
     (cpsolve.parts.BegunHere)."""
     try:
         puzzle = model_of(data)
@@ -1273,15 +1275,25 @@ def test_a_search_stopped_anywhere_leaves_exactly_what_it_had_not_searched(data:
                 assert sorted(_cut_and_rest(search, part, breaking, slices)) == whole
 
 
-@pytest.mark.parametrize(("spec", "kind"), [("kanoodle_pyramid.yaml", BitsetSearch), ("soma.yaml", BoxSearch)])
-def test_a_puzzle_cut_anywhere_keeps_its_solutions(spec: str, kind: type) -> None:
-    """The part of most solutions of the Kanoodle pyramid (the bit-parallel search) and of the
-    Soma cube (the box search), cut at a spread of depths."""
-    puzzle = built(SPECS / spec)
-    problem = puzzle.cover_problem()
-    assert problem is not None
-    search = search_for(problem)
-    assert isinstance(search, kind) and isinstance(search, BoxSearch | BitsetSearch)
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        (SPECS / "kanoodle_pyramid.yaml", BitsetSearch),
+        (SPECS / "soma.yaml", BoxSearch),
+        (corpus_dir("burrtools-grids") / "HexSticks.xmpuzzle", CoverSearch),
+    ],
+    ids=["pyramid", "soma", "hexsticks"],
+)
+def test_a_puzzle_cut_anywhere_keeps_its_solutions(path: Path, kind: type) -> None:
+    """The part of most solutions of the Kanoodle pyramid (the bit-parallel search), the Soma
+    cube (the box search) and HexSticks (the lowest cell, over merged columns), cut at a spread
+    of depths."""
+    puzzle = built(path)
+    given = puzzle.cover_problem()
+    assert given is not None
+    search = search_for(given)
+    assert isinstance(search, kind)
+    problem = search.problem
     breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
     part = max(parts_for(problem, breaking), key=lambda part: len(solutions(search, [part])))
     whole = sorted(solutions(search, [part]))
@@ -1292,20 +1304,23 @@ def test_a_puzzle_cut_anywhere_keeps_its_solutions(spec: str, kind: type) -> Non
         assert len(met) == len(set(met)) and sorted(met) == whole
 
 
-def test_a_cell_left_empty_is_not_cut() -> None:
-    """A key names placements only: where the box search's path has left an optional cell empty,
-    or has that still to try, it is not cut there (its rest is None) and goes on, to be cut at a
-    later slice or to its end; cut or not, it meets the part's solutions once each."""
+@pytest.mark.parametrize("kind", ["box", "lowest cell"])
+def test_a_cell_left_empty_is_not_cut(kind: str) -> None:
+    """A key names placements only: where the path of the box or lowest-cell search has left an
+    optional cell empty, or has that still to try, it is not cut there (its rest is None) and goes
+    on, to be cut at a later slice or to its end; cut or not, it meets the part's solutions once
+    each."""
     problem = model_of(yaml.safe_load(packing_spec_text(PackingRequest((4, 4, 4), 8, shell=1, inside=4, seed=2))))
     problem_ = problem.cover_problem()
     assert problem_ is not None and problem_.optional
-    box = BoxSearch.of(problem_, CHOOSE_AMONG)
+    lowest = dataclasses.replace(CoverSearch.of(problem_), choose=LOWEST_CELL)
+    box = BoxSearch.of(problem_, CHOOSE_AMONG) if kind == "box" else lowest
     assert box is not None
     part = Part(problem_.forced, problem_.excluded)
     whole = sorted(solutions(box, [part]))
     made = sum(steps for _, steps in box.run(part.forced, part.left_out, 10**6, 1024))
     cut = []
-    for slices in range(0, made, max(1, made // 20)):
+    for slices in range(0, made, max(1, made // 8)):
         spill = _DueAfter(slices)
         met = [s for found, _ in box.run(part.forced, part.left_out, 1, 1024, spill) for s in found]
         cut.append(spill.slices == -1)  # cut when first due (else asked again after each later slice)

@@ -377,8 +377,9 @@ class ExactCoverPrepared(Prepared):
         """It always splits: a search without symmetry breaking (a design no symmetry keeps) is cut
         by its first choices, so that `--workers` shares it too. The fewest-placements search hands
         work back (`CoverSearch._hand_back`) and, below PARALLEL_ATOMS atoms, is begun here and cut
-        where it stands (`CoverSearch._rest`); so are the bit-parallel and box searches where
-        their estimate is too small for threads to pay (`BitsetSearch._rest`, `BoxSearch._rest`:
+        where it stands (`CoverSearch._rest`); so are the bit-parallel, box and lowest-cell
+        searches where their estimate (or without one, their atoms) is too small for threads to
+        pay (`BitsetSearch._rest`, `BoxSearch._rest`, `CoverSearch._lowest_rest`:
         `--workers 2` then costs nothing on a search that ends before it would be handed over).
         Every core by default for searches
         estimated big enough to gain from them (docs/engines.md), and for fewest-placements
@@ -414,7 +415,8 @@ class ExactCoverPrepared(Prepared):
 
     def _can_spill(self) -> bool:
         """Whether the search can stop where it stands and leave the rest as parts."""
-        return self._begins_here() or isinstance(self.search, BitsetSearch | BoxSearch)
+        cover = self.search
+        return self._begins_here() or isinstance(cover, BitsetSearch | BoxSearch) or cover.choose != FEWEST
 
 
 class CoverEnumeration(PartsInSlices):

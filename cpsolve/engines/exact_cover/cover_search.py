@@ -221,9 +221,9 @@ class CoverSearch:
         sharing: Sharing | None = None,
     ) -> Iterator[tuple[list[Solution], int]]:
         """The part's solutions in slices of at most `budget` placements: (solutions, placements).
-        With `spill` (the fewest-placements search only), the part stops once `spill.due()` and
-        leaves the keys of what it has not searched in `spill.rest`; with `sharing` (a forked
-        worker's, cpsolve.workers) it hands work back to an idle worker."""
+        With `spill`, the part stops once `spill.due()` and leaves the keys of what it has not
+        searched in `spill.rest` (`_rest`, `_lowest_rest`); with `sharing` (a forked worker's,
+        cpsolve.workers; the fewest-placements search only) it hands work back to an idle worker."""
         if self.choose == FEWEST:
             yield from self._run_fewest(forced, left_out, budget, capacity, spill, sharing)
             return
@@ -251,6 +251,9 @@ class CoverSearch:
         fixed = list(forced)
         depth = 0
         budget = max(1, budget * BUDGET_WORDS // max(BUDGET_WORDS, board.shape[0]))
+        if spill is not None:
+            budget = min(budget, SPILL_STEP_BUDGET)
+            spill.begin()
         while depth >= 0:
             depth, written, steps = search(
                 self.masks,
@@ -279,6 +282,45 @@ class CoverSearch:
                 *((self.atom_must, self.volume) if self.problem.optional else (NO_COUNTS, NO_COUNTS)),
             )
             yield found_solutions(fixed, found, found_length, written), steps
+            if spill is not None and depth >= 0 and spill.due():
+                key = fixed[len(problem.forced) :]
+                spill.rest = self._lowest_rest(key, starts, candidates, boards, cells, positions, chosen, depth)
+                if spill.rest is not None:
+                    return
+
+    def _lowest_rest(
+        self,
+        key: Sequence[int],
+        starts: Any,
+        candidates: Any,
+        boards: Any,
+        cells: Any,
+        positions: Any,
+        chosen: Any,
+        depth: int,
+    ) -> list[tuple[int, ...]] | None:
+        """The keys of parts that together search exactly what the lowest-cell part of `key` had
+        left when its slice ended at `depth`: for each level down to `depth`, the candidates of
+        its cell not yet tried that fit the board there, each with the placements made above it
+        (every solution below a level holds exactly one placement of its cell), shallowest
+        first. None where a cell left empty is made or still to try: a key names placements
+        only."""
+        path = chosen[:depth].tolist()
+        if -1 in path:
+            return None
+        rest: list[tuple[int, ...]] = []
+        for level in range(depth + 1):
+            cell = int(cells[level])
+            if cell < 0:  # only where the slice ended before choosing the cell: that whole node
+                rest.append((*key, *path[:level]))
+                break
+            end = int(starts[cell + 1])
+            if positions[level] <= end and (self.optional[cell // 64] >> np.uint64(cell % 64)) & np.uint64(1):
+                return None  # leaving it empty is still to try
+            untried = candidates[int(positions[level]) : end]
+            fits = ~(self.masks[untried] & boards[level]).any(axis=1)  # a used-up piece's make no search
+            rest.extend((*key, *path[:level], atom) for atom in untried[fits].tolist())
+        return rest
 
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The placements that fit the lowest open cell once `forced` are made, when that cell must
