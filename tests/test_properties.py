@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
+import pytest
 import yaml
 from conftest import SPECS, checked_run, corpus_dir
 from hypothesis import HealthCheck, given, settings
@@ -232,6 +233,27 @@ def test_the_compiled_placement_finder_sorts_each_placement_in_a_target_numbered
     numpy_way, compiled_way = _placements_both_ways(puzzle, 10_000)
     assert len(numpy_way[0]) > 100
     assert compiled_way == numpy_way
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "HexSticks.xmpuzzle",  # rhombic
+        "PiecesOfEight.xmpuzzle",  # rhombic, six problems
+        "Bermuda.xmpuzzle",  # triangular prisms
+        "BallRoom.xmpuzzle",  # spheres
+        "FourPieceTetrahedron.xmpuzzle",  # tetra-octa
+    ],
+)
+def test_the_compiled_placement_finder_finds_on_every_grid_what_the_array_operations_find(name: str) -> None:
+    """On the other grids only the shifts of the grid's lattice move a piece (multiples of its
+    period whose blocks' parity is even): the kernel finds the same placements in the same order
+    as the array operations, every problem of the corpus's files of each grid."""
+    for puzzle in read_puzzles(corpus_dir("burrtools-grids") / name):
+        packing = puzzle.model()[0].puzzle  # type: ignore[attr-defined]
+        assert packing.grid.name != "cube" and not any(piece.coloured for piece in packing.pieces)
+        numpy_way, compiled_way = _placements_both_ways(packing, 1_000_000)
+        assert compiled_way == numpy_way and len(numpy_way[0]) > 0
 
 
 # -- the compiled symmetry images against the array operations ------------------------------------

@@ -1,11 +1,14 @@
-"""Where a piece's orientations fit in a target on the cube grid, compiled (numba): every shift of
-every orientation tried cell by cell, the placements written with their cells already sorted.
+"""Where a piece's orientations fit in a target, compiled (numba): every shift of every
+orientation that the grid's translation lattice allows tried cell by cell, the placements written
+with their cells already sorted.
 
 The same placements, in the same order, as the array operations of models/packing/placements.py
 (each orientation in turn, its shifts z slowest and x fastest), which stay where no build of the
 kernels is loaded: on a 9x9x9 design of 76,000 placements those took 0.035 s (whole arrays of
 shifts, a mask, then a sort of every placement's cells) and this 0.009 s (both timed side by side
-in one process; the model as a whole: benchmarks/model_build.py).
+in one process; the model as a whole: benchmarks/model_build.py). On the other grids a shift is a
+multiple of the grid's `period` on each axis whose blocks summed over its `parity_axes` are even
+(cpsolve.grids.base.Grid.in_lattice; the cube grid: every shift).
 """
 
 from __future__ import annotations
@@ -31,11 +34,13 @@ def _rooms(size: Any, shapes: Any) -> Any:
 
 @njit(cache=True)
 def fitting(
-    index: Any, size: Any, shapes: Any, checks: Any, codes: Any, allowed: Any, most: int
+    index: Any, size: Any, shapes: Any, checks: Any, codes: Any, allowed: Any, most: int, lattice: Any
 ) -> tuple[Any, Any, int]:
     """The placements of one piece: `index` each box place's target cell (-1: none; C order of a
     box of `size`), `shapes` the orientations (orientations x cells x 3), `checks` each cell's row
-    of `allowed` (kind x place: where a cell of that kind may lie) and `codes` its colour code.
+    of `allowed` (kind x place: where a cell of that kind may lie) and `codes` its colour code;
+    `lattice` the grid's period on each axis, then 1 for each axis whose blocks count towards the
+    parity that must be even (the cube grid's: 1, 1, 1, 0, 0, 0).
 
     Returns the target cells of each placement sorted (placements x cells, int32), their colour
     codes moved along and how many were found; stops once more than
@@ -63,9 +68,12 @@ def fitting(
             kinds[cell] = checks[orientation, cell]
             marks[cell] = codes[orientation, cell]
         arranged = False
-        for z in range(rooms[orientation, 2]):
-            for y in range(rooms[orientation, 1]):
-                for x in range(rooms[orientation, 0]):
+        for z in range(0, rooms[orientation, 2], lattice[2]):
+            for y in range(0, rooms[orientation, 1], lattice[1]):
+                for x in range(0, rooms[orientation, 0], lattice[0]):
+                    blocks = x // lattice[0] * lattice[3] + y // lattice[1] * lattice[4] + z // lattice[2] * lattice[5]
+                    if blocks % 2 == 1:
+                        continue
                     start = x * strides[0] + y * strides[1] + z
                     fits = True
                     for cell in range(length):

@@ -226,7 +226,7 @@ def placement_arrays(
     blocks: list[_Block] = []
     found = cells_found = 0
     for index, piece in enumerate(puzzle.pieces):
-        if compiled is not None:
+        if compiled is not None and compiled.takes(piece):
             room = (MAX_PLACEMENT_CELLS - cells_found) // max(1, len(piece.cells))  # what the result may hold
             block = compiled.block(index, piece, min(max_atoms - found, room))
             if block is None:
@@ -261,30 +261,46 @@ class _CompiledFitting:
     allowed: Any  # bool, kind x place: where a cell of each kind may lie (kind 0: uncoloured)
     kind_of: Mapping[Colour, int]  # each colour's row of `allowed`
     colour_code: Mapping[str, int]
+    grid: Grid
+    lattice: Any  # int64 (6,): the grid's period, then its parity axes (fitting_kernel.fitting)
 
     @staticmethod
     def of(
         puzzle: PackingPuzzle, box: _Box, by_colour: _ByColour | None, colour_code: Mapping[str, int]
     ) -> _CompiledFitting | None:
-        fitting = native.built_kernel(FITTING_KERNEL, "fitting") if puzzle.grid is CUBE else None
+        """The compiled finder where a build is loaded: on every grid for pieces without colours
+        (HexSticks' rhombic placements 4-5 ms by the array operations), on cubes for coloured ones."""
+        fitting = native.built_kernel(FITTING_KERNEL, "fitting")
         if fitting is None:
             return None
         uncoloured: _ByColour = ((box.index >= 0)[None].copy(), {None: 0})
         allowed, kind_of = by_colour if by_colour is not None else uncoloured
         size = np.array(box.size, np.int64)
-        return _CompiledFitting(fitting, box, size, allowed, kind_of, colour_code)
+        grid = puzzle.grid
+        lattice = np.array([*grid.period, *(int(axis in grid.parity_axes) for axis in range(3))], np.int64)
+        return _CompiledFitting(fitting, box, size, allowed, kind_of, colour_code, grid, lattice)
+
+    def takes(self, piece: Piece) -> bool:
+        """Whether the kernel finds this piece's placements: coloured pieces on cubes only (on
+        the other grids colours move with the grid's own turns: `_piece_placements`)."""
+        return self.grid is CUBE or not piece.coloured
 
     def block(self, number: int, piece: Piece, most: int) -> _Block | None:
         """The piece's placements; None when there are more than `most`."""
-        if piece.coloured:  # the cube grid's: the kernel runs only there
+        if piece.coloured:  # the cube grid's (`takes`)
             shapes, ranks, names = coloured_orientation_ranks(piece.cells, piece.colours)
             checks = np.array([self.kind_of[name] for name in names], np.int64)[ranks]
             codes = np.array([self.colour_code.get(name or "", 0) for name in names], np.int64)[ranks]
-        else:
+        elif self.grid is CUBE:
             shapes = np.array(CUBE.orientations(piece.cells), np.int64)
             checks = codes = np.zeros(shapes.shape[:2], np.int64)
+        else:
+            shapes = np.array(self.grid.orientation_array(piece.cells), np.int64)  # a writeable copy, as recorded
+            checks = codes = np.zeros(shapes.shape[:2], np.int64)
         shapes = np.ascontiguousarray(shapes, np.int64)
-        cells, colours, found = self.fitting(self.box.index, self.size, shapes, checks, codes, self.allowed, most)
+        cells, colours, found = self.fitting(
+            self.box.index, self.size, shapes, checks, codes, self.allowed, most, self.lattice
+        )
         if found > most:
             return None
         return _Block(number, cells[:found], colours[:found] if piece.coloured else None)
