@@ -322,7 +322,7 @@ def _rest_on(
     def on_every_core(keys: list[PartKey]) -> PartsEnumeration:
         search, build = options.search, options.build
         runners = workers_for(None, plan.workers, plan.threads, stagger=False)
-        keys = compiled.finer_keys(keys, PARTS_PER_WORKER * runners.workers)  # a part left alone is split
+        keys = compiled.part_keys(PARTS_PER_WORKER * runners.workers, keys)  # a part left alone is split
         units = units_of(compiled, puzzle.file, puzzle.problem, keys, search, build, options.max_file_bytes)
         return PartsEnumeration(compiled, units, runners, search, deadline)
 

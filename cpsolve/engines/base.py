@@ -267,18 +267,16 @@ class Prepared(ABC):
         sharing: Sharing | None = None,
     ) -> Enumeration: ...
 
-    def part_keys(self, wanted: int) -> list[PartKey]:
+    def part_keys(self, wanted: int, within: list[PartKey] | None = None) -> list[PartKey]:
         """Disjoint parts that together make the whole search: one per kept atom of the first
-        breaking set, in search order (an engine may split finer when they are fewer than `wanted`,
-        or split a search without breaking: `Capabilities.splits`)."""
+        breaking set, in search order, or those of `within` (the rest of a search begun here,
+        which may be a single part); an engine may split them finer when they are fewer than
+        `wanted`, or split a search without breaking (`Capabilities.splits`)."""
+        if within is not None:
+            return within
         if self.breaking is None:
             return []
         return [(r,) for r in dict.fromkeys(r for r, _ in self.breaking.weight)]
-
-    def finer_keys(self, keys: list[PartKey], wanted: int) -> list[PartKey]:
-        """These parts, split further where they are fewer than `wanted` and the engine can (the
-        rest of a search begun here may be a single part); by default as they are."""
-        return keys
 
     def capabilities(self, cores: int) -> Capabilities:
         """What the engine can do with this search, for the planner (cpsolve.planner) to decide

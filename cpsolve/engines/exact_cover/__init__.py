@@ -326,19 +326,17 @@ class ExactCoverPrepared(Prepared):
             return None
         return SpillingEnumeration(cover, parts_for(cover.problem, self.breaking), search, deadline, spill)
 
-    def part_keys(self, wanted: int) -> list[PartKey]:
-        """The kept atoms of the first breaking set (without a breaking: the whole search); while
-        they are fewer than `wanted`, each part is split further by the placements that fit the
-        cell the search fills next (every solution of the part holds exactly one of them), level by
-        level, so that parts stay small enough to share the cores (or a cluster's workers)."""
+    def part_keys(self, wanted: int, within: list[PartKey] | None = None) -> list[PartKey]:
+        """The kept atoms of the first breaking set (without a breaking: the whole search), or the
+        parts `within`; while they are fewer than `wanted`, each part is split further by the
+        placements that fit the cell the search fills next (every solution of the part holds
+        exactly one of them), level by level, so that parts stay small enough to share the cores
+        (or a cluster's workers)."""
         problem = self.search.problem
         # a kept atom that a pre-placed piece or a piece of `max: 0` leaves out makes no part
-        keys = [key for key in super().part_keys(wanted) or [()] if parts_for(problem, self.breaking, key or None)]
-        return self.finer_keys(keys, wanted)
-
-    def finer_keys(self, keys: list[PartKey], wanted: int) -> list[PartKey]:
-        """Each part split by the placements of the column its search branches on first, level
-        by level, while they are fewer than `wanted`; largest first where estimates are steady."""
+        keys = within
+        if keys is None:
+            keys = [key for key in super().part_keys(wanted) or [()] if parts_for(problem, self.breaking, key or None)]
         if len(keys) >= wanted:
             return keys
         while len(keys) < wanted:

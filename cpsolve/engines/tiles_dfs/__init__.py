@@ -497,10 +497,11 @@ class TilesPrepared(Prepared):
             return None
         return TilesEnumeration(self.search, breaking_parts(self.breaking), search, deadline, runners)
 
-    def part_keys(self, wanted: int) -> list[PartKey]:
-        """The kept atoms of the first breaking set (or the whole search); while they are fewer
-        than `wanted`, each part split further by the tiles that may lie at the next place."""
-        keys = super().part_keys(wanted)
+    def part_keys(self, wanted: int, within: list[PartKey] | None = None) -> list[PartKey]:
+        """The kept atoms of the first breaking set (or the whole search, or the parts `within`);
+        while they are fewer than `wanted`, each part split further by the tiles that may lie at
+        the next place."""
+        keys = super().part_keys(wanted, within)
         while keys and len(keys) < wanted:
             finer: list[PartKey] = []
             for key in keys:
