@@ -5,8 +5,10 @@ kernels do, and a call the build does not hold going to numba."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -209,6 +211,21 @@ def test_compile_into_a_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"cpsolve compile: {taken / 'native'}"), done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_compile_writes_the_bytecode_of_every_module() -> None:
+    """`cpsolve compile` byte-compiles cpsolve's own modules (an editable install under
+    PYTHONDONTWRITEBYTECODE has none, and every process compiled them from source): afterwards
+    each module's bytecode is there and records its source's time and size, so Python takes it."""
+    folders, complete = native.byte_compile_modules()
+    assert complete and any(folder.name == "models" for folder in folders)
+    sources = [source for folder in folders for source in folder.rglob("*.py")]
+    assert len(sources) > 100
+    for source in sources:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        header = cached.read_bytes()[8:16]
+        stat = source.stat()
+        assert header == struct.pack("<II", int(stat.st_mtime) & 0xFFFFFFFF, stat.st_size & 0xFFFFFFFF), source
 
 
 def test_engines_says_where_the_kernels_come_from() -> None:
