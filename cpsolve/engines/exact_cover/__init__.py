@@ -379,10 +379,9 @@ class ExactCoverPrepared(Prepared):
         searches where their estimate (or without one, their atoms) is too small for threads to
         pay (`BitsetSearch._rest`, `BoxSearch._rest`, `CoverSearch._lowest_rest`:
         `--workers 2` then costs nothing on a search that ends before it would be handed over).
-        Every core by default for searches
-        estimated big enough to gain from them (docs/engines.md), and for fewest-placements
-        searches (which have no estimate: split up front from PARALLEL_ATOMS atoms, below begun
-        here); else one."""
+        Every core by default for searches estimated big enough to gain from them
+        (docs/engines.md), and for fewest-placements searches (which have no estimate: split up
+        front from PARALLEL_ATOMS atoms, below begun here); else one."""
         hands_back = self._hands_back()
         estimate = self.estimated_placements
         # the searches that hand no work back run their parts on threads where the kernels let go of
@@ -441,9 +440,9 @@ class CoverEnumeration(PartsInSlices):
 
 
 class SpillingEnumeration(PartsInSlices):
-    """The parts of a fewest-placements, bit-parallel or box search one after the other in this process
-    until `spill.due()`; then the part running stops, and `spill.rest` holds the keys of what it had
-    left followed by those of the parts not begun."""
+    """The parts of a search that can stop where it stands (`ExactCoverPrepared._can_spill`) one
+    after the other in this process until `spill.due()`; then the part running stops, and
+    `spill.rest` holds the keys of what it had left followed by those of the parts not begun."""
 
     def __init__(
         self,
