@@ -46,7 +46,7 @@ from cpsolve.models.base import BuildOptions
 from cpsolve.models.packing import PackingBuilder
 from cpsolve.run import RunOptions
 from cpsolve.spec import LoadedSpec, Source
-from cpsolve.symmetry import FirstSet, Solution, Subgroup, choose_breaking, first_sets
+from cpsolve.symmetry import Breaking, FirstSet, Solution, Subgroup, choose_breaking, first_sets
 
 SHAPES: dict[str, list[tuple[int, int, int]]] = {
     "domino": [(0, 0, 0), (1, 0, 0)],
@@ -377,17 +377,24 @@ def _with_optional(draw: st.DrawFn, data: dict[str, Any], optional: set[tuple[An
     return data
 
 
-def _searches_of(data: dict[str, Any]) -> tuple[CoverProblem, CoverSearch, CoverSearch, list[Part]]:
+def _problem_of(data: dict[str, Any]) -> tuple[CoverProblem, Breaking | None]:
     """The cover problem of `data` (rejected where the volumes cannot match: refused before any
-    search), its lowest-cell and fewest-placements searches, and the parts of the run's breaking."""
+    search) and the run's breaking."""
     try:
         puzzle = model_of(data)
     except CpsolveError:
         reject()
     problem = puzzle.cover_problem()
     assert problem is not None
+    return problem, choose_breaking(puzzle.group, puzzle.breaking_candidates)
+
+
+def _searches_of(data: dict[str, Any]) -> tuple[CoverProblem, CoverSearch, CoverSearch, list[Part]]:
+    """The cover problem of `data`, its lowest-cell and fewest-placements searches, and the parts
+    of the run's breaking."""
+    problem, breaking = _problem_of(data)
     lowest = CoverSearch.of(problem)
-    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    parts = parts_for(problem, breaking)
     return problem, lowest, dataclasses.replace(lowest, choose=FEWEST), parts
 
 
@@ -1260,13 +1267,7 @@ def test_a_search_stopped_anywhere_leaves_exactly_what_it_had_not_searched(data:
     the parts its rest names are the part's solutions, each once, on the box, bit-parallel and
     lowest-cell searches: the rest is what a run begun on one thread hands to several
     (cpsolve.parts.BegunHere)."""
-    try:
-        puzzle = model_of(data)
-    except CpsolveError:
-        reject()
-    problem = puzzle.cover_problem()
-    assert problem is not None
-    breaking = choose_breaking(puzzle.group, puzzle.breaking_candidates)
+    problem, breaking = _problem_of(data)
     for search in _cut_searches(problem):
         for part in parts_for(problem, breaking):
             whole = sorted(solutions(search, [part]))
