@@ -512,7 +512,7 @@ def compile_command() -> None:
     found."""
     from cpsolve import native
     from cpsolve.errors import CpsolveError
-    from cpsolve.kernels import load_every_kernel
+    from cpsolve.kernels import byte_compile_modules, load_every_kernel
     from cpsolve.studio import assets
 
     try:
@@ -529,7 +529,7 @@ def compile_command() -> None:
         raise fail(error) from None
     done = "already built" if report.already else f"built in {report.seconds:.0f} s"
     typer.echo(f"{report.path}: {report.variants} compiled kernels, {done}")
-    folders, complete = native.byte_compile_modules()
+    folders, complete = byte_compile_modules()
     where = ", ".join(map(str, folders))
     typer.echo(
         f"{where}: cpsolve's modules byte-compiled" + ("" if complete else " (not every one: a folder is not writable)")

@@ -411,23 +411,6 @@ class _Recorder:
 # -- the build ------------------------------------------------------------------------------------
 
 
-def byte_compile_modules() -> tuple[list[Path], bool]:
-    """Write the bytecode of cpsolve's own modules (compileall; those up to date are left alone),
-    so that a process starts without compiling them from source. pip writes it for a regular
-    install; an editable one (as this project's set-up makes) gets it only when Python may write
-    it at import, and under PYTHONDONTWRITEBYTECODE (as on this project's machines) never: every
-    `cpsolve run` then compiled each module it imported (a whole `cpsolve run` of CubeInCage 0.42
-    -> 0.30 s: docs/measurements.md, start-up). Returns the folders and whether every module was
-    written (a folder the user may not write is left as it is)."""
-    import compileall
-
-    import cpsolve.models
-
-    folders = [Path(entry) for entry in dict.fromkeys([*cpsolve.__path__, *cpsolve.models.__path__])]
-    written = [compileall.compile_dir(str(entry), quiet=2) for entry in folders]
-    return folders, all(written)
-
-
 @dataclass
 class BuildReport:
     path: Path

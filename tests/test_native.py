@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cpsolve import native
+from cpsolve.kernels import byte_compile_modules
 
 BURRTOOLS = CORPUS / "burrtools"
 GRIDS = CORPUS / "burrtools-grids"
@@ -217,7 +218,7 @@ def test_compile_writes_the_bytecode_of_every_module() -> None:
     """`cpsolve compile` byte-compiles cpsolve's own modules (an editable install under
     PYTHONDONTWRITEBYTECODE has none, and every process compiled them from source): afterwards
     each module's bytecode is there and records its source's time and size, so Python takes it."""
-    folders, complete = native.byte_compile_modules()
+    folders, complete = byte_compile_modules()
     assert complete and any(folder.name == "models" for folder in folders)
     sources = [source for folder in folders for source in folder.rglob("*.py")]
     assert len(sources) > 100
