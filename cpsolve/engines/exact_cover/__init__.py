@@ -322,7 +322,7 @@ class ExactCoverPrepared(Prepared):
 
     def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
         cover = self.search
-        if not self._can_spill():
+        if not self._may_begin_here():
             return None
         return SpillingEnumeration(cover, parts_for(cover.problem, self.breaking), search, deadline, spill)
 
@@ -397,7 +397,7 @@ class ExactCoverPrepared(Prepared):
         return Capabilities(
             splits=True,
             hands_back=hands_back,
-            begins_here=self._begins_here() or (self._can_spill() and not worth),
+            begins_here=self._begins_here() or (self._may_begin_here() and not worth),
             default_workers=default,
             threads=threads,
         )
@@ -410,8 +410,10 @@ class ExactCoverPrepared(Prepared):
         cover = self.search
         return isinstance(cover, CoverSearch) and cover.choose == FEWEST and cover.problem.atoms < PARALLEL_ATOMS
 
-    def _can_spill(self) -> bool:
-        """Whether the search can stop where it stands and leave the rest as parts."""
+    def _may_begin_here(self) -> bool:
+        """Whether a run may begin the search here and hand the rest over once it proves long: the
+        searches that stop where they stand, but not a fewest-placements search of PARALLEL_ATOMS
+        placements or more (it could stop too; split up front, long 9x9x9 designs ran faster)."""
         cover = self.search
         return self._begins_here() or isinstance(cover, BitsetSearch | BoxSearch) or cover.choose != FEWEST
 
@@ -440,7 +442,7 @@ class CoverEnumeration(PartsInSlices):
 
 
 class SpillingEnumeration(PartsInSlices):
-    """The parts of a search that can stop where it stands (`ExactCoverPrepared._can_spill`) one
+    """The parts of a search that can stop where it stands (`ExactCoverPrepared._may_begin_here`) one
     after the other in this process until `spill.due()`; then the part running stops, and
     `spill.rest` holds the keys of what it had left followed by those of the parts not begun."""
 
