@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import permutations, product
+from itertools import chain, permutations, product
 from typing import Any
 
 import numpy as np
@@ -70,6 +70,20 @@ def as_cell(coords: Sequence[int]) -> Cell:
     if len(coords) == 2:
         return (coords[0], coords[1], 0)
     return (coords[0], coords[1], coords[2])
+
+
+def cell_array(cells: Sequence[Cell]) -> Any:
+    """Cells as an (n, 3) int64 array, read through one flat iterator: numpy's conversion of a
+    list of tuples takes twice as long (HexSticks' 2,256 target cells, 0.4 ms, on every run)."""
+    return np.fromiter(chain.from_iterable(cells), np.int64, count=3 * len(cells)).reshape(-1, 3)
+
+
+def per_axis(images: Any, reduce: Any) -> Any:
+    """`reduce` (np.min or np.max) of each image's coordinates on each axis (images x n x 3 ->
+    images x 3), one strided reduction per axis: numpy's reduction over the middle axis of the
+    whole array took 2-3 ms of HexSticks' 2,256 cells under 48 transformations, these 0.1-0.2 ms."""
+    flat = images.reshape(len(images), -1)
+    return np.stack([reduce(flat[:, axis::3], axis=1) for axis in range(3)], axis=1)
 
 
 def normalise(cells: Iterable[Cell]) -> Shape:
@@ -348,7 +362,7 @@ def self_maps(
     points = np.array(cells, np.int64).reshape(-1, 3)
     matrices = np.array([iso.matrix for iso in group], np.int64).reshape(-1, 3, 3)
     images = points @ matrices.transpose(0, 2, 1)  # group x cells x 3; numpy's einsum on integers: 5x slower
-    moved = images - images.min(axis=1, keepdims=True)  # aligned with the cells' minimum
+    moved = images - per_axis(images, np.min)[:, None, :]  # aligned with the cells' minimum
     low = points.min(axis=0)
     size = points.max(axis=0) - low + 1
     where = np.full(tuple(size.tolist()), -1, np.int64)

@@ -141,12 +141,12 @@ def target_symmetry_arrays(
     options numbered by s in mixed radix (the last part fastest, as itertools.product). Arrays,
     because a figure of several parts has thousands of symmetries.
     """
-    index = {c: i for i, c in enumerate(target)}
     parts = connected_components(target) if separately else [list(target)]
+    index = {c: i for i, c in enumerate(target)} if separately else None  # else one part in the target's order
     per_part = []
     for part in parts:
         maps, proper_flags = grid.self_maps(part, reflections, labels, deadline)
-        part_index = np.array([index[c] for c in part], np.int64)
+        part_index = np.arange(len(part)) if index is None else np.array([index[c] for c in part], np.int64)
         part_proper = np.array(proper_flags, bool)
         per_part.append((part_index.tolist(), part_index[maps], part_proper))
     count = prod(len(p[2]) for p in per_part)
