@@ -24,11 +24,12 @@ from cpsolve.engines.exact_cover import CoverEnumeration, parts_for
 from cpsolve.engines.exact_cover.cover_search import CoverSearch
 from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.models.packing import PackingModel
 from cpsolve.models.packing.symmetries import PackingSymmetry
 from cpsolve.run import RunOptions
 from cpsolve.symmetry import FirstSet, SymmetryGroup, breaking, choose_breaking, first_sets
 from cpsolve.symmetry.breaking import _orbit_firsts, _preserving, _retained, _shares, _Stabilisers
-from cpsolve.symmetry.target import SymmetryArrays
+from cpsolve.symmetry.target import SymmetryArrays, target_symmetry_arrays
 
 SCREW = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 0, 1)]
 SCREW_MIRROR = [(1, 0, 0), (0, 0, 0), (0, 1, 0), (1, 0, 1)]
@@ -273,6 +274,8 @@ def _maps_one_placement_at_a_time(
         "foam_colours.yaml",
         "kanoodle_pyramid.yaml",  # spheres
         "hexiamonds_rhombus.yaml",  # prisms
+        "burrtools-grids/PiecesOfEight.xmpuzzle",  # rhombic: 48 symmetries made of a few
+        "soma.yaml",  # mirror images, each piece swapped for its partner
     ],
 )
 def test_atom_maps_by_piece_length_are_each_placements_image(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -284,6 +287,38 @@ def test_atom_maps_by_piece_length_are_each_placements_image(path: str, monkeypa
     one_at_a_time = built(source)
     assert [e.atom_map for e in batched.group.elements] == [e.atom_map for e in one_at_a_time.group.elements]
     assert batched.group.order == one_at_a_time.group.order >= 2 or "15_12" in path
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["soma.yaml", "kanoodle_pyramid.yaml", "burrtools-grids/PiecesOfEight.xmpuzzle", "yass/figures/15_12_cube.soma"],
+)
+def test_every_symmetry_is_made_from_the_generators_in_order(path: str) -> None:
+    """`SymmetryArrays.products`: each row but the identity is a generator or, in turn, a
+    generator after a row made before it (cell images and mirror flags alike); None where parts
+    are mirrored on their own."""
+    model = built(SPECS / path if path.endswith(".yaml") else CORPUS / path)
+    assert isinstance(model, PackingModel)
+    arrays = target_symmetry_arrays(
+        model.puzzle.target,
+        reflections=not all(element.proper for element in model.group.elements),
+        separately=model.puzzle.separately,
+        grid=model.puzzle.grid,
+    )
+    made = arrays.products()
+    if "15_12" in path:
+        assert made is None
+        return
+    assert made is not None
+    generators, recipe = made
+    assert len(generators) < len(arrays) // 2
+    done = {0, *generators}
+    for row, generator, earlier in recipe:
+        assert generator in generators and earlier in done and row not in done
+        assert (arrays.images[row] == arrays.images[generator][arrays.images[earlier]]).all()
+        assert (arrays.mirrored[row] == arrays.mirrored[earlier] ^ arrays.mirrored[generator][0]).all()
+        done.add(row)
+    assert done == set(range(len(arrays)))
 
 
 # -- the compiled orbits against the array operations ---------------------------------------------

@@ -123,6 +123,48 @@ class SymmetryArrays:
     def __len__(self) -> int:
         return int(self.images.shape[0])
 
+    def products(self, deadline: Deadline = NO_DEADLINE) -> tuple[list[int], list[tuple[int, int, int]]] | None:
+        """How every symmetry is made from a few: the generators (rows), and for each other row
+        but the identity `(row, generator, earlier)` with row = generator after earlier, in an
+        order where `earlier` always comes first. A map of anything that follows the target's
+        cells (the atoms) is then made for the generators alone and composed for the rest, a
+        gather each instead of a look-up of every atom's image (PiecesOfEight's 432 placements of
+        24 cells under 48 symmetries: 3 ms). None where a row reflects some parts and not others
+        (parts turned separately): a placement's part decides its mirror there, and composing
+        rows would not follow it."""
+        images, mirrored = self.images, self.mirrored
+        if not (mirrored == mirrored[:, :1]).all():
+            return None
+        flips = mirrored[:, 0]
+        index = {(images[row].tobytes(), bool(flips[row])): row for row in range(len(self))}
+        reached = np.zeros(len(self), bool)
+        reached[0] = True
+        generators: list[int] = []
+        recipe: list[tuple[int, int, int]] = []
+        for candidate in range(1, len(self)):
+            if reached[candidate]:
+                continue
+            reached[candidate] = True
+            generators.append(candidate)
+            # every row reached so far times the new generator, then each new row times all of them
+            work = [(np.flatnonzero(reached), [candidate])]
+            while work:
+                deadline.check("finding the target's symmetries")
+                rows, by = work.pop()
+                grown = []
+                for generator in by:
+                    made = images[generator][images[rows]]
+                    flipped = flips[rows] ^ flips[generator]
+                    for row, cells, flip in zip(rows.tolist(), made, flipped.tolist(), strict=True):
+                        product = index.get((cells.tobytes(), flip))
+                        if product is not None and not reached[product]:
+                            reached[product] = True
+                            recipe.append((product, generator, row))
+                            grown.append(product)
+                if grown:
+                    work.append((np.array(grown, np.int64), list(generators)))
+        return generators, recipe
+
 
 def target_symmetry_arrays(
     target: Sequence[Cell],

@@ -179,32 +179,53 @@ class PackingSymmetry:
         self, arrays: SymmetryArrays, mirror: Sequence[int], deadline: Deadline
     ) -> list[tuple[int, ...] | None]:
         """The atom each placement becomes under each symmetry; None for a symmetry that leaves a
-        placement without an image (a misshapen pre-placed piece). Whole blocks of symmetries at
-        once: the image cells sorted (their colours moved along), the piece swapped for its mirror
-        partner where the cells' part is reflected, and the resulting rows looked up."""
-        placed = self._placement_arrays
+        placement without an image (a misshapen pre-placed piece). Looked up for a few symmetries
+        that make the others (`SymmetryArrays.products`) and composed for the rest, where every
+        placement has an image under those few; else looked up for every symmetry."""
         if not self.placements:
             return [()] * len(arrays)
+        made = arrays.products(deadline) if len(arrays) > 2 else None
+        if made is not None:
+            generators, recipe = made
+            direct = self._mapped_directly(arrays, np.array(generators, np.int64), mirror, deadline)
+            if (direct >= 0).all():  # whole maps compose into whole maps
+                atoms = np.empty((len(arrays), len(self.placements)), np.int64)
+                atoms[0] = np.arange(len(self.placements))
+                atoms[generators] = direct
+                for row, generator, earlier in recipe:
+                    atoms[row] = atoms[generator][atoms[earlier]]
+                return [tuple(row) for row in atoms.tolist()]
+        found = self._mapped_directly(arrays, np.arange(1, len(arrays)), mirror, deadline)
+        lands = [True, *(found >= 0).all(axis=1).tolist()]
+        rows = [tuple(range(len(self.placements))), *map(tuple, found.tolist())]
+        return [row if ok else None for row, ok in zip(rows, lands, strict=True)]
+
+    def _mapped_directly(
+        self, arrays: SymmetryArrays, symmetries: Any, mirror: Sequence[int], deadline: Deadline
+    ) -> Any:
+        """The atom each placement becomes under each of the `symmetries` (rows of `arrays`),
+        looked up (symmetries x placements, -1: none). Whole blocks of symmetries at once: the
+        image cells sorted (their colours moved along), the piece swapped for its mirror partner
+        where the cells' part is reflected, and the resulting rows looked up."""
+        placed = self._placement_arrays
         outside = len(self.puzzle.target)
-        atoms = np.zeros((len(arrays), len(self.placements)), np.int64)
-        atoms[0] = np.arange(len(self.placements))  # row 0 is the identity (a 9x9x9 design's only symmetry: 0.04 s)
+        atoms = np.empty((len(symmetries), len(self.placements)), np.int64)
         # int64 and bool once for every length (the types the compiled kernel's build recorded)
-        others = SymmetryArrays(
-            np.array(arrays.images[1:], np.int64), np.array(arrays.mirrored[1:], np.bool_), arrays.proper[1:]
+        chosen = SymmetryArrays(
+            np.array(arrays.images[symmetries], np.int64),
+            np.array(arrays.mirrored[symmetries], np.bool_),
+            arrays.proper[symmetries],
         )
-        lands = np.ones(len(arrays), bool)
         lengths = (placed.cells < outside).sum(axis=1)
         of_lengths = np.flatnonzero(np.bincount(lengths)).tolist()  # np.unique would import numpy.ma: 6 ms
         compiled = native.built_kernel(IMAGES_KERNEL, "atom_images")
-        for length in of_lengths if len(others) else []:
+        for length in of_lengths if len(symmetries) else []:
             rows = np.nonzero(lengths == length)[0]
             if compiled is not None:
-                found = _compiled_images(compiled, placed, rows, length, others, mirror, deadline)
+                atoms[:, rows] = _compiled_images(compiled, placed, rows, length, chosen, mirror, deadline)
             else:
-                found = _LengthGroup.of(placed, rows, length, outside).images(others, mirror, deadline)
-            atoms[1:, rows] = found
-            lands[1:] &= (found >= 0).all(axis=1)
-        return [tuple(row) if ok else None for row, ok in zip(atoms.tolist(), lands.tolist(), strict=True)]
+                atoms[:, rows] = _LengthGroup.of(placed, rows, length, outside).images(chosen, mirror, deadline)
+        return atoms
 
     def _image_atom(
         self, placement: Placement, indexes: list[int], images: list[int], mirrored: list[bool], mirror: Sequence[int]
