@@ -27,8 +27,8 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models.packing import PackingModel
 from cpsolve.models.packing.symmetries import PackingSymmetry
 from cpsolve.run import RunOptions
-from cpsolve.symmetry import FirstSet, SymmetryGroup, breaking, choose_breaking, first_sets
-from cpsolve.symmetry.breaking import _orbit_firsts, _preserving, _retained, _shares, _Stabilisers
+from cpsolve.symmetry import FirstSet, SymmetryGroup, choose_breaking, first_sets
+from cpsolve.symmetry.breaking import _orbit_firsts, _preserving, _retained, _SecondSets, _shares, _Stabilisers
 from cpsolve.symmetry.target import SymmetryArrays, target_symmetry_arrays
 
 SCREW = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 0, 1)]
@@ -239,15 +239,18 @@ def test_every_second_set_weighed_at_once_is_weighed_as_alone(path: str) -> None
     """`_shares` (every second set's atoms side by side, one table look-up) gives each set the very
     share `_retained` gives it alone: the choice between them compares shares to 1e-12."""
     puzzle = built(SPECS / path if path.endswith(".yaml") else CORPUS / path)
-    candidates = [list(candidate) for candidate in puzzle.breaking_candidates]
+    candidates = [*(list(candidate) for candidate in puzzle.breaking_candidates), []]  # and an empty one
     options = first_sets(puzzle.group, candidates)
     assert options
+    seconds = _SecondSets.of(candidates, puzzle.group.maps.shape[1])
     for option in options:
         stabilisers = _Stabilisers.of(option)
-        seconds = [[], *(c for index, c in enumerate(candidates) if index != option.index), []]
-        atoms, columns = stabilisers.maps.shape[1], sum(len(second) for second in seconds)
-        assert max(len(seconds) * atoms, len(stabilisers.rows) * columns) <= breaking.SHARES_AT_ONCE  # at once
-        assert _shares(option, stabilisers, seconds) == [_retained(option, stabilisers, s) for s in seconds]
+        others = [index for index in range(len(candidates)) if index != option.index]
+        assert seconds.at_once(len(stabilisers.rows))
+        alone_then_each = [[], *(candidates[other] for other in others)]
+        assert _shares(option, stabilisers, seconds, others) == [
+            _retained(option, stabilisers, second) for second in alone_then_each
+        ]
 
 
 def _maps_one_placement_at_a_time(

@@ -307,18 +307,19 @@ def choose_breaking(
     if not options:
         return None
     fewest = min(len(option.kept) for option in options)
-    best: tuple[float, FirstSet, Sequence[int]] | None = None
+    seconds = _SecondSets.of(candidates, group.maps.shape[1])
+    best: tuple[float, FirstSet, int | None] | None = None
     for option in (o for o in options if len(o.kept) == fewest):  # rank is decided by the first set first
-        seconds: list[Sequence[int]] = [[], *(c for other, c in enumerate(candidates) if other != option.index)]
+        others = [other for other in range(len(candidates)) if other != option.index]
         if _acts_freely(option.subgroup, option.atoms):
-            seconds = [[]]  # no first atom is kept by any element: nothing left for a second set to cut
-        stabilisers = _Stabilisers.of(option)
-        for second, share in zip(seconds, _shares(option, stabilisers, seconds), strict=True):
+            others = []  # no first atom is kept by any element: nothing left for a second set to cut
+        shares = _shares(option, _Stabilisers.of(option), seconds, others)
+        for second, share in zip([None, *others], shares, strict=True):  # None: no second set
             if best is None or share < best[0] - 1e-12:  # a tie keeps the earlier, simpler choice
                 best = (share, option, second)
     assert best is not None
     _, option, second = best
-    return _breaking(option.subgroup, option.atoms, second)
+    return _breaking(option.subgroup, option.atoms, [] if second is None else candidates[second])
 
 
 @dataclass(frozen=True)
@@ -342,35 +343,65 @@ class _Stabilisers:
 SHARES_AT_ONCE = 4_000_000  # entries of the tables `_shares` makes to weigh every second set at once
 
 
-def _shares(option: FirstSet, stabilisers: _Stabilisers, seconds: Sequence[Sequence[int]]) -> list[float]:
-    """`_retained` of breaking by `option` and each of the second sets (an empty one: none), the
-    non-empty sets weighed all at once: their atoms side by side, each image looked up in a table
-    of every set's atoms. HexSticks' 26 first sets of 8 kept atoms against its 32 cell sets, one
-    second set at a time, took 0.02 of its run's 0.1 s (832 rounds of numpy's calls on a few
-    hundred numbers). Where the tables would be large (a tiles board's 500 sets of 200,000 atoms),
-    one set at a time as before."""
-    sets = [np.asarray(second, np.int64) for second in seconds if second]
-    atoms = stabilisers.maps.shape[1]
-    columns = sum(len(atoms_of) for atoms_of in sets)
-    if not sets or max(len(sets) * atoms, len(stabilisers.rows) * columns) > SHARES_AT_ONCE:
-        return [_retained(option, stabilisers, second) for second in seconds]
-    lengths = np.array([len(atoms_of) for atoms_of in sets], np.int64)
-    set_starts = np.cumsum(lengths) - lengths
-    set_of = np.repeat(np.arange(len(sets)), lengths)
-    position = np.arange(columns) - np.repeat(set_starts, lengths)  # each atom's place in its own set
-    everyone = np.concatenate(sets)
-    where = np.full((len(sets), atoms), -1, np.int64)  # -1: not in that set
-    where[set_of, everyone] = position
-    images = stabilisers.maps[stabilisers.rows[:, None], everyone[None, :]]
-    at = where[set_of[None, :], images]  # stabilisers' elements x atoms of all sets
+@dataclass(frozen=True)
+class _SecondSets:
+    """Every candidate's atoms side by side, and a table of each atom's place in each set: what
+    `_shares` looks the stabilisers' images up in, made once for all first sets (HexSticks' 26
+    first sets made it anew each, 1.5 ms of its choice's 10)."""
+
+    candidates: Sequence[Sequence[int]]
+    number: list[int | None]  # each candidate's column block (None: an empty candidate)
+    lengths: Any
+    starts: Any  # where each set's atoms begin
+    set_of: Any  # each column's set
+    position: Any  # each column's place in its own set
+    everyone: Any  # each column's atom
+    where: Any  # set x atom: the atom's place in the set, -1 where it is not in it
+
+    @staticmethod
+    def of(candidates: Sequence[Sequence[int]], atoms: int) -> _SecondSets:
+        sets = [np.asarray(candidate, np.int64) for candidate in candidates if candidate]
+        numbers = iter(range(len(sets)))
+        number = [next(numbers) if candidate else None for candidate in candidates]
+        lengths = np.array([len(atoms_of) for atoms_of in sets], np.int64)
+        starts = np.cumsum(lengths) - lengths
+        set_of = np.repeat(np.arange(len(sets)), lengths)
+        position = np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+        everyone = np.concatenate(sets) if sets else np.zeros(0, np.int64)
+        too_big = len(sets) * atoms > SHARES_AT_ONCE  # a tiles board's 500 sets of 200,000 atoms
+        where = np.full((0 if too_big else len(sets), atoms), -1, np.int64)
+        if not too_big:
+            where[set_of, everyone] = position
+        return _SecondSets(candidates, number, lengths, starts, set_of, position, everyone, where)
+
+    def at_once(self, rows: int) -> bool:
+        """Whether every set is weighed at once against `rows` stabiliser elements."""
+        return len(self.where) == len(self.lengths) and rows * len(self.everyone) <= SHARES_AT_ONCE
+
+
+def _shares(option: FirstSet, stabilisers: _Stabilisers, seconds: _SecondSets, others: Sequence[int]) -> list[float]:
+    """`_retained` of breaking by `option` alone, then with each of the candidates `others` as
+    the second set (an empty one: as alone), every set weighed at once: each image looked up in
+    the table of every set's atoms. HexSticks' 26 first sets of 8 kept atoms against its 32 cell
+    sets, one second set at a time, took 0.02 of its run's 0.1 s (832 rounds of numpy's calls on
+    a few hundred numbers). Where the tables would be large, one set at a time."""
+    alone = len(option.kept) / len(option.atoms)
+    if not others:
+        return [alone]
+    if not seconds.at_once(len(stabilisers.rows)):
+        return [alone, *(_retained(option, stabilisers, seconds.candidates[other]) for other in others)]
+    images = stabilisers.maps[stabilisers.rows[:, None], seconds.everyone[None, :]]
+    at = seconds.where[seconds.set_of[None, :], images]  # stabilisers' elements x atoms of all sets
     inside = np.logical_and.reduceat(at >= 0, stabilisers.starts, axis=0)  # kept first atom x atoms
-    whole = np.logical_and.reduceat(inside, set_starts, axis=1)  # kept first atom x set
+    whole = np.logical_and.reduceat(inside, seconds.starts, axis=1)  # kept first atom x set
     firsts = np.minimum.reduceat(at, stabilisers.starts, axis=0)  # each atom's orbit's first place
-    orbits = np.add.reduceat(firsts == position, set_starts, axis=1)
-    # summed per set as `_retained` sums (one set's values in a row), so that the shares are equal
-    per_set = np.ascontiguousarray(np.where(whole, orbits / lengths, 1.0).T)
-    shares = iter([float(row.sum()) / len(option.atoms) for row in per_set])
-    return [next(shares) if second else len(option.kept) / len(option.atoms) for second in seconds]
+    orbits = np.add.reduceat(firsts == seconds.position, seconds.starts, axis=1)
+    # summed per set as `_retained` sums (one set's values in a contiguous row: numpy's pairwise
+    # sum along it), so that the shares are equal
+    per_set = np.ascontiguousarray(np.where(whole, orbits / seconds.lengths, 1.0).T)
+    shares: list[float] = (per_set.sum(axis=1) / len(option.atoms)).tolist()
+    by_candidate = [alone if number is None else shares[number] for number in seconds.number]
+    return [alone, *(by_candidate[other] for other in others)]
 
 
 def _retained(option: FirstSet, stabilisers: _Stabilisers, second: Sequence[int]) -> float:
