@@ -255,16 +255,18 @@ def test_every_second_set_weighed_at_once_is_weighed_as_alone(path: str) -> None
 
 def _maps_one_placement_at_a_time(
     symmetry: PackingSymmetry, arrays: SymmetryArrays, mirror: Sequence[int], deadline: Deadline
-) -> list[tuple[int, ...] | None]:
-    """The atom maps as the definition reads: each placement's cells moved, sorted and looked up."""
+) -> tuple[Any, Any]:
+    """The atom maps as the definition reads: each placement's cells moved, sorted and looked up
+    (-1 where that is none, and the symmetry then not whole)."""
     index = {cell: number for number, cell in enumerate(symmetry.puzzle.target)}
     cells = [[index[cell] for cell in placement.cells] for placement in symmetry.placements]
-    maps: list[tuple[int, ...] | None] = []
+    maps: list[list[int]] = []
     for row, flags in zip(arrays.images.tolist(), arrays.mirrored.tolist(), strict=True):
         placed = zip(symmetry.placements, cells, strict=True)
         images = [symmetry._image_atom(placement, i, row, flags, mirror) for placement, i in placed]
-        maps.append(None if None in images else tuple(image for image in images if image is not None))
-    return maps
+        maps.append([-1 if image is None else image for image in images])
+    atoms = np.array(maps, np.int64).reshape(len(arrays), len(symmetry.placements))
+    return atoms, (atoms >= 0).all(axis=1)
 
 
 @pytest.mark.parametrize(

@@ -48,6 +48,11 @@ class SymmetryGroup:
     is_valid: Callable[[Solution], bool] | None = None
     redundancy: int = 1
     cell_maps: Any = None  # numpy int64 array, elements x cells, or None
+    atom_maps: Any = None  # `maps`, where the family made them as an array (else made from the elements)
+
+    def __post_init__(self) -> None:
+        if self.atom_maps is not None and len(self.atom_maps) != len(self.elements):
+            raise ValueError(f"{len(self.atom_maps)} atom maps for {len(self.elements)} elements")
 
     @property
     def order(self) -> int:
@@ -56,6 +61,8 @@ class SymmetryGroup:
     @cached_property
     def maps(self) -> Any:
         """The elements as one int64 array, a row per element: the image of each atom."""
+        if self.atom_maps is not None:
+            return self.atom_maps
         return np.array([g.atom_map for g in self.elements], np.int64).reshape(len(self.elements), -1)
 
     @cached_property
