@@ -109,6 +109,31 @@ def test_orientations_at_once_are_each_transformations_image_normalised(
 
 
 @settings(max_examples=80, deadline=None)
+@given(st.sampled_from(GRIDS), st.lists(st.tuples(*[st.integers(-3, 5)] * 3), min_size=1, max_size=12), st.booleans())
+def test_self_maps_at_once_are_each_transformations_map(grid: Grid, points: list[Cell], mirrors: bool) -> None:
+    """A cell set's maps onto itself, found for a batch of transformations at once (each image's
+    least and greatest coordinates by axis), are those found one transformation at a time: the
+    image moved back to the set's lattice place, each cell looked up; on the sphere grid, whose
+    turns need not compose into turns, those and their products."""
+    cells: list[Cell] = sorted({p for p, ok in zip(points, grid.cell_mask(np.array(points)), strict=True) if ok})
+    assume(cells)
+    array = np.array(cells, np.int64).reshape(-1, 3)
+    index = {cell: number for number, cell in enumerate(cells)}
+    home = grid.lattice_shift(array)
+    one_at_a_time = set()
+    for transform in grid.group(mirrors):
+        moved = grid.image(array, transform)
+        if moved is None:
+            continue
+        images = [index.get(tuple(cell)) for cell in (moved - grid.lattice_shift(moved) + home).tolist()]
+        if None not in images:
+            one_at_a_time.add((tuple(images), transform.proper))
+    maps, proper = grid.self_maps(cells, mirrors)
+    found = set(zip(map(tuple, maps.tolist()), proper, strict=True))
+    assert one_at_a_time <= found if not grid.lands_always else one_at_a_time == found
+
+
+@settings(max_examples=80, deadline=None)
 @given(
     st.sampled_from([grid for grid in GRIDS if grid is not CUBE]),
     st.lists(st.tuples(*[st.integers(-2, 3)] * 3), min_size=1, max_size=6),
