@@ -27,7 +27,7 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models.packing import PackingModel
 from cpsolve.models.packing.symmetries import PackingSymmetry
 from cpsolve.run import RunOptions
-from cpsolve.symmetry import FirstSet, SymmetryGroup, choose_breaking, first_sets
+from cpsolve.symmetry import FirstSet, Subgroup, SymmetryGroup, choose_breaking, first_sets
 from cpsolve.symmetry.breaking import _orbit_firsts, _preserving, _retained, _SecondSets, _shares, _Stabilisers
 from cpsolve.symmetry.target import SymmetryArrays, target_symmetry_arrays
 
@@ -223,6 +223,34 @@ def test_second_sets_are_weighed_against_every_stabiliser_at_once_as_one_at_a_ti
             assert _retained(option, stabilisers, second) == pytest.approx(
                 _retained_one_stabiliser_at_a_time(option, second), abs=1e-12
             )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "burrtools-grids/HexSticks.xmpuzzle",
+        "burrtools-grids/PiecesOfEight.xmpuzzle",
+        "soma.yaml",
+        "kanoodle_pyramid.yaml",
+        "tiles_frame_4x4.yaml",
+    ],
+)
+def test_first_sets_are_the_candidates_kept_with_each_orbits_first_atom(path: str) -> None:
+    """`first_sets` (each candidate's images looked up in a table of its atoms' places) gives each
+    candidate that two or more valid elements map onto itself, with the elements that do
+    (`_preserving`) and the first atom of each orbit (`_orbit_firsts`, sorted and searched)."""
+    model = built(SPECS / path if path.endswith(".yaml") else CORPUS / path)
+    group, candidates = model.group, model.breaking_candidates
+    every = np.arange(group.order)
+    valid = Subgroup(group.maps, every if group.is_valid is None else every[group.proper])
+    expected = {}
+    for index, first in enumerate(candidates):
+        if first and len(subgroup := _preserving(valid, first)) >= 2:
+            members = np.asarray(first, np.int64)
+            firsts = _orbit_firsts(members, subgroup)
+            expected[index] = (subgroup.rows.tolist(), [int(members[p]) for p in sorted(set(firsts.tolist()))])
+    found = {o.index: (o.subgroup.rows.tolist(), list(o.kept)) for o in first_sets(group, candidates)}
+    assert found == expected and expected
 
 
 @pytest.mark.parametrize(
