@@ -334,12 +334,26 @@ class _Stabilisers:
     maps: Any
     rows: Any
     starts: Any
+    # the same without the identity, which keeps every set whole and every atom in its own place:
+    # the kept atoms (their numbers in `kept`) whose stabiliser has another element, those
+    # elements one kept atom's after another, and where each kept atom's begin
+    moving: Any
+    moving_rows: Any
+    moving_starts: Any
 
     @staticmethod
     def of(option: FirstSet) -> _Stabilisers:
+        maps, subgroup = option.subgroup.maps, option.subgroup.rows
         rows = [option.subgroup.fixing(rep).rows for rep in option.kept]
         starts = np.cumsum([0, *(len(part) for part in rows[:-1])])
-        return _Stabilisers(option.subgroup.maps, np.concatenate(rows), starts)
+        identity = np.zeros(len(maps), bool)  # by the group's element
+        identity[subgroup] = (maps[subgroup] == np.arange(maps.shape[1])).all(axis=1)
+        others = [part[~identity[part]] for part in rows]
+        moving = np.array([number for number, part in enumerate(others) if len(part)], np.int64)
+        moved = [others[number] for number in moving.tolist()]
+        moving_starts = np.cumsum([0, *(len(part) for part in moved[:-1])])
+        moving_rows = np.concatenate(moved) if moved else np.zeros(0, np.int64)
+        return _Stabilisers(maps, np.concatenate(rows), starts, moving, moving_rows, moving_starts)
 
 
 SHARES_AT_ONCE = 4_000_000  # entries of the tables `_shares` makes to weigh every second set at once
@@ -392,15 +406,22 @@ def _shares(option: FirstSet, stabilisers: _Stabilisers, seconds: _SecondSets, o
         return [alone]
     if not seconds.at_once(len(stabilisers.rows)):
         return [alone, *(_retained(option, stabilisers, seconds.candidates[other]) for other in others)]
-    images = stabilisers.maps[stabilisers.rows[:, None], seconds.everyone[None, :]]
-    at = seconds.where[seconds.set_of[None, :], images]  # stabilisers' elements x atoms of all sets
-    inside = np.logical_and.reduceat(at >= 0, stabilisers.starts, axis=0)  # kept first atom x atoms
-    whole = np.logical_and.reduceat(inside, seconds.starts, axis=1)  # kept first atom x set
-    firsts = np.minimum.reduceat(at, stabilisers.starts, axis=0)  # each atom's orbit's first place
-    orbits = np.add.reduceat(firsts == seconds.position, seconds.starts, axis=1)
+    # a kept atom whose stabiliser is the identity alone keeps each set whole, each atom its own
+    # orbit: 1.0 (as `_retained` works it out); the others from their other elements (SolidSix's
+    # 62 kept atoms: 46 rows of 108, HexSticks' 8: 1 of 9)
+    per_set = np.ones((len(option.kept), len(seconds.lengths)))
+    if len(stabilisers.moving):
+        images = stabilisers.maps[stabilisers.moving_rows[:, None], seconds.everyone[None, :]]
+        at = seconds.where[seconds.set_of[None, :], images]  # the elements x atoms of all sets
+        inside = np.logical_and.reduceat(at >= 0, stabilisers.moving_starts, axis=0)  # kept atom x atoms
+        whole = np.logical_and.reduceat(inside, seconds.starts, axis=1)  # kept first atom x set
+        # each atom's orbit's first place: the identity leaves it in its own
+        firsts = np.minimum(np.minimum.reduceat(at, stabilisers.moving_starts, axis=0), seconds.position)
+        orbits = np.add.reduceat(firsts == seconds.position, seconds.starts, axis=1)
+        per_set[stabilisers.moving] = np.where(whole, orbits / seconds.lengths, 1.0)
     # summed per set as `_retained` sums (one set's values in a contiguous row: numpy's pairwise
     # sum along it), so that the shares are equal
-    per_set = np.ascontiguousarray(np.where(whole, orbits / seconds.lengths, 1.0).T)
+    per_set = np.ascontiguousarray(per_set.T)
     shares: list[float] = (per_set.sum(axis=1) / len(option.atoms)).tolist()
     by_candidate = [alone if number is None else shares[number] for number in seconds.number]
     return [alone, *(by_candidate[other] for other in others)]
