@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 import yaml
@@ -421,6 +422,28 @@ def voxel_by_voxel(text: str, size: tuple[int, int, int], colours: int) -> tuple
 
 
 VOXELS = ["#", "+", "_", "#1", "+2", "_3", "#0", "#9", "#0002", "#12", "x", " ", "7"]
+
+
+@given(st.tuples(st.integers(1, 6), st.integers(1, 5), st.integers(1, 4)), st.sampled_from([0, 10**9]), st.data())
+@settings(max_examples=200, deadline=None, database=None)
+def test_plain_voxel_strings_read_as_voxel_by_voxel(
+    size: tuple[int, int, int], arrays_from: int, data: st.DataObject
+) -> None:
+    """The reader of voxel strings without colours, by arrays (from 0 marked voxels) and by the
+    regular expression (never by arrays), gives the filled and variable cells, in order, and the
+    length errors that reading one character at a time gives."""
+    volume = size[0] * size[1] * size[2]
+    length = volume + data.draw(st.sampled_from([0, 0, 0, -1, 1]))
+    text = "".join(data.draw(st.lists(st.sampled_from("#+_"), min_size=max(length, 0), max_size=max(length, 0))))
+    element = Element("voxel", {"x": str(size[0]), "y": str(size[1]), "z": str(size[2])}, 7, text=text)
+    expected = voxel_by_voxel(text, size, 0)
+    try:
+        with patch.object(burrtools, "ARRAY_VOXELS_FROM", arrays_from):
+            shape = burrtools._voxels(element, 0, Path("p.xmpuzzle"))
+    except SpecError as error:
+        assert isinstance(expected, str) and "voxels" in str(error), (text, expected, str(error))
+        return
+    assert (shape.filled, shape.variable, shape.colour) == expected, text
 
 
 @given(st.tuples(st.integers(1, 4), st.integers(1, 3), st.integers(1, 3)), st.integers(0, 3), st.data())

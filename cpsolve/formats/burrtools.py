@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
+import numpy as np
+
 from cpsolve.errors import CpsolveError, ModelTooBigError, SpecError, printable
 from cpsolve.files import write_file
 from cpsolve.geometry import Cell
@@ -269,14 +271,33 @@ def _voxels(element: Element, colours: int, path: Path) -> Shape:
             raise SpecError([f"{path}:{element.line}: voxel string has more than x*y*z = {volume} voxels"])
         if len(text) < volume:
             raise SpecError([f"{path}:{element.line}: voxel string has {len(text)} voxels, but x*y*z = {volume}"])
-        marks = [(m.start(), m.group()) for m in re.finditer(r"[#+]", text)]
-        cells = {
-            index: (index % size[0], index // size[0] % size[1], index // (size[0] * size[1])) for index, _ in marks
-        }
-        filled_cells = tuple(cells[index] for index, mark in marks if mark == "#")
-        variable_cells = tuple(cells[index] for index, mark in marks if mark == "+")
+        filled_cells, variable_cells = _plain_cells(text, size, marked)
         return Shape(size, filled_cells, variable_cells, {}, element.attributes.get("name", ""), element.line)
     return _coloured_voxels(text, size, colours, element, path)
+
+
+ARRAY_VOXELS_FROM = 64  # marked voxels from which their cells are worked out as arrays
+
+
+def _plain_cells(text: str, size: Cell, marked: int) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
+    """The filled and the variable cells of a voxel string without colours, each in the string's
+    order, by BurrTools' index = x + sx * (y + sy * z). Many marked voxels are found and placed as
+    arrays (a regular expression, a dictionary and a tuple a voxel took 1.5 ms of reading
+    HexSticks' box of 2,256 cells, 0.37 ms so); few by the regular expression, for which numpy's
+    calls cost more (15 voxels: 10 us against 25)."""
+    if marked >= ARRAY_VOXELS_FROM:
+        voxels = np.frombuffer(text.encode("ascii"), np.uint8)
+        placed = []
+        for mark in b"#+":
+            x, rest = np.divmod(np.flatnonzero(voxels == mark), size[0])[::-1]
+            z, y = np.divmod(rest, size[1])
+            placed.append(tuple(map(tuple, np.stack([x, y, z], axis=1).tolist())))
+        return placed[0], placed[1]
+    marks = [(found.start(), found.group()) for found in re.finditer(r"[#+]", text)]
+    cells = {index: (index % size[0], index // size[0] % size[1], index // (size[0] * size[1])) for index, _ in marks}
+    return tuple(cells[index] for index, mark in marks if mark == "#"), tuple(
+        cells[index] for index, mark in marks if mark == "+"
+    )
 
 
 VOXEL_TOKENS = re.compile(r"(?:[#+_][0-9]*)*")  # the longest run of well-formed voxels
