@@ -462,6 +462,8 @@ def _colour_name(number: int) -> str:
 
 def _colours_of(shape: Shape, cells: Sequence[Cell]) -> dict[str, list[list[int]]]:
     grouped: dict[str, list[list[int]]] = {}
+    if not shape.colour:  # no cell to look up (HexSticks' 2,842: 0.1-0.5 ms of its 1-1.4 ms load)
+        return grouped
     for cell in cells:
         number = shape.colour.get(cell, 0)
         if number:
