@@ -45,9 +45,11 @@ from .puzzle import PackingPuzzle, Placement
 SYMMETRY_BLOCK_ENTRIES = 4_000_000  # array entries per block of symmetries mapped at once
 # Where the atoms' images are composed from a few symmetries' (`SymmetryArrays.products`): from
 # this many entries to look up (symmetries x placements x cells: each about 7 ns in the compiled
-# kernel), in groups of at most a grid's own order. Making the recipe costs 0.5-1 ms (PiecesOfEight's
-# 48 symmetries, 497,000 entries: 3.4 -> 1.5 ms); a yass figure of three parts turned separately
-# has 96 rotations made of 6 generators, 0.8 ms to work out for 19 placements looked up in 0.01.
+# kernel), in groups of at most a grid's own order. Making the recipe costs 0.1-0.7 ms (Bedlam's 24
+# symmetries 0.13, PiecesOfEight's 48 0.5-0.6 for its 497,000 entries: 3.4 -> 1.5 ms, HexSticks'
+# 24 of 2,256 cells 0.7); a yass figure of three parts turned separately
+# has 96 rotations made of 6 generators, 0.6-0.8 ms to work out, where looking up its 19 placements
+# under all 96 takes 0.12 ms.
 COMPOSED_FROM_ENTRIES = 150_000
 COMPOSED_AT_MOST = 240
 IMAGES_KERNEL = "cpsolve.symmetry.images_kernel"
