@@ -109,6 +109,25 @@ def test_orientations_at_once_are_each_transformations_image_normalised(
 
 
 @settings(max_examples=80, deadline=None)
+@given(st.sampled_from(GRIDS), st.lists(st.tuples(*[st.integers(-3, 5)] * 3), min_size=1, max_size=8))
+def test_a_canonical_form_is_the_least_orientation_however_the_shape_comes(grid: Grid, points: list[Cell]) -> None:
+    """A shape's canonical form is its least orientation, the same (kept from an earlier call or
+    not) with its cells in any order and for each of its orientations; its mirror's is the
+    canonical form of its mirror image."""
+    cells: list[Cell] = sorted({p for p, ok in zip(points, grid.cell_mask(np.array(points)), strict=True) if ok})
+    assume(cells)
+    orientations = Grid.orientations(grid, cells)
+    least = min(orientations)
+    assert grid.canonical(cells) == least
+    assert grid.canonical(cells[::-1]) == grid.canonical(tuple(cells)) == least
+    assert all(grid.canonical(image) == least for image in orientations)
+    mirror = grid.mirror_image(cells)
+    assume(mirror is not None)
+    mirrored = [(int(x), int(y), int(z)) for x, y, z in mirror.tolist()]
+    assert grid.mirror_canonical(cells[::-1]) == grid.mirror_canonical(cells) == min(Grid.orientations(grid, mirrored))
+
+
+@settings(max_examples=80, deadline=None)
 @given(st.sampled_from(GRIDS), st.lists(st.tuples(*[st.integers(-3, 5)] * 3), min_size=1, max_size=12), st.booleans())
 def test_self_maps_at_once_are_each_transformations_map(grid: Grid, points: list[Cell], mirrors: bool) -> None:
     """A cell set's maps onto itself, found for a batch of transformations at once (each image's

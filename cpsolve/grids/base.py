@@ -292,8 +292,14 @@ class Grid:
 
     def canonical(self, cells: Sequence[Cell]) -> Shape:
         """The least orientation under rotations: two pieces are the same piece iff equal. Found
-        among the images' sorted cell numbers, which compare as their cells do."""
-        images = self.orientation_array(cells)
+        among the images' sorted cell numbers, which compare as their cells do; kept for the
+        next call, as the orientations are (a file's problems, a studio's runs and the design
+        search ask again for the same pieces)."""
+        return self._canonical(tuple(map(tuple, cells)))
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - a grid lives as long as the program
+    def _canonical(self, cells: tuple[Cell, ...]) -> Shape:
+        images = self._orientation_array(cells, False)
         if not len(images):
             raise ValueError(f"no orientation of {list(cells)} lies on the {self.name} grid")
         keys, _ = encoded(images)
@@ -305,7 +311,12 @@ class Grid:
         return self.image(np.asarray(cells, np.int64).reshape(-1, 3), mirror)
 
     def mirror_canonical(self, cells: Sequence[Cell]) -> Shape:
-        return self.canonical([tuple(c) for c in self.mirror_image(cells).tolist()])
+        """The canonical form of the shape's mirror image (kept, as `canonical` is)."""
+        return self._mirror_canonical(tuple(map(tuple, cells)))
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - a grid lives as long as the program
+    def _mirror_canonical(self, cells: tuple[Cell, ...]) -> Shape:
+        return self._canonical(tuple(map(tuple, self.mirror_image(cells).tolist())))
 
     def coloured_canonical(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
         return min(self.coloured_orientations(cells, colours), key=lambda s: [(c, k or "") for c, k in s])
