@@ -27,6 +27,11 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 # Cell images made at once when a target's symmetries are looked for (transformations x cells):
 # a batch of them is about 25 MB per coordinate array.
 IMAGED_CELLS = 1 << 20
+# Canonical forms kept per grid (`Grid.canonical`): shapes of at most this many cells, this many of
+# them, so that a long-lived studio holds at most about 80 MB of them (a form's tuples take about
+# 80 bytes a cell, kept twice: the shape and its form); larger pieces are worked out each time.
+KEPT_FORM_CELLS = 512
+KEPT_FORMS = 1024
 
 Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
 
@@ -294,10 +299,14 @@ class Grid:
         """The least orientation under rotations: two pieces are the same piece iff equal. Found
         among the images' sorted cell numbers, which compare as their cells do; kept for the
         next call, as the orientations are (a file's problems, a studio's runs and the design
-        search ask again for the same pieces)."""
-        return self._canonical(tuple(map(tuple, cells)))
+        search ask again for the same pieces), up to KEPT_FORM_CELLS cells."""
+        shape = tuple(map(tuple, cells))
+        return self._kept_canonical(shape) if len(shape) <= KEPT_FORM_CELLS else self._canonical(shape)
 
-    @functools.lru_cache(maxsize=4096)  # noqa: B019 - a grid lives as long as the program
+    @functools.lru_cache(maxsize=KEPT_FORMS)  # noqa: B019 - a grid lives as long as the program
+    def _kept_canonical(self, cells: tuple[Cell, ...]) -> Shape:
+        return self._canonical(cells)
+
     def _canonical(self, cells: tuple[Cell, ...]) -> Shape:
         images = self._orientation_array(cells, False)
         if not len(images):
@@ -312,11 +321,15 @@ class Grid:
 
     def mirror_canonical(self, cells: Sequence[Cell]) -> Shape:
         """The canonical form of the shape's mirror image (kept, as `canonical` is)."""
-        return self._mirror_canonical(tuple(map(tuple, cells)))
+        shape = tuple(map(tuple, cells))
+        return self._kept_mirror(shape) if len(shape) <= KEPT_FORM_CELLS else self._mirror_canonical(shape)
 
-    @functools.lru_cache(maxsize=4096)  # noqa: B019 - a grid lives as long as the program
+    @functools.lru_cache(maxsize=KEPT_FORMS)  # noqa: B019 - a grid lives as long as the program
+    def _kept_mirror(self, cells: tuple[Cell, ...]) -> Shape:
+        return self._mirror_canonical(cells)
+
     def _mirror_canonical(self, cells: tuple[Cell, ...]) -> Shape:
-        return self._canonical(tuple(map(tuple, self.mirror_image(cells).tolist())))
+        return self.canonical([tuple(cell) for cell in self.mirror_image(cells).tolist()])
 
     def coloured_canonical(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
         return min(self.coloured_orientations(cells, colours), key=lambda s: [(c, k or "") for c, k in s])
