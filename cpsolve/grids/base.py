@@ -300,7 +300,7 @@ class Grid:
         among the images' sorted cell numbers, which compare as their cells do; kept for the
         next call, as the orientations are (a file's problems, a studio's runs and the design
         search ask again for the same pieces), up to KEPT_FORM_CELLS cells."""
-        shape = tuple(map(tuple, cells))
+        shape = tuple((x, y, z) for x, y, z in cells)
         return self._kept_canonical(shape) if len(shape) <= KEPT_FORM_CELLS else self._canonical(shape)
 
     @functools.lru_cache(maxsize=KEPT_FORMS)  # noqa: B019 - a grid lives as long as the program
@@ -321,7 +321,7 @@ class Grid:
 
     def mirror_canonical(self, cells: Sequence[Cell]) -> Shape:
         """The canonical form of the shape's mirror image (kept, as `canonical` is)."""
-        shape = tuple(map(tuple, cells))
+        shape = tuple((x, y, z) for x, y, z in cells)
         return self._kept_mirror(shape) if len(shape) <= KEPT_FORM_CELLS else self._mirror_canonical(shape)
 
     @functools.lru_cache(maxsize=KEPT_FORMS)  # noqa: B019 - a grid lives as long as the program
