@@ -27,11 +27,12 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 # Cell images made at once when a target's symmetries are looked for (transformations x cells):
 # a batch of them is about 25 MB per coordinate array.
 IMAGED_CELLS = 1 << 20
-# Canonical forms kept per grid (`Grid.canonical`): shapes of at most this many cells, this many of
-# them, so that a long-lived studio holds at most about 80 MB of them (a form's tuples take about
-# 80 bytes a cell, kept twice: the shape and its form); larger pieces are worked out each time.
+# Canonical forms kept per grid (`Grid.canonical`, `Grid.mirror_canonical`): of shapes of at most
+# this many cells, this many in each of the two tables, so that a long-lived studio holds at most
+# about 80 MB of them (a cell's tuple is about 80 bytes, kept twice in an entry: the shape and its
+# form); larger pieces are worked out each time.
 KEPT_FORM_CELLS = 512
-KEPT_FORMS = 1024
+KEPT_FORMS = 512
 
 Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
 
@@ -298,8 +299,8 @@ class Grid:
     def canonical(self, cells: Sequence[Cell]) -> Shape:
         """The least orientation under rotations: two pieces are the same piece iff equal. Found
         among the images' sorted cell numbers, which compare as their cells do; kept for the
-        next call, as the orientations are (a file's problems, a studio's runs and the design
-        search ask again for the same pieces), up to KEPT_FORM_CELLS cells."""
+        next call, as the orientations are (a file's later problems and a studio's runs ask again
+        for the same pieces), up to KEPT_FORM_CELLS cells."""
         shape = tuple((x, y, z) for x, y, z in cells)
         return self._kept_canonical(shape) if len(shape) <= KEPT_FORM_CELLS else self._canonical(shape)
 
