@@ -27,12 +27,12 @@ from cpsolve.limits import NO_DEADLINE, Deadline
 # Cell images made at once when a target's symmetries are looked for (transformations x cells):
 # a batch of them is about 25 MB per coordinate array.
 IMAGED_CELLS = 1 << 20
-# Canonical forms kept per grid (`Grid.canonical`, `Grid.mirror_canonical`): of shapes of at most
-# this many cells, this many in each of the two tables, so that a long-lived studio holds at most
-# about 80 MB of them (a cell's tuple is about 80 bytes, kept twice in an entry: the shape and its
-# form); larger pieces are worked out each time.
+# Canonical forms kept per grid (`Grid.canonical`, `Grid.mirror_canonical`, one table): of shapes
+# of at most this many cells, this many, so that a long-lived studio holds at most about 80 MB of
+# them (a cell's tuple is about 80 bytes, kept twice in an entry: the shape and its form); larger
+# pieces are worked out each time.
 KEPT_FORM_CELLS = 512
-KEPT_FORMS = 512
+KEPT_FORMS = 1024
 
 Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
 
@@ -301,20 +301,7 @@ class Grid:
         among the images' sorted cell numbers, which compare as their cells do; kept for the
         next call, as the orientations are (a file's later problems and a studio's runs ask again
         for the same pieces), up to KEPT_FORM_CELLS cells."""
-        shape = tuple((x, y, z) for x, y, z in cells)
-        return self._kept_canonical(shape) if len(shape) <= KEPT_FORM_CELLS else self._canonical(shape)
-
-    @functools.lru_cache(maxsize=KEPT_FORMS)  # noqa: B019 - a grid lives as long as the program
-    def _kept_canonical(self, cells: tuple[Cell, ...]) -> Shape:
-        return self._canonical(cells)
-
-    def _canonical(self, cells: tuple[Cell, ...]) -> Shape:
-        images = self._orientation_array(cells, False)
-        if not len(images):
-            raise ValueError(f"no orientation of {list(cells)} lies on the {self.name} grid")
-        keys, _ = encoded(images)
-        least = images[np.lexsort(keys.T[::-1])[0]]
-        return tuple(map(tuple, least.tolist()))
+        return self._form(cells, mirrored=False)
 
     def mirror_image(self, cells: Sequence[Cell]) -> Any:
         mirror = next(t for t in self.transforms if not t.proper)
@@ -322,15 +309,25 @@ class Grid:
 
     def mirror_canonical(self, cells: Sequence[Cell]) -> Shape:
         """The canonical form of the shape's mirror image (kept, as `canonical` is)."""
+        return self._form(cells, mirrored=True)
+
+    def _form(self, cells: Sequence[Cell], mirrored: bool) -> Shape:
         shape = tuple((x, y, z) for x, y, z in cells)
-        return self._kept_mirror(shape) if len(shape) <= KEPT_FORM_CELLS else self._mirror_canonical(shape)
+        return self._kept_form(shape, mirrored) if len(shape) <= KEPT_FORM_CELLS else self._worked_out(shape, mirrored)
 
     @functools.lru_cache(maxsize=KEPT_FORMS)  # noqa: B019 - a grid lives as long as the program
-    def _kept_mirror(self, cells: tuple[Cell, ...]) -> Shape:
-        return self._mirror_canonical(cells)
+    def _kept_form(self, cells: tuple[Cell, ...], mirrored: bool) -> Shape:
+        return self._worked_out(cells, mirrored)
 
-    def _mirror_canonical(self, cells: tuple[Cell, ...]) -> Shape:
-        return self.canonical([tuple(cell) for cell in self.mirror_image(cells).tolist()])
+    def _worked_out(self, cells: tuple[Cell, ...], mirrored: bool) -> Shape:
+        if mirrored:
+            cells = tuple((x, y, z) for x, y, z in self.mirror_image(cells).tolist())
+        images = self._orientation_array(cells, False)
+        if not len(images):
+            raise ValueError(f"no orientation of {list(cells)} lies on the {self.name} grid")
+        keys, _ = encoded(images)
+        least = images[np.lexsort(keys.T[::-1])[0]]
+        return tuple(map(tuple, least.tolist()))
 
     def coloured_canonical(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
         return min(self.coloured_orientations(cells, colours), key=lambda s: [(c, k or "") for c, k in s])
