@@ -16,39 +16,47 @@ from typing import Any
 
 from cpsolve import formats
 from cpsolve.counting import Counts
-from cpsolve.errors import CpsolveError
 from cpsolve.events import NewClass
 from cpsolve.formats import Puzzle, ReadOptions
 from cpsolve.jobs import PuzzleGiven, start_loaded
 from cpsolve.jobs import load as load_puzzle
-from cpsolve.limits import MAX_PICTURED
-from cpsolve.options import OptionError, Options
-from cpsolve.pictures import page_html, scene, write_page
+from cpsolve.limits import DEFAULT_UNIT_MM, MAX_PICTURED
+from cpsolve.options import OptionError, Options, Outputs, RunOptions
+from cpsolve.outcome import Kept, Outcome
 from cpsolve.report import RunReport
-from cpsolve.run import ClassCollector, RunOptions
-from cpsolve.stl import DEFAULT_UNIT_MM
+from cpsolve.run import ClassCollector
 
 
 @dataclass
 class Result:
     """A solved puzzle: the report, the counts, the unique solutions found (up to `pictured`), and
-    how to show them."""
+    how to show them (its outcome: cpsolve.outcome, as the command line writes them)."""
 
     report: RunReport
     solutions: list[dict[str, Any]]
-    scene: dict[str, Any] = field(repr=False)
-    collected: ClassCollector | None = field(default=None, repr=False)  # the solutions as atoms, with the model
+    outcome: Outcome = field(repr=False)
 
     @property
     def counts(self) -> Counts:
         return self.report.counts
 
+    @property
+    def collected(self) -> ClassCollector:
+        """The solutions as atoms, with their model."""
+        return self.outcome.collected
+
+    @property
+    def scene(self) -> dict[str, Any]:
+        """What a picture of the run shows (the page's and the PNG's data)."""
+        return self.outcome.scene
+
     def html(self) -> str:
         """The self-contained page (`cpsolve run --html`)."""
-        return page_html(self.scene)
+        return self.outcome.page().decode("utf-8")
 
     def save_html(self, path: str | Path) -> None:
-        write_page(self.scene, Path(path))
+        """The page as a file, as `cpsolve run --html` writes it."""
+        self.outcome.write(Outputs.of({"html": Path(path)}))
 
     def save_stl(
         self, folder: str | Path, number: int = 1, unit: float = DEFAULT_UNIT_MM, gap: float = 0.0, bevel: float = 0.0
@@ -56,23 +64,25 @@ class Result:
         """Each piece of unique solution `number` (from 1) as an STL file in `folder`, as `cpsolve run
         --stl` writes them on any grid (needs the `stl` extra); `unit`: millimetres to a cell (a
         cube's side, a ball's diameter, ...); returns the files written."""
-        from cpsolve.stl import StlOptions, solution_pieces, write_stl
+        from cpsolve.outcome import stl_options
+        from cpsolve.stl import write_stl
 
-        collected = self.collected
-        if collected is None or collected.model is None or not 1 <= number <= len(collected.solutions):
-            held = 0 if collected is None else len(collected.solutions)
-            raise CpsolveError(f"save_stl: solution {number}: the result holds {held} unique solutions")
-        pieces = solution_pieces(collected.model, collected.solutions[number - 1])
-        return write_stl(Path(folder), pieces, StlOptions(unit, gap, bevel))
+        outputs: Outputs = Outputs.of({"stl": Path(folder), "stl_unit": unit, "stl_gap": gap, "stl_bevel": bevel})
+        held = self.outcome.held()
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= held:
+            raise OptionError(f"save_stl: solution {number!r}: the result holds {held} unique solutions, from 1")
+        return write_stl(Path(folder), self.outcome.pieces(number, stl_options(outputs)))[0]
 
     def save_png(self, path: str | Path, number: int = 1) -> None:
         """A picture of solution `number` (from 1), as `cpsolve run --png`."""
-        from cpsolve.pictures.png import write_png
-
-        held = len(self.scene["solutions"])
+        held = self.outcome.held()
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= max(1, held):
-            raise CpsolveError(f"save_png: solution {number!r}: the result holds {held} unique solutions, from 1")
-        write_png(self.scene, Path(path), number - 1)
+            raise OptionError(f"save_png: solution {number!r}: the result holds {held} unique solutions, from 1")
+        from cpsolve.files import write_file
+
+        png = Path(path)
+        Outputs.of({"png": png})  # its suffix checked as --png's
+        write_file(png, self.outcome.picture(number, png.suffix), "the picture")
 
     def _repr_html_(self) -> str:
         """Jupyter shows the page in a frame of its own, so that its script and style stay in it."""
@@ -106,23 +116,26 @@ def solve_all(path: str | Path, pictured: int = MAX_PICTURED, **options: Any) ->
 def _settings(options: dict[str, Any]) -> Options:
     """The options a library call was given; it draws nothing as text unless `show` asks."""
     try:
-        return Options.of({"show": 0, **options})
+        settings: Options = Options.of({"show": 0, **options})
     except OptionError as refused:
         if str(refused).startswith("unknown option"):
             raise OptionError(f"{refused}; and pictured= (the solutions kept for pictures)") from None
         raise
+    return settings
 
 
 def _solved(puzzle: Puzzle, options: RunOptions, pictured: int) -> Result:
-    collected = ClassCollector(pictured)
+    kept = Kept(Outputs(), options.show, pictured)
     job = start_loaded(puzzle, options, class_events=max(1, pictured))
     for event in job.events():
         if isinstance(event, NewClass):
-            collected(event.solution, event.model, event.details)
+            kept(event.solution, event.model, event.details)
     report = job.result()
+    outcome = kept.outcome(report, puzzle.loaded)
+    collected = outcome.collected
     model = collected.model
     described = [
         {**(model.describe(solution) if model else {}), **details}
         for solution, details in zip(collected.solutions, collected.details, strict=True)
     ]
-    return Result(report, described, scene(report, collected), collected)
+    return Result(report, described, outcome)

@@ -17,15 +17,11 @@ from typing import Annotated, Any
 import typer
 
 from cpsolve import cli_options as opt
-from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, CpsolveError, printable
+from cpsolve.cli_options import fail
+from cpsolve.errors import EXIT_INTERRUPTED, CpsolveError
 
 census_app = typer.Typer(help="Count whole families of puzzles at once.", no_args_is_help=True)
 PROGRESS_EVERY_SECONDS = 1.0
-
-
-def fail(error: CpsolveError) -> typer.Exit:
-    typer.echo(printable(str(error), keep="\n"), err=True)
-    return typer.Exit(code=EXIT_BAD_INPUT)
 
 
 @contextmanager
@@ -49,16 +45,14 @@ def progress_line(enabled: bool) -> Iterator[Callable[[str], None] | None]:
 
 
 @census_app.command("chains", cls=opt.HelpCommand)
+@opt.with_request("workers", "cluster", "checkpoint", "time_limit", workers=1)
 def census_chains_command(
     box: Annotated[str, typer.Option("--box", help="x by y by z, every side at least 2, at most 64 cells")] = "3x3x3",
     out: Annotated[
         Path | None, typer.Option("--out", metavar="FILE", help="one JSON line per chain: its joints and counts")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object")] = False,
-    workers: opt.Workers = 1,
-    cluster: opt.Cluster = None,
-    checkpoint: opt.Checkpoint = None,
-    time_limit: opt.TimeLimit = None,
+    **values: Any,
 ) -> None:
     """Every chain of straight and corner cubes that folds into the box, each with the three counts
     `cpsolve run` gives it (a chain and its reverse are one chain)."""
@@ -68,16 +62,18 @@ def census_chains_command(
     from cpsolve.limits import Deadline
     from cpsolve.workers import cores
 
+    checked = opt.checked_options(values)
+    checkpoint = checked.checkpoint
     try:
         size = parse_box(box)
         refuse_collisions([], [("--out", out), ("--checkpoint", checkpoint)], None)
-        deadline = Deadline.after(_checked_time_limit(time_limit))
+        deadline = Deadline.after(checked.time_limit)
         with progress_line(not as_json) as say:
             on_part = None if say is None else _part_progress(say, box)
             report = census(
                 size,
-                workers=workers or cores(),
-                cluster=cluster,
+                workers=checked.workers or cores(),
+                cluster=checked.cluster,
                 checkpoint=checkpoint,
                 deadline=deadline,
                 progress=on_part,
@@ -97,13 +93,6 @@ def census_chains_command(
         typer.echo(census_text(summary, out, checkpoint))
     if report.identity_problems:
         raise typer.Exit(code=1)
-
-
-def _checked_time_limit(seconds: float | None) -> float | None:
-    """--time-limit as `cpsolve run` checks it (a negative, NaN or endless limit refused in one line)."""
-    from cpsolve.options import Options
-
-    return Options.of({"time_limit": seconds}).time_limit
 
 
 def _part_progress(say: Callable[[str], None], box: str) -> Callable[[int, int], None]:
@@ -132,6 +121,7 @@ def census_text(summary: dict[str, object], out: Path | None, checkpoint: Path |
     return "\n".join(lines)
 
 
+@opt.with_request("time_limit", "workers", "cluster", workers=1)
 def design_command(
     out: Annotated[Path, typer.Option("--out", metavar="DIR", help="the folder the designs are written to")],
     pieces: Annotated[int, typer.Option("--pieces", metavar="N", help="how many pieces")],
@@ -166,9 +156,7 @@ def design_command(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object")] = False,
-    time_limit: opt.TimeLimit = None,
-    workers: opt.Workers = 1,
-    cluster: opt.Cluster = None,
+    **values: Any,
 ) -> None:
     """Search for packing puzzles worth making: cuts of a target into pieces whose puzzle has exactly
     one assembly, which comes apart (--goal unique), taking --level moves or more to free the first
@@ -178,6 +166,7 @@ def design_command(
     from cpsolve.limits import Deadline
     from cpsolve.workers import cores
 
+    checked = opt.checked_options(values)
     try:
         request = DesignRequest(_design_target(box, target), pieces, *_sizes(sizes), goal, level, seed, holes)
         with progress_line(not as_json) as say:
@@ -185,9 +174,9 @@ def design_command(
                 request,
                 out,
                 most_designs=designs or None,
-                workers=workers or cores(),
-                cluster=cluster,
-                deadline=Deadline.after(_checked_time_limit(time_limit)),
+                workers=checked.workers or cores(),
+                cluster=checked.cluster,
+                deadline=Deadline.after(checked.time_limit),
                 candidates=candidates,
                 progress=None if say is None else _design_progress(say),
             )

@@ -17,10 +17,10 @@ from cpsolve import formats
 from cpsolve.errors import CpsolveError
 from cpsolve.files import refuse_inputs, write_file
 from cpsolve.formats import burrtools
+from cpsolve.found import ClassCollector
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
 from cpsolve.models.packing import PackingModel, PackingPuzzle, resolve
 from cpsolve.report import RunReport
-from cpsolve.run import ClassCollector
 from cpsolve.spec import LoadedSpec, PackingSpec
 
 WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml"}
@@ -76,12 +76,20 @@ def _writer(target: Path) -> str:
 
 def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
     """Write a loaded puzzle as `target` (by its suffix); return a line saying what."""
+    data, said = puzzle_file(loaded, target)
+    write_file(target, data, "the BurrTools file" if _writer(target) == "burrtools" else "the spec")
+    return said
+
+
+def puzzle_file(loaded: LoadedSpec, target: Path) -> tuple[bytes, str]:
+    """A loaded puzzle as the file `target`'s suffix asks for (a BurrTools file or a YAML spec),
+    and a line saying what it holds."""
     if _writer(target) == "burrtools":
         kept = loaded.spec.model_dump(mode="json", include=set(burrtools.KEPT_FIELDS), exclude_defaults=True)
-        written = burrtools.write(packing_puzzle(loaded, "cannot be written as a BurrTools file"), target, kept=kept)
-        return f"{target}: BurrTools file with {written.shapes} shapes and 1 problem"
-    write_file(target, spec_yaml(loaded).encode("utf-8"), "the spec")
-    return f"{target}: YAML spec of {loaded.spec.name!r}"
+        puzzle = packing_puzzle(loaded, "cannot be written as a BurrTools file")
+        data, written = burrtools.file_bytes(puzzle, kept=kept)
+        return data, f"{target}: BurrTools file with {written.shapes} shapes and 1 problem"
+    return spec_yaml(loaded).encode("utf-8"), f"{target}: YAML spec of {loaded.spec.name!r}"
 
 
 def solved_state(report: RunReport) -> burrtools.Solved | None:
@@ -95,20 +103,16 @@ def solved_state(report: RunReport) -> burrtools.Solved | None:
     return burrtools.Solved(assemblies, apart, int(report.seconds))
 
 
-class AssemblyCollector(ClassCollector):
-    """Every new class's representative, written as BurrTools assemblies when the run is done."""
-
-    left_out = ""  # why the assemblies found were not written, once written
-
-    def write(self, loaded_name: str, path: Path, solved: burrtools.Solved | None = None) -> str:
-        if self.model is None:
-            raise CpsolveError(f"{path}: nothing to write: the run found no solution")
-        if not isinstance(self.model, PackingModel):
-            raise CpsolveError(f"{path}: BurrTools files hold packings, not {self.model.kind}")
-        assemblies: Sequence[Sequence[Any]] = [
-            [self.model.placements[atom] for atom in solution] for solution in self.solutions
-        ]
-        written = burrtools.write(self.model.puzzle, path, assemblies, solved)
-        self.left_out = written.left_out
-        left_out = f" ({written.left_out})" if written.left_out else ""
-        return f"{path}: BurrTools file of {loaded_name!r} with {written.assemblies} assemblies{left_out}"
+def assemblies_file(
+    collected: ClassCollector, name: str, solved: burrtools.Solved | None
+) -> tuple[bytes, burrtools.Written]:
+    """Every collected class's representative as a BurrTools file's assemblies, with the puzzle."""
+    model = collected.model
+    if model is None:
+        raise CpsolveError("nothing to write: the run found no solution")
+    if not isinstance(model, PackingModel):
+        raise CpsolveError(f"{name}: BurrTools files hold packings, not {model.kind}")
+    assemblies: Sequence[Sequence[Any]] = [
+        [model.placements[atom] for atom in solution] for solution in collected.solutions
+    ]
+    return burrtools.file_bytes(model.puzzle, assemblies, solved)

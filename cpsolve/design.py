@@ -320,20 +320,19 @@ class Checker:
         return Checked(True, taken.level, taken.moves, self.assemblies(cut))
 
     def assemblies(self, cut: Cut) -> int | None:
-        """The unique assemblies of the cut's pieces, at most 2; None when the deadline cut it short."""
-        from cpsolve.api import solve
+        """The unique assemblies of the cut's pieces, at most 2; None when the deadline cut it short.
+        A run of this process's warm engines, without a job's thread or pictures: nothing but the
+        counts is wanted of it."""
+        from cpsolve import formats
+        from cpsolve.engines.base import SearchOptions
+        from cpsolve.options import RunOptions
+        from cpsolve.run import run
 
         remaining = self.deadline.remaining()
         if remaining is not None and remaining <= 0:
             return None
-        result = solve(
-            spec_of(cut, self.request),
-            pictured=0,
-            max_solutions=2,
-            workers=1,
-            **({} if remaining is None else {"time_limit": remaining}),
-        )
-        report = result.report
+        options = RunOptions(search=SearchOptions(time_limit=remaining, max_solutions=2), show=0, workers=1)
+        report = run(formats.puzzle_from_data(spec_of(cut, self.request)), options)
         if not report.complete and report.counts.unique < 2:
             return None
         return report.counts.unique
@@ -537,6 +536,7 @@ class DesignBook:
         from cpsolve import formats
         from cpsolve.api import solve
         from cpsolve.convert import write_puzzle
+        from cpsolve.options import Outputs
 
         number = self.count + 1
         name = f"{number:03d}"
@@ -553,7 +553,7 @@ class DesignBook:
             if report.complete and level_tuple(highest) < level_tuple(design.level):
                 return None
         write_puzzle(formats.puzzle_from_data(spec).loaded, self.folder / f"{name}.xmpuzzle")
-        result.save_html(self.folder / f"{name}.html")
+        result.outcome.write(Outputs.of({"html": self.folder / f"{name}.html"}))
         record = {
             "record": "design",
             "number": number,

@@ -32,6 +32,11 @@ MOST_SECONDS = 1e9  # --time-limit may not pass this (about 31 years)
 # classes never end, passed 3.7 GB before this bound.
 DEFAULT_MAX_CLASS_MB = 2048
 DEFAULT_MAX_CLASS_BYTES = DEFAULT_MAX_CLASS_MB * 2**20
+MOST_MEMORY_MB = 1_000_000  # --max-memory may not pass this (a terabyte)
+# --stl: millimetres to a cell
+DEFAULT_UNIT_MM = 10.0
+MIN_UNIT_MM = 0.01  # a hundredth of a millimetre: below a printer's resolution, above float32's noise
+MAX_UNIT_MM = 10_000.0  # ten metres a cell: STL stores float32 vertices, and no printer is larger
 DEFAULT_FIND_ONE_SECONDS = 60.0  # bench: the time limit of each find-one benchmark
 # bench: each engine's count. An engine that takes a puzzle may still need hours for it (CP-SAT
 # enumerating the Bedlam cube); its count stops here and is left out of the comparison while

@@ -23,6 +23,7 @@ from cpsolve.models import PuzzleModel
 from cpsolve.report import RunReport
 from cpsolve.run import ProgressHook
 from cpsolve.symmetry import Solution
+from cpsolve.words import plural
 
 if TYPE_CHECKING:  # bench's rows and the peers are imported by the commands that print them
     from cpsolve.bench import BenchRow
@@ -341,11 +342,6 @@ def peer_totals(rows: Sequence[BenchRow]) -> list[str]:
 def how_much_faster(theirs: float, ours: float) -> str:
     """'cpsolve 3.2x faster' or, when it was slower, 'cpsolve 2.0x slower'."""
     return f"cpsolve {theirs / ours:.1f}x faster" if theirs >= ours else f"cpsolve {ours / theirs:.1f}x slower"
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """'1 puzzle', '2 puzzles' (`words` where adding an s is wrong)."""
-    return f"{count:,} {word if count == 1 else words or word + 's'}"
 
 
 def peers_missing() -> list[str]:

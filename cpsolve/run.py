@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cpsolve import engines, formats, parts, planner, workers
+from cpsolve.choices import COUNT_ORDERS
 from cpsolve.counting import Classifier, ClassStoreFull
 from cpsolve.counting.tally import Tally
 from cpsolve.engines import AUTO, Engine, Enumeration, StopReason
@@ -36,7 +37,6 @@ from cpsolve.limits import (
     Deadline,
 )
 from cpsolve.models import PuzzleModel
-from cpsolve.options import COUNT_ORDERS, DEFAULT_RUN_OPTIONS
 from cpsolve.options import RunOptions as RunOptions
 from cpsolve.report import RunReport, counting_of, unfinished_report
 
@@ -110,20 +110,21 @@ def open_search(prepared: Prepared, puzzle: Puzzle, options: RunOptions, deadlin
 
 def run_file(
     path: str | Path,
-    options: RunOptions = DEFAULT_RUN_OPTIONS,
+    options: RunOptions | None = None,
     on_progress: ProgressHook | None = None,
     on_new_class: SolutionHook | None = None,
     on_ready: ReadyHook | None = None,
 ) -> Iterator[RunReport]:
     """Read a puzzle file once and run each of its problems (or the one `options.problem` names),
     yielding each problem's report as it is done. Raises CpsolveError when the file cannot be read."""
+    options = options or RunOptions()
     for puzzle in formats.read_puzzles(path, ReadOptions(options.max_file_bytes, options.problem)):
         yield run(puzzle, options, on_progress, on_new_class, on_ready)
 
 
 def run(
     puzzle: Puzzle,
-    options: RunOptions = DEFAULT_RUN_OPTIONS,
+    options: RunOptions | None = None,
     on_progress: ProgressHook | None = None,
     on_new_class: SolutionHook | None = None,
     on_ready: ReadyHook | None = None,
@@ -137,6 +138,7 @@ def run(
     `cancel`, once set (from any thread: cpsolve.jobs), stops the run as its time limit would,
     at the engine's next slice, with what it found marked incomplete.
     """
+    options = options or RunOptions()
     options.engines.check_requested(options.engine)
     if options.count_only:
         _refuse_with_count_only(puzzle.name, options)

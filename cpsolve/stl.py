@@ -52,13 +52,12 @@ from cpsolve.errors import CpsolveError, OutOfTimeError, OutputError
 from cpsolve.files import write_file
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid, solids
-from cpsolve.limits import NO_DEADLINE, Deadline
+from cpsolve.limits import DEFAULT_UNIT_MM, MAX_UNIT_MM, MIN_UNIT_MM, NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
 from cpsolve.models.base import Disassemblable
 from cpsolve.symmetry import Solution
 from cpsolve.workers import DONE, STOPPED, Forked, cores, fork_available
 
-DEFAULT_UNIT_MM = 10.0
 NECK_RADIUS = 0.25  # of a ball piece's necks, in ball diameters: clear of every other piece's balls (docs/pictures.md)
 BALL_SEGMENTS = 32  # a ball's mesh: a geodesic sphere this many segments round (512 triangles)
 NECK_SEGMENTS = 24  # points round each end of a neck
@@ -68,10 +67,6 @@ UNIT_NAMES = {"cube": "a cube's side", "sphere": "a ball's diameter", "prism": "
 def unit_name(grid: Grid) -> str:
     """What `--stl-unit` measures on the grid: its cells' unit edge (cpsolve.grids.solids.real)."""
     return UNIT_NAMES.get(grid.name, f"the side of the cube the {grid.name} grid cuts up")
-
-
-MIN_UNIT_MM = 0.01  # a hundredth of a millimetre: below a printer's resolution, above float32's noise
-MAX_UNIT_MM = 10_000.0  # ten metres a cell: STL stores float32 vertices, and no printer is larger
 
 
 @dataclass(frozen=True)
@@ -328,25 +323,32 @@ def solution_pieces(model: PuzzleModel, solution: Solution) -> Pieces:
     return Pieces(grid, [(piece.label, piece.cells) for piece in model.assembled(solution)])
 
 
-def write_stl(folder: Path, pieces: Pieces, options: StlOptions, deadline: Deadline = NO_DEADLINE) -> list[Path]:
-    """One binary STL per piece in `folder` (made if missing), each written whole or not at all
-    (cpsolve.files); the meshes are all made before the first is written, so a piece the gap
-    cuts apart leaves nothing half-written. Returns the files written. Raises OutOfTimeError,
-    with nothing written, once `deadline` passes (see `meshes`)."""
+def stl_files(pieces: Pieces, options: StlOptions, deadline: Deadline = NO_DEADLINE) -> list[tuple[str, bytes]]:
+    """Each piece's file name (as --stl names it) and binary STL, every mesh made before any is
+    handed back (a piece the gap cuts apart leaves nothing half-written). Raises OutOfTimeError
+    once `deadline` passes (see `stl_meshes`)."""
     options.check(pieces.grid)
+    meshes = stl_meshes(pieces, options, deadline)
+    return list(zip(file_names([label for label, _ in pieces.labelled]), meshes, strict=True))
+
+
+def write_stl(folder: Path, files: Sequence[tuple[str, bytes]]) -> tuple[list[Path], list[Path]]:
+    """The pieces' files in `folder` (made if missing), each written whole or not at all
+    (cpsolve.files). Returns the files written and those of them that replaced a file there."""
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder}: --stl takes a folder for the pieces' files; this is a file")
-    meshes = stl_meshes(pieces, options, deadline)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise OutputError(f"{folder}: cannot make the folder for --stl: {error.strerror}") from None
-    written = []
-    for name, data in zip(file_names([label for label, _ in pieces.labelled]), meshes, strict=True):
+    written, replaced = [], []
+    for name, data in files:
         path = folder / name
+        if path.exists():
+            replaced.append(path)
         write_file(path, data, "the piece's STL")
         written.append(path)
-    return written
+    return written, replaced
 
 
 def stl_meshes(pieces: Pieces, options: StlOptions, deadline: Deadline = NO_DEADLINE) -> list[bytes]:

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import typer
+import typer.main
 import yaml
 from conftest import SPECS, corpus_dir, no_solution_after_long
 from typer.testing import CliRunner
@@ -134,8 +136,8 @@ def test_the_group_made_for_one_command_answers_as_the_whole_one(
     arguments: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The program makes its group with only the command it runs (start-up): help, usage errors and
-    exit codes are the whole group's."""
-    alone, whole = command_line(arguments), command_line([])
+    exit codes are those of the whole group with every command made."""
+    alone, whole = command_line(arguments), typer.main.get_group(app)
     assert list(alone.commands) == [arguments[0]] and len(whole.commands) > 5
     answers = []
     for group in (alone, whole):
@@ -148,6 +150,19 @@ def test_the_group_made_for_one_command_answers_as_the_whole_one(
 def test_a_name_that_is_no_command_gets_the_whole_group() -> None:
     assert list(command_line(["nosuch"]).commands) == list(command_line(["--help"]).commands)
     assert "run" in command_line(["nosuch"]).commands
+
+
+def test_the_listing_shows_each_command_without_making_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """`cpsolve --help` lists every command with its help, as the group of every command made does,
+    but makes none of the run request's options (they import pydantic and the models)."""
+    answers = []
+    for group in (command_line(["--help"]), typer.main.get_group(app)):
+        with pytest.raises(SystemExit):
+            group.main(args=["--help"], prog_name="cpsolve")
+        answers.append(capsys.readouterr().out)
+    assert answers[0] == answers[1] and "run " in answers[0]
+    listed = command_line(["--help"]).commands["run"]
+    assert [param.name for param in listed.params] == []
 
 
 def test_validate_and_schema() -> None:

@@ -326,6 +326,13 @@ def test_no_output_replaces_the_puzzle(tmp_path: Path, flag: str) -> None:
     os.link(spec, tmp_path / "hard.yaml")
     for given in (spec, tmp_path / "." / "soma.yaml", tmp_path / "link.yaml", tmp_path / "hard.yaml"):
         code, output = cli("run", spec, flag, given)
+        # a picture is refused for its name first: a .yaml is no image
+        said = "expected a .png (or .jpg, JPEG) file, not .yaml" if flag == "--png" else f"{flag} names the input file"
+        assert code == 2 and said in output, output
+    (tmp_path / "link.png").symlink_to(spec)
+    os.link(spec, tmp_path / "hard.png")
+    for given in (tmp_path / "link.png", tmp_path / "hard.png"):
+        code, output = cli("run", spec, "--png" if flag == "--png" else flag, given)
         assert code == 2 and f"{flag} names the input file" in output, output
     assert spec.read_text() == SOMA
 
@@ -941,8 +948,8 @@ def test_two_outputs_naming_one_file_are_refused_before_the_run(tmp_path: Path, 
 
 
 def test_an_output_where_stl_writes_a_piece_is_refused(tmp_path: Path) -> None:
-    code, output = cli("run", SPECS / "soma.yaml", "--png", tmp_path / "1-V.stl", "--stl", tmp_path)
-    assert code == 2 and "where --png is" in output, output
+    code, output = cli("run", SPECS / "soma.yaml", "--html", tmp_path / "1-V.stl", "--stl", tmp_path)
+    assert code == 2 and "where --html is" in output, output
     assert not list(tmp_path.iterdir())
 
 

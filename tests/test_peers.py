@@ -17,8 +17,9 @@ from cpsolve.cli import app
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import burrtools, read_puzzle, yass
 from cpsolve.models.packing import resolve
-from cpsolve.output import how_much_faster, plural
+from cpsolve.output import how_much_faster
 from cpsolve.spec import PackingSpec
+from cpsolve.words import plural
 
 runner = CliRunner()
 

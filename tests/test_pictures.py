@@ -385,7 +385,7 @@ def test_solve_takes_a_spec_as_data_and_checks_its_options() -> None:
         cpsolve.solve(spec, colour="red")
     with pytest.raises(OptionError, match=r"option time_limit \(--time-limit\) = 'x': input should be a valid number"):
         cpsolve.solve(spec, time_limit="x")
-    with pytest.raises(ValueError, match=r"option max_solutions \(--max-solutions\) = -1: input should be greater"):
+    with pytest.raises(ValueError, match=r"option max_solutions \(--max-solutions\) = -1: expected at least 1"):
         cpsolve.solve(spec, max_solutions=-1)
     with pytest.raises(CpsolveError, match=r"^<spec>: pieces\.D\.box"):  # the spec's name, no temporary file
         cpsolve.solve({**spec, "pieces": {"D": {"box": [0, 1]}}})
@@ -518,5 +518,5 @@ def test_every_picture_says_what_it_wrote_and_a_jpg_is_a_jpeg(tmp_path: Path) ->
     assert f"{picture}: a picture of solution 1" in result.output
     assert picture.read_bytes()[:3] == b"\xff\xd8\xff"  # JPEG's mark, not PNG's
     refused = CliRunner().invoke(app, ["run", str(SPECS / "soma.yaml"), "--png", str(tmp_path / "x.gif")])
-    assert refused.exit_code == 2 and "--png writes .png (or .jpg, JPEG) files, not .gif" in refused.output
+    assert refused.exit_code == 2 and "x.gif: expected a .png (or .jpg, JPEG) file, not .gif" in refused.output
     assert not (tmp_path / "x.gif").exists()

@@ -196,12 +196,12 @@ def test_the_api_saves_the_same_meshes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("arguments", "said"),
     [
-        (["--stl-unit", "0"], "--stl-unit: a cube's side"),
-        (["--stl-unit", "-3"], "--stl-unit: a cube's side"),
-        (["--stl-unit", "inf"], "--stl-unit: a cube's side in millimetres, from 0.01 to 10000, not inf"),
-        (["--stl-unit", "1e39"], "--stl-unit: a cube's side in millimetres, from 0.01 to 10000"),
-        (["--stl-unit", "1e-300"], "--stl-unit: a cube's side in millimetres, from 0.01 to 10000"),
-        (["--stl-unit", "nan"], "--stl-unit: a cube's side in millimetres, from 0.01 to 10000"),
+        (["--stl-unit", "0"], "option stl_unit (--stl-unit) = 0: expected 0.01 to 10000"),
+        (["--stl-unit", "-3"], "option stl_unit (--stl-unit) = -3: expected 0.01 to 10000"),
+        (["--stl-unit", "inf"], "option stl_unit (--stl-unit) = inf: expected a finite number"),
+        (["--stl-unit", "1e39"], "(--stl-unit) = 1e+39: expected 0.01 to 10000"),
+        (["--stl-unit", "1e-300"], "(--stl-unit) = 1e-300: expected 0.01 to 10000"),
+        (["--stl-unit", "nan"], "(--stl-unit) = nan: expected a finite number"),
         (["--stl-gap", "inf"], "--stl-gap"),
         (["--stl-gap", "10"], "--stl-gap: from 0 to less than a cube's side (10 mm)"),
         (["--stl-bevel", "5"], "--stl-bevel: from 0 to less than half a shrunk cube's side (5 mm)"),
@@ -352,7 +352,7 @@ def test_ball_pieces_are_their_balls_joined_by_necks() -> None:
         ("hexiamonds_rhombus.yaml", ["--stl-bevel", "1"], "--stl-bevel: only cubes' edges are bevelled"),
         ("kanoodle_challenge.yaml", ["--stl-gap", "5"], "--stl-gap: from 0 to less than 5 mm (balls of 10 mm"),
         ("hexiamonds_rhombus.yaml", ["--stl-gap", "9"], "--stl-gap: 9 mm cuts piece A apart"),
-        ("kanoodle_challenge.yaml", ["--stl-unit", "0"], "--stl-unit: a ball's diameter in millimetres"),
+        ("kanoodle_challenge.yaml", ["--stl-unit", "0"], "(--stl-unit) = 0: expected 0.01 to 10000"),
     ],
 )
 def test_what_cannot_be_printed_on_a_grid_is_refused_in_one_line(

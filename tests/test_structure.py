@@ -176,6 +176,14 @@ def test_only_the_engine_that_runs_is_imported(arguments: list[str], imported: l
     assert sorted({name.split(".")[0] for name in imported_by(arguments, engines, {"CPSOLVE_NATIVE": "0"})}) == imported
 
 
+def test_the_commands_listing_imports_no_model() -> None:
+    """`cpsolve --help` lists the commands without making the run request's options: neither
+    pydantic nor the options, the engines or the models are imported (start-up)."""
+    watched = ["pydantic", "cpsolve.options", "cpsolve.engines", "cpsolve.models", "numpy"]
+    assert imported_by(["--help"], watched) == []
+    assert "cpsolve.options" in imported_by(["run", "--help"], watched)
+
+
 FORMAT_MODULES = ["yaml", *(f"cpsolve.formats.{name}" for name in ("yaml_spec", "yass", "ct9", "burrtools"))]
 
 

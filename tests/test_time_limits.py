@@ -147,13 +147,11 @@ def test_stl_after_the_limit_says_so_and_writes_nothing(tmp_path: Path, monkeypa
     """`--stl` when the run's limit passes while the meshes are made (the deadline of what the run
     left of it made one that has passed): the run's report, and one line instead of files."""
 
-    class Passed(Deadline):
-        @staticmethod
-        def after(seconds: float | None, cancel: object = None) -> Deadline:
-            assert seconds is not None and 0 < seconds <= 100
-            return Deadline.after(0.0)
+    def passed(time_limit: float | None, report: object) -> Deadline:
+        assert time_limit is not None and 0 < time_limit <= 100
+        return Deadline.after(0.0)
 
-    monkeypatch.setattr(cli, "Deadline", Passed)
+    monkeypatch.setattr(cli, "_left", passed)
     spec = monominoes(tmp_path, 3, 3)
     folder = tmp_path / "pieces"
     result = runner.invoke(app, ["run", str(spec), "--json", "--stl", str(folder), "--time-limit", "100"])

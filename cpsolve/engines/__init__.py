@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Final
 
+from cpsolve.choices import AUTO
 from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models import PuzzleModel
@@ -32,8 +33,6 @@ from .cpsat import CpSatEngine
 from .exact_cover import ExactCoverEngine
 from .frontier import FrontierEngine
 from .tiles_dfs import TilesEngine
-
-AUTO: Final = "auto"
 
 
 class Engines:

@@ -37,7 +37,6 @@ from xml.parsers import expat
 import numpy as np
 
 from cpsolve.errors import CpsolveError, ModelTooBigError, SpecError, printable
-from cpsolve.files import write_file
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid, burrtools_grid
 from cpsolve.limits import MAX_SHAPE_CELLS
@@ -831,17 +830,16 @@ def _position(piece: Any, placement: Any, table: list[Matrix], shifted: Any) -> 
     raise ValueError(f"no orientation of {piece.name} lies on {cells}")
 
 
-def write(
+def file_bytes(
     puzzle: Any,
-    path: Path,
     assemblies: Sequence[Sequence[Any]] = (),
     solved: Solved | None = None,
     kept: dict[str, Any] | None = None,
-) -> Written:
-    """Write a gzip-compressed BurrTools file, as BurrTools writes them (`kept`: the spec's fields
-    BurrTools has no place for, into the comment)."""
+) -> tuple[bytes, Written]:
+    """A gzip-compressed BurrTools file, as BurrTools writes them (`kept`: the spec's fields
+    BurrTools has no place for, into the comment), and what it holds."""
     text = puzzle_xml(puzzle, assemblies, solved=solved, kept=kept)
-    write_file(path, gzip.compress(text.encode("utf-8")), "the BurrTools file")
+    data = gzip.compress(text.encode("utf-8"), mtime=0)  # the same puzzle, the same bytes
     if assemblies and puzzle.grid is not CUBE:
-        return Written(len(puzzle.pieces) + 1, 0, ASSEMBLIES_ON_CUBES)
-    return Written(len(puzzle.pieces) + 1, len(assemblies))
+        return data, Written(len(puzzle.pieces) + 1, 0, ASSEMBLIES_ON_CUBES)
+    return data, Written(len(puzzle.pieces) + 1, len(assemblies))

@@ -10,10 +10,7 @@ from __future__ import annotations
 import html
 import json
 from importlib import resources
-from pathlib import Path
 from typing import Any
-
-from cpsolve.files import write_file
 
 
 def _asset(name: str) -> str:
@@ -58,8 +55,3 @@ click a piece in the legend to hide or show it</div>
 </body>
 </html>
 """
-
-
-def write_page(scene: dict[str, Any], path: Path) -> None:
-    # a lone surrogate in a name (from a file's bytes) becomes "?" rather than a UnicodeEncodeError
-    write_file(path, page_html(scene).encode("utf-8", errors="replace"), "the page")

@@ -7,11 +7,9 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from cpsolve.errors import CpsolveError
-from cpsolve.files import write_file
 
 YAW, PITCH = -0.65, 0.5  # the page's first view
 SIZE = (760, 560)
@@ -26,27 +24,25 @@ FACES: tuple[tuple[tuple[int, int, int], tuple[tuple[int, int, int], ...]], ...]
 Point = tuple[float, float, float]
 
 
-IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", "": "PNG"}  # by the file's suffix
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", "": "PNG"}  # by the file's suffix (Outputs.png)
 
 
-def check_installed(path: Path | None = None) -> None:
-    """Refuse --png before a run when Pillow is missing or the file's suffix names a format it
-    does not write (a .jpg gets JPEG bytes, not PNG ones), rather than after the run."""
+def check_installed() -> None:
+    """Refuse --png before a run when Pillow is missing, rather than after the run."""
     try:
         import PIL  # noqa: F401
     except ImportError:
         raise CpsolveError('--png needs Pillow: pip install "cpsolve[pictures]"') from None
-    if path is not None and path.suffix.lower() not in IMAGE_FORMATS:
-        raise CpsolveError(f"{path}: --png writes .png (or .jpg, JPEG) files, not {path.suffix}")
 
 
-def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
-    """Draw solution `number` (0: the first) of a scene into a PNG file."""
+def png_bytes(scene: dict[str, Any], number: int = 0, suffix: str = ".png") -> bytes:
+    """Solution `number` (0: the first) of a scene drawn as an image file's bytes: PNG, or JPEG
+    where `suffix` says so (a .jpg gets JPEG bytes, not PNG ones)."""
     check_installed()
     from PIL import Image, ImageDraw, ImageFont
 
     if not scene["solutions"]:
-        raise CpsolveError(f"{path}: nothing to draw: the run found no solution")
+        raise CpsolveError("nothing to draw: the run found no solution")
     solution = scene["solutions"][min(number, len(scene["solutions"]) - 1)]
     image = Image.new("RGB", SIZE, "white")
     draw = ImageDraw.Draw(image)
@@ -55,9 +51,9 @@ def write_png(scene: dict[str, Any], path: Path, number: int = 0) -> None:
     _write_headline(draw, _headline(scene), SIZE[0] - 24)
     DRAWERS[scene["drawing"]](draw, scene, solution)
     encoded = io.BytesIO()
-    kind = IMAGE_FORMATS.get(path.suffix.lower(), "PNG")
+    kind = IMAGE_FORMATS.get(suffix.lower(), "PNG")
     image.save(encoded, format=kind, **({"optimize": True} if kind == "PNG" else {"quality": 92}))
-    write_file(path, encoded.getvalue(), "the picture")
+    return encoded.getvalue()
 
 
 def _write_headline(draw: Any, text: str, width: int) -> None:

@@ -11,12 +11,11 @@ read here, not the whole puzzle.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from cpsolve import formats
-from cpsolve.convert import spec_yaml, write_puzzle
+from cpsolve.convert import puzzle_file, spec_yaml
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import PuzzleFile, ReadOptions
 from cpsolve.grids import grid_named
@@ -83,7 +82,4 @@ def written(spec: dict[str, Any], target: Path, name: str) -> bytes:
     loaded = puzzle.loaded
     if target.suffix.lower() != ".xmpuzzle":
         return spec_yaml(loaded).encode("utf-8")
-    with tempfile.TemporaryDirectory(prefix="cpsolve-studio-") as folder:  # BurrTools' writer writes a file
-        made = Path(folder) / target.name
-        write_puzzle(loaded, made)
-        return made.read_bytes()
+    return puzzle_file(loaded, target)[0]

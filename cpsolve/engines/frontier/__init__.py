@@ -44,7 +44,6 @@ from cpsolve.units import Checkpoint, kept_on_worker, model_of
 from cpsolve.workers import DONE, STOPPED, Sharing
 
 FRONTIER = "frontier"  # the counter's name, as --engine takes it with --count-only
-ORDERS = ("fill", "reverse", "across")  # the cell orders a frontier count takes (cell_order)
 PARTS_PER_WORKER = 8  # parts of a count per process, as for a listing search (cpsolve.parts)
 COUNTED = "counted"
 TOO_WIDE = "too wide"
