@@ -46,7 +46,8 @@ def studio_command(
     try:
         import uvicorn
 
-        from cpsolve.studio.server import LOOPBACK_NAMES, Studio, create_app
+        from cpsolve.studio.server import create_app
+        from cpsolve.studio.state import LOOPBACK_NAMES, Studio
         from cpsolve.studio.workspace import Workspace
     except ImportError:
         typer.echo('cpsolve studio needs the studio extra: pip install "cpsolve[studio]"', err=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,18 @@ PROGRESS_EVERY_SECONDS = 0.1  # progress events at most this often (a run report
 FOLLOW_POLL_SECONDS = 0.1  # `follow` looks whether the job ended this often while no event comes
 
 PuzzleGiven = str | Path | Mapping[str, Any] | Puzzle
+
+
+class JobState(StrEnum):
+    """Where a job is: running, then done, cancelled (stopped by `cancel`, with an incomplete
+    report) or failed (refused: its `error` says why)."""
+
+    RUNNING = "running"
+    DONE = "done"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
 # a report stopped so was stopped by `cancel` (a cancel that came as the run ended leaves it `done`)
 CANCELLED_BY = (StopReason.CANCELLED, StopReason.INTERRUPTED, StopReason.TERMINATED)
 
@@ -77,15 +90,14 @@ class Job:
         return self
 
     @property
-    def state(self) -> str:
-        """`running`, then `done`, `cancelled` (stopped by `cancel`, with an incomplete report) or
-        `failed` (refused: `error` says why)."""
+    def state(self) -> JobState:
+        """Where the job is (JobState)."""
         if not self._ended.is_set():
-            return "running"
+            return JobState.RUNNING
         if self._error is not None:
-            return "failed"
+            return JobState.FAILED
         stopped = self._report is not None and self._report.stopped_by
-        return "cancelled" if stopped in CANCELLED_BY else "done"
+        return JobState.CANCELLED if stopped in CANCELLED_BY else JobState.DONE
 
     @property
     def error(self) -> BaseException | None:

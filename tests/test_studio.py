@@ -30,8 +30,9 @@ httpx = pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient  # noqa: E402  (after the skip: the studio extra)
 
-from cpsolve.studio import server  # noqa: E402
-from cpsolve.studio.server import Studio, create_app  # noqa: E402
+from cpsolve.studio import state  # noqa: E402
+from cpsolve.studio.server import create_app  # noqa: E402
+from cpsolve.studio.state import Studio  # noqa: E402
 from cpsolve.studio.workspace import Workspace  # noqa: E402
 
 TOKEN = "test-token"
@@ -105,14 +106,14 @@ def test_a_finished_job_exports_what_the_command_line_writes(client: TestClient)
             names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
             assert len(names) == 7 and all(name.endswith(".stl") for name in names)
     assert client.get(f"/api/jobs/{number}/export/obj").status_code == 422
-    server.REQUEST_SECONDS = 0.0  # a request's own time used up: refused in one line, not run on
+    state.REQUEST_SECONDS = 0.0  # a request's own time used up: refused in one line, not run on
     try:
         late = client.get(f"/api/jobs/{number}/export/stl")
         assert late.status_code == 400 and "not made within 0 s" in late.json()["error"]
         checked = client.post("/api/validate", json={"path": "bedlam.yaml"}).json()
         assert checked["ok"] is False and "not checked within 0 s" in checked["error"]
     finally:
-        server.REQUEST_SECONDS = 60.0
+        state.REQUEST_SECONDS = 60.0
 
 
 def test_a_spec_as_json_and_a_refusal_in_the_clis_words(client: TestClient) -> None:
@@ -184,7 +185,7 @@ def test_options_that_write_files_are_refused_and_running_jobs_are_bounded(
 ) -> None:
     refused = client.post("/api/jobs", json={"path": "soma.yaml", "options": {"checkpoint": "x.json"}})
     assert refused.status_code == 400 and "checkpoint" in refused.json()["error"]
-    monkeypatch.setattr(server, "MAX_RUNNING", 1)
+    monkeypatch.setattr(state, "MAX_RUNNING", 1)
     first = client.post("/api/jobs", json={"path": "bedlam.yaml", "options": {"workers": 1}}).json()["id"]
     busy = client.post("/api/jobs", json={"path": "soma.yaml"})
     assert busy.status_code == 429 and "cancel one or wait" in busy.json()["error"]
@@ -195,16 +196,16 @@ def test_a_jobs_limit_is_capped_and_its_progress_kept_bounded(workspace: Path) -
     """A job asks for a day: it gets the studio's limit. A job's progress events are all kept for
     its first 100 s, then one a second (a stand-in job: 200 s of events ten a second)."""
     studio = Studio(Workspace.at(workspace), TOKEN, 8765)
-    number = studio.start(server.JobRequest(path="soma.yaml", options={"time_limit": 86_400}))
+    number = studio.start(state.JobRequest.model_validate({"path": "soma.yaml", "options": {"time_limit": 86_400}}))
     record = studio.record(number)
     record.job.wait()
-    assert record.job.options.search.time_limit == server.STUDIO_TIME_LIMIT
+    assert record.job.options.search.time_limit == state.STUDIO_TIME_LIMIT
 
     class StandIn:
         def events(self) -> Iterator[Any]:
             yield from (Progress(tenth / 10, "searching") for tenth in range(2001))
 
-    thinned = server.Running(record.job)
+    thinned = state.Running(record.job)
     thinned.job = StandIn()  # type: ignore[assignment]
     thinned.pump()
     seconds = [event["seconds"] for event in thinned.events]
