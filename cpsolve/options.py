@@ -16,13 +16,12 @@ name is checked or a run's options are made.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pydantic_core import ErrorDetails
 
 from cpsolve.choices import AUTO, CountOrder
 from cpsolve.errors import CpsolveError, printable
@@ -468,7 +467,7 @@ def field_info(name: str) -> Any:
     return Options.model_fields.get(name) or Outputs.model_fields.get(name)
 
 
-def describe(errors: Sequence[ErrorDetails], known: Any = None, skip: int = 0) -> str:
+def describe(errors: Sequence[Mapping[str, Any]], known: Any = None, skip: int = 0) -> str:
     """One line for the first refused option: its two spellings, the value given, what was
     expected (`skip`: the leading parts of its location that name no option, as a web request's
     `body`); a value out of bounds says the bounds as the help says them."""

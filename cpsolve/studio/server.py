@@ -20,7 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from cpsolve.errors import CpsolveError, printable
-from cpsolve.options import Options, describe
+from cpsolve.options import Options, describe, field_info
 from cpsolve.studio.routes import files, jobs, page, puzzles
 from cpsolve.studio.security import SECURITY_HEADERS, authorised, refused
 from cpsolve.studio.state import Busy, Exists, Missing, Studio
@@ -87,7 +87,19 @@ def refusal_of(errors: Sequence[Any]) -> str:
     location = [str(part) for part in first.get("loc", ())]
     if location[:2] == ["body", "options"] and len(location) > 2:
         return describe(errors, known=Options.model_fields, skip=1)
+    if location[:1] == ["query"] and len(location) > 1 and field_info(location[1]) is not None:
+        return describe([{**first, "input": _as_typed(first.get("input"))}], skip=1)
     if first.get("type") == "json_invalid":
         return "the body is not JSON"
     place = ".".join(location[1:] if location[:1] in (["body"], ["path"], ["query"]) else location) or "the request"
     return printable(f"{place}: {str(first.get('msg', 'refused'))[:200]}")
+
+
+def _as_typed(value: Any) -> Any:
+    """A query's value as the command line would have read it (a number, not its text)."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value

@@ -23,7 +23,7 @@ from cpsolve.events import NewClass, Progress
 from cpsolve.formats import PuzzleFile, ReadOptions
 from cpsolve.found import ClassCollector
 from cpsolve.jobs import Job
-from cpsolve.options import Options
+from cpsolve.options import Options, Outputs
 from cpsolve.studio.workspace import Workspace
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -51,6 +51,29 @@ class JobRequest(BaseModel):
     path: str | None = Field(default=None, description="a puzzle file in the workspace")
     problem: str | None = Field(default=None, description="which problem of a file: a number from 0 or a name")
     options: Options = Field(default_factory=Options, description="the run's options, as `cpsolve run` takes them")
+
+
+def output_field(name: str) -> Any:
+    """A field of Outputs as Outputs states it (its default, bounds and description), for a model
+    of the API that takes it too."""
+    return Outputs.model_fields[name]
+
+
+class ExportRequest(BaseModel):
+    """Which solution an export draws and the pieces' sizes: the outputs' own fields
+    (cpsolve.options.Outputs), as `cpsolve run --solution N --stl-unit MM ...` takes them."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    solution: int | None = output_field("solution")
+    stl_unit: float = output_field("stl_unit")
+    stl_gap: float = output_field("stl_gap")
+    stl_bevel: float = output_field("stl_bevel")
+
+    def outputs(self) -> Outputs:
+        """The outputs these fields make, checked by Outputs' own rules."""
+        checked: Outputs = Outputs.of(self.model_dump())
+        return checked
 
 
 class JobStarted(BaseModel):

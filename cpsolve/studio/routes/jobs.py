@@ -3,7 +3,9 @@ command line prints them (the report), draws them (the page) and writes them (th
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 
 from cpsolve.errors import CpsolveError, OutOfTimeError
@@ -12,7 +14,7 @@ from cpsolve.outcome import Outcome
 from cpsolve.studio import state
 from cpsolve.studio.exports import MEDIA_TYPES, ExportKind, exported, file_name
 from cpsolve.studio.security import studio_of
-from cpsolve.studio.state import JobRequest, JobStarted, JobStatus, Studio
+from cpsolve.studio.state import ExportRequest, JobRequest, JobStarted, JobStatus, Studio
 
 # A job's page runs its own inline script and style and nothing from elsewhere
 PAGE_POLICY = (
@@ -68,12 +70,16 @@ def job_page(number: str, studio: Studio = StudioNeeded) -> HTMLResponse:
 
 
 @router.get("/{number}/export/{kind}")
-def export(number: str, kind: ExportKind, studio: Studio = StudioNeeded) -> Response:
-    """A finished job's page, picture, pieces for printing (zipped STL) or BurrTools file, as a download."""
+def export(
+    number: str, kind: ExportKind, asked: Annotated[ExportRequest, Query()], studio: Studio = StudioNeeded
+) -> Response:
+    """A finished job's page, picture, pieces for printing (zipped STL) or BurrTools file, as a
+    download; the picture and the pieces of the solution asked for (the first by default), the
+    pieces in the sizes asked for."""
     record = studio.finished(number, "export")
     report = record.job.result()
     try:
-        content = exported(kind, report, record.collected, Deadline.after(state.REQUEST_SECONDS))
+        content = exported(kind, report, record.collected, asked.outputs(), Deadline.after(state.REQUEST_SECONDS))
     except OutOfTimeError as stopped:
         raise CpsolveError(f"{kind}: not made within {state.REQUEST_SECONDS:g} s: {stopped}") from None
     disposition = f'attachment; filename="{file_name(report.name, kind)}"'
