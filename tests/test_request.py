@@ -23,11 +23,11 @@ from cpsolve.errors import CpsolveError
 from cpsolve.options import Options, Outputs, RunRequest, bounds, field_info, flag
 
 pytest.importorskip("fastapi")
-from fastapi.testclient import TestClient  # noqa: E402  (after the skip: the studio extra)
+from fastapi.testclient import TestClient
 
-from cpsolve.studio.server import create_app  # noqa: E402
-from cpsolve.studio.state import Studio  # noqa: E402
-from cpsolve.studio.workspace import Workspace  # noqa: E402
+from cpsolve.studio.server import create_app
+from cpsolve.studio.state import Studio
+from cpsolve.studio.workspace import Workspace
 
 FIELDS = [*Options.model_fields, *Outputs.model_fields]
 TOKEN = "t"
