@@ -20,7 +20,6 @@ from typing import Any
 
 from cpsolve import formats, peers
 from cpsolve.engines import DEFAULT, SearchOptions, StopReason
-from cpsolve.engines.frontier import FRONTIER, why_not
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import Puzzle
 from cpsolve.jobs import follow, ignore, start_loaded
@@ -64,7 +63,7 @@ class BenchRow:
     @property
     def counted(self) -> RunReport | None:
         """The count without listing (`--count-only`), where the frontier counter took the puzzle."""
-        return next((r for r in self.results if r.engine == FRONTIER), None)
+        return next((r for r in self.results if r.counting is not None and r.counting.get("method") != "tally"), None)
 
     @property
     def reference(self) -> RunReport | None:
@@ -177,8 +176,9 @@ def _bench_one(path: Path, puzzle: Puzzle, options: BenchOptions, source: str) -
     if not row.results:  # only with --engine
         row.skipped = f"the {options.engine} engine does not take it"
         return row
-    if options.count_only and mode == "count" and why_not(model) is None:
-        counting = RunOptions(search=search, show=0, engine=FRONTIER, count_only=True)
+    counter = DEFAULT.counter()
+    if options.count_only and mode == "count" and counter is not None and counter.takes(model):
+        counting = RunOptions(search=search, show=0, engine=counter.name, count_only=True)
         row.results.append(_run(puzzle, counting, options.on_ready))
     if options.peers and mode == "count":
         row.peers = peers.run_peers(path, model, puzzle.problem, options.peer_time_limit)

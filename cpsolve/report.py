@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from cpsolve.counting import Classifier, Counts
 from cpsolve.counting.tally import Tally
-from cpsolve.engines.base import StopReason
-from cpsolve.engines.frontier import FrontierCount
+from cpsolve.engines.base import Counting, StopReason
 from cpsolve.formats import Puzzle
 
 if TYPE_CHECKING:
@@ -75,9 +74,9 @@ class RunReport:
         }
 
 
-def counting_of(classifier: Classifier | Tally | FrontierCount) -> dict[str, Any] | None:
+def counting_of(classifier: Classifier | Tally | Counting) -> dict[str, Any] | None:
     """The report's `counting`: how a run without listing counted (None: it listed)."""
-    if isinstance(classifier, FrontierCount):
+    if isinstance(classifier, Counting):
         return classifier.as_json()
     return {"method": "tally"} if isinstance(classifier, Tally) else None
 

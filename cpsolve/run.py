@@ -22,9 +22,8 @@ from cpsolve.choices import COUNT_ORDERS
 from cpsolve.counting import Classifier, ClassStoreFull
 from cpsolve.counting.tally import Tally
 from cpsolve.engines import AUTO, Engine, Enumeration, StopReason
-from cpsolve.engines.base import PartsInSlices
+from cpsolve.engines.base import Counting, PartsInSlices, RunContext
 from cpsolve.engines.breaking import BreakingChoice
-from cpsolve.engines.frontier import CountOptions, FrontierCount, FrontierPrepared
 from cpsolve.errors import CpsolveError, OutOfTimeError, Terminated
 from cpsolve.events import Progress
 from cpsolve.formats import Puzzle, ReadOptions
@@ -84,20 +83,24 @@ def prepare(puzzle: Puzzle, options: RunOptions, deadline: Deadline, listing: bo
     deadline.check("choosing the symmetry breaking")
     compiled = engine.prepare(model, choice.breaking, deadline)
     compiled.estimated_placements = choice.estimated_placements
-    if isinstance(compiled, FrontierPrepared):
-        compiled.options = CountOptions(
-            options.count_order,
-            options.max_class_bytes,
-            options.workers,
-            options.cluster,
-            options.checkpoint,
-            options.build,
-            options.max_file_bytes,
-            puzzle.file,
-            puzzle.problem,
-            gives_way=options.engine == AUTO and not listing,
-        )
+    compiled.take_run(run_context(puzzle, options, auto_chosen=options.engine == AUTO and not listing))
     return Prepared(model, choice, engine, compiled, uncounted)
+
+
+def run_context(puzzle: Puzzle, options: RunOptions, auto_chosen: bool) -> RunContext:
+    """What an engine may take of the run beyond the model (engines.base.Prepared.take_run)."""
+    return RunContext(
+        options.count_order,
+        options.max_class_bytes,
+        options.workers,
+        options.cluster,
+        options.checkpoint,
+        options.build,
+        options.max_file_bytes,
+        puzzle.file,
+        puzzle.problem,
+        auto_chosen,
+    )
 
 
 def open_search(prepared: Prepared, puzzle: Puzzle, options: RunOptions, deadline: Deadline) -> Enumeration:
@@ -175,14 +178,15 @@ def run(
     classifier = _classifier(prepared, enumeration, options, on_progress)
     estimate = prepared.compiled.estimated_placements
     gave_way = None
-    if isinstance(classifier, FrontierCount):
-        classifier.count()  # the counting engine: it lists nothing to classify
+    if isinstance(classifier, Counting):
+        hook = None if on_progress is None else _counting_progress(on_progress)
+        classifier.count(hook)  # the counting engine: it lists nothing to classify
         listed = _list_instead(prepared, puzzle, searching, deadline) if classifier.gave_way is not None else None
         if listed is not None:  # the count gave way: listed and tallied instead
             gave_way = classifier.gave_way
             prepared, enumeration = listed
             tally = _classifier(prepared, enumeration, options, on_progress)
-            assert not isinstance(tally, FrontierCount)  # a listing engine's search
+            assert not isinstance(tally, Counting)  # a listing engine's search
             _classify(enumeration, tally, classes, options.search.limit_reason, on_progress, started, None)
             classifier = tally
     else:
@@ -191,7 +195,7 @@ def run(
     if classes.checker is not None:
         seconds -= classes.checker.load_seconds
     report = _report(puzzle, prepared, enumeration, classifier, seconds, classes)
-    if enumeration.stopped_by is StopReason.MEMORY_LIMIT and not isinstance(classifier, FrontierCount):
+    if enumeration.stopped_by is StopReason.MEMORY_LIMIT and not isinstance(classifier, Counting):
         report.notes.append(
             f"the classes kept reached --max-memory {options.max_class_bytes // 2**20:,} MB before the listing ended;"
             " the counts are lower bounds: raise --max-memory where the machine has room"
@@ -232,18 +236,22 @@ def _list_instead(
 
 def _classifier(
     prepared: Prepared, enumeration: Enumeration, options: RunOptions, on_progress: ProgressHook | None
-) -> Classifier | Tally | FrontierCount:
+) -> Classifier | Tally | Counting:
     """What counts the run's solutions: the classifier, which keeps one solution per class; with
-    --count-only a tally, which keeps none; or the counting engine's own enumeration, which
-    counts without listing and carries its counts."""
-    if isinstance(enumeration, FrontierCount):
-        if on_progress is not None:
-            enumeration.progress.hook = lambda doing, elapsed: on_progress(Progress(elapsed, doing))
-        return enumeration
+    --count-only a tally, which keeps none; or the counting engine's own, which counts without
+    listing and carries its counts (engines.base.Counting)."""
+    counting = enumeration.counting()
+    if counting is not None:
+        return counting
     model, breaking = prepared.puzzle, prepared.compiled.breaking
     if options.count_only:
         return Tally(model.group, breaking)
     return Classifier(model.group, breaking, options.max_class_bytes)
+
+
+def _counting_progress(on_progress: ProgressHook) -> Callable[[str, float], None]:
+    """A counting engine's progress (what it does, the seconds so far) as the run's progress events."""
+    return lambda doing, elapsed: on_progress(Progress(elapsed, doing))
 
 
 def _refuse_with_count_only(name: str, options: RunOptions) -> None:
@@ -335,12 +343,12 @@ def _report(
     puzzle: Puzzle,
     prepared: Prepared,
     enumeration: Enumeration,
-    classifier: Classifier | Tally | FrontierCount,
+    classifier: Classifier | Tally | Counting,
     seconds: float,
     classes: NewClasses,
 ) -> RunReport:
     model = prepared.puzzle
-    counter = classifier if isinstance(classifier, FrontierCount) else None
+    counter = classifier if isinstance(classifier, Counting) else None
     complete = enumeration.complete
     counts = classifier.counts()
     problems = classifier.identity_problems() if complete else []

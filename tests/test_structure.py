@@ -112,7 +112,8 @@ def test_no_package_cycle() -> None:
 
 def test_no_global_statement_and_a_small_engine_interface() -> None:
     """Shared state is handed as an argument, not kept through `global`; the interface an engine
-    implements stays small (Engine, Prepared, Enumeration: 18 methods at most)."""
+    implements stays small (Engine, Prepared, Enumeration: 20 methods at most, two of them the
+    optional capabilities of a counting engine: `Prepared.take_run`, `Enumeration.counting`)."""
     from cpsolve.engines.base import Engine, Enumeration, Prepared
 
     for path in [*module_files().values(), *(ROOT / "tests").glob("*.py")]:
@@ -124,7 +125,7 @@ def test_no_global_statement_and_a_small_engine_interface() -> None:
         for name, value in vars(cls).items()
         if callable(value) or isinstance(value, property)
     ]
-    assert len(methods) <= 18, methods
+    assert len(methods) <= 20, methods
 
 
 # -- only the engine that runs is imported ----------------------------------------------------------

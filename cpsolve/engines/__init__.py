@@ -68,6 +68,10 @@ class Engines:
         if requested != AUTO:
             self.named(requested)
 
+    def counter(self) -> Engine | None:
+        """The engine that counts without listing (`--count-only`), where the registry has one."""
+        return next((engine for engine in self.ordered if not engine.lists), None)
+
     def for_puzzle(self, puzzle: PuzzleModel) -> list[Engine]:
         """Every installed engine that can list the puzzle's solutions, the reference first."""
         return [self.reference, *(e for e in self.ordered[:-1] if e.lists and e.installed() and e.takes(puzzle))]

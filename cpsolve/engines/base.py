@@ -18,13 +18,17 @@ import importlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 
 from cpsolve import native
-from cpsolve.limits import NO_DEADLINE, Deadline
-from cpsolve.models import PuzzleModel
+from cpsolve.choices import CountOrder
+from cpsolve.counting import Counts
+from cpsolve.formats.base import PuzzleFile
+from cpsolve.limits import DEFAULT_MAX_CLASS_BYTES, DEFAULT_MAX_FILE_BYTES, NO_DEADLINE, Deadline
+from cpsolve.models import BuildOptions, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 from cpsolve.workers import Sharing, Workers
 
@@ -85,6 +89,50 @@ class SearchEstimator:
     size_probes: int | None = None
 
 
+@dataclass(frozen=True)
+class RunContext:
+    """What an engine may take of the run beyond the model and the breaking (`Prepared.take_run`):
+    the frontier counter counts in parts on the executor, in the cell order and the memory asked
+    for, and sends its parts to a cluster as the puzzle's own file."""
+
+    count_order: CountOrder = "fill"  # --count-order
+    max_class_bytes: int = DEFAULT_MAX_CLASS_BYTES  # --max-memory
+    workers: int = 1  # --workers (0: every core)
+    cluster: str | None = None  # --cluster
+    checkpoint: Path | None = None  # --checkpoint
+    build: BuildOptions = field(default_factory=BuildOptions)  # how a worker builds the model again
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    file: PuzzleFile | None = None  # the puzzle's file (None: a spec given as data, counted here only)
+    problem: str | None = None
+    auto_chosen: bool = False  # the engine was `auto`'s choice, not asked for: it may give way to another
+
+
+class Counting(ABC):
+    """An enumeration that counts without listing (`Enumeration.counting`): the run reads its
+    counts from it as it reads a classifier's, and nothing is classified."""
+
+    raw_seen: int = 0  # solutions listed: none
+    gave_way: str | None = None  # why the run should list on another engine instead, once it stopped
+
+    @abstractmethod
+    def count(self, on_progress: Callable[[str, float], None] | None = None) -> None:
+        """Count (what it is doing and the seconds so far to `on_progress`); stops at the deadline."""
+
+    @abstractmethod
+    def counts(self) -> Counts: ...
+
+    @abstractmethod
+    def identity_problems(self) -> list[str]: ...
+
+    @abstractmethod
+    def report_notes(self) -> list[str]:
+        """What the report says of the count beside the model's notes."""
+
+    @abstractmethod
+    def as_json(self) -> dict[str, Any]:
+        """The report's `counting`: how it counted."""
+
+
 class Enumeration(ABC):
     """Iterate to receive solutions; afterwards `complete` and `stopped_by` tell how it ended."""
 
@@ -130,6 +178,11 @@ class Enumeration(ABC):
     def complete(self) -> bool:
         """True when every solution was delivered."""
         return self.stopped_by is None
+
+    def counting(self) -> Counting | None:
+        """An optional capability: where the engine counts without listing, what counts (the run
+        then reads the counts from it, not from a classifier); None for an engine that lists."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -282,6 +335,11 @@ class Prepared(ABC):
         """What the engine can do with this search, for the planner (cpsolve.planner) to decide
         how the run goes on `cores` cores: by default it splits by the breaking's kept atoms."""
         return Capabilities(splits=self.breaking is not None)
+
+    def take_run(self, run: RunContext) -> None:  # noqa: B027  (optional: most engines need no more)
+        """An optional capability: what the engine takes of the run beyond the model and the
+        breaking, given once it is prepared and before it enumerates (the frontier counter's cell
+        order, memory and parts). Most engines need nothing more."""
 
     def begun_here(self, search: SearchOptions, deadline: Deadline, spill: Spill) -> Enumeration | None:
         """The whole search in this process, stopping once `spill.due()` to leave the rest in

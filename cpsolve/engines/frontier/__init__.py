@@ -27,7 +27,17 @@ from typing import Any
 from cpsolve import workers
 from cpsolve.counting import Counts
 from cpsolve.counting.burnside import BurnsideSums, ConjugacyClass, conjugacy_classes
-from cpsolve.engines.base import Capabilities, Engine, Enumeration, PartKey, Prepared, SearchOptions, StopReason
+from cpsolve.engines.base import (
+    Capabilities,
+    Counting,
+    Engine,
+    Enumeration,
+    PartKey,
+    Prepared,
+    RunContext,
+    SearchOptions,
+    StopReason,
+)
 from cpsolve.engines.frontier.counter import (
     STATE_BYTES,
     FrontierProblem,
@@ -235,13 +245,11 @@ class CountProgress:
             self.hook(f"{done:,} of {total:,} parts counted", time.perf_counter() - self.started)
 
 
-class FrontierCount(Enumeration):
+class FrontierCount(Enumeration, Counting):
     """The counts of one puzzle on the frontier: every conjugacy class's fixed count, whole in
     this process or in parts on the executor, merged once per unit. An enumeration that yields
     no solution: iterating it counts, and a run reads the counts from it as from a classifier
-    (`counts`, `identity_problems`, `raw_seen`)."""
-
-    raw_seen = 0  # solutions listed: none
+    (engines.base.Counting: `counts`, `identity_problems`, `raw_seen`)."""
 
     def __init__(
         self, model: PuzzleModel, options: CountOptions, search: SearchOptions, deadline: Deadline = NO_DEADLINE
@@ -257,7 +265,10 @@ class FrontierCount(Enumeration):
         self.parts_of: dict[int, int] = {}
         self.partial: dict[int, int] = {}  # class number -> the sum of its parts merged so far
         self.progress = CountProgress(None, time.perf_counter())
-        self.gave_way: str | None = None  # why the run lists instead (options.gives_way), once it stopped
+        self.gave_way = None  # why the run lists instead (options.gives_way), once it stopped
+
+    def counting(self) -> Counting:
+        return self
 
     def __iter__(self) -> Generator[Solution, None, None]:
         self.count()
@@ -302,10 +313,12 @@ class FrontierCount(Enumeration):
             options.max_file_bytes,
         )
 
-    def count(self) -> None:
+    def count(self, on_progress: ProgressHook | None = None) -> None:
         """Count every class; stops (reason and notes recorded) at the time limit, Ctrl-C, or a
         frontier too wide, with what was merged so far kept."""
         progress = self.progress
+        if on_progress is not None:
+            progress.hook = on_progress
         try:
             if self.split():
                 self._run_split(progress)
@@ -450,12 +463,26 @@ class FrontierEngine(Engine):
 
 class FrontierPrepared(Prepared):
     """A packing ready to count: `options` (the cell order, the memory, the parts) are the run's,
-    given before it counts (`cpsolve.run`); without them it counts in this process, in the fill
+    taken before it counts (`take_run`); without them it counts in this process, in the fill
     order."""
 
     def __init__(self, engine: Engine, puzzle: PuzzleModel, breaking: Breaking | None) -> None:
         super().__init__(engine, puzzle, breaking)
         self.options = CountOptions()
+
+    def take_run(self, run: RunContext) -> None:
+        self.options = CountOptions(
+            run.count_order,
+            run.max_class_bytes,
+            run.workers,
+            run.cluster,
+            run.checkpoint,
+            run.build,
+            run.max_file_bytes,
+            run.file,
+            run.problem,
+            gives_way=run.auto_chosen,
+        )
 
     def enumerate(
         self,
