@@ -273,7 +273,7 @@ def _solved(files: list[Path], options: BatchOptions) -> Iterator[list[dict[str,
         task = functools.partial(_file_lines, options=one_each)
     try:
         for _, lines in runners.stream(task, units):
-            if lines != DONE:
+            if lines is not DONE:
                 yield lines
     finally:
         runners.close()

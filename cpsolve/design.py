@@ -644,7 +644,7 @@ def design(
         units = search_units(request, place.workers, deadline, book.run, candidates)  # a cluster: one per worker
         try:
             for index, item in place.stream(_search_task, units, stop=deadline.passed):
-                if isinstance(item, str) and item in (DONE, STOPPED):
+                if item is DONE or item is STOPPED:
                     continue
                 if isinstance(item, Tick):
                     checked[index] = item.checked

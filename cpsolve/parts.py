@@ -54,7 +54,20 @@ PARALLEL_AFTER_SECONDS = 0.1
 THREADS_AFTER_SECONDS = 0.05
 BATCH_SECONDS = 0.05  # a worker sends what it found at least this often while it finds solutions
 BATCH_SIZE = 512
-FOUND = "found"
+
+
+@dataclass(frozen=True)
+class Found:
+    """An item of a part's search: solutions it found."""
+
+    solutions: list[Solution]
+
+
+@dataclass(frozen=True)
+class PartEnded:
+    """The last item of a part's search: why it stopped (None: it ran to its end)."""
+
+    reason: str | None
 
 
 @dataclass(frozen=True)
@@ -89,23 +102,23 @@ class PartUnit:
 def part_items(
     compiled: Prepared, unit: PartUnit, sharing: Sharing | None = None, *, deadline: Deadline, coalesce: bool
 ) -> Iterator[Any]:
-    """One part searched: ("found", solutions) as they come (fewer, larger batches when they cross
-    a process boundary), then the reason it stopped (None: it ran to its end). `sharing`: the
-    forked worker's, where the stream takes work back (cpsolve.workers.Sharing)."""
+    """One part searched: Found(solutions) as they come (fewer, larger batches when they cross a
+    process boundary), then PartEnded with the reason it stopped. `sharing`: the forked worker's,
+    where the stream takes work back (cpsolve.workers.Sharing)."""
     part = compiled.enumerate(unit.search, deadline, unit.key, sharing)
     batch: list[Solution] = []
     sent = time.monotonic()
     for found in part.batches():
         if not coalesce:
-            yield FOUND, found
+            yield Found(found)
             continue
         batch.extend(found)
         if len(batch) >= BATCH_SIZE or time.monotonic() - sent > BATCH_SECONDS:
-            yield FOUND, batch
+            yield Found(batch)
             batch, sent = [], time.monotonic()
     if batch:
-        yield FOUND, batch
-    yield None if part.stopped_by is None else str(part.stopped_by)
+        yield Found(batch)
+    yield PartEnded(None if part.stopped_by is None else str(part.stopped_by))
 
 
 def _compile(unit: PartUnit) -> Prepared:
@@ -190,20 +203,20 @@ class PartsEnumeration(Enumeration):
         found: dict[str, list[Solution]] = {}
         share = self._share if self.sharing else None
         for index, item in self.runners.stream(self._task(), todo, share, stop=self.deadline.passed):
-            if item == STOPPED:
+            if item is STOPPED:
                 self.interrupt(StopReason.of_deadline(self.deadline))
                 return
             unit = todo[index]
-            if unit.id in self.merged or item in (DONE, GREW):
+            if unit.id in self.merged or item is DONE or item is GREW:
                 continue
-            if isinstance(item, tuple) and item[0] == FOUND:
+            if isinstance(item, Found):
                 if self.checkpoint is not None:
-                    found.setdefault(unit.id, []).extend(item[1])
-                yield item[1]
-            else:
+                    found.setdefault(unit.id, []).extend(item.solutions)
+                yield item.solutions
+            elif isinstance(item, PartEnded):
                 self.merged.add(unit.id)
-                if item is not None:
-                    self.interrupt(StopReason(item))
+                if item.reason is not None:
+                    self.interrupt(StopReason(item.reason))
                 elif self.checkpoint is not None:
                     self.checkpoint.record(unit.id, found.pop(unit.id, []))
             if self.stopped_by is not None or self.out_of_time():

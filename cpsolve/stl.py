@@ -56,7 +56,7 @@ from cpsolve.limits import DEFAULT_UNIT_MM, MAX_UNIT_MM, MIN_UNIT_MM, NO_DEADLIN
 from cpsolve.models import PuzzleModel
 from cpsolve.models.base import Disassemblable
 from cpsolve.symmetry import Solution
-from cpsolve.workers import DONE, STOPPED, Forked, cores, fork_available
+from cpsolve.workers import STOPPED, Forked, cores, fork_available
 
 NECK_RADIUS = 0.25  # of a ball piece's necks, in ball diameters: clear of every other piece's balls (docs/pictures.md)
 BALL_SEGMENTS = 32  # a ball's mesh: a geodesic sphere this many segments round (512 triangles)
@@ -373,12 +373,12 @@ def stl_meshes(pieces: Pieces, options: StlOptions, deadline: Deadline = NO_DEAD
         lambda piece: iter([_one_stl(piece, options, pieces.grid)]), units, stop=deadline.passed
     )
     for index, item in stream:
-        if item == STOPPED or deadline.passed():
+        if item is STOPPED or deadline.passed():
             stream.close()  # the workers are ended with the stream
             raise OutOfTimeError(f"making the pieces' meshes ({len(found)} of {total} made)")
         if isinstance(item, bytes):
             found[index] = item
-        elif isinstance(item, str) and item != DONE:
+        elif isinstance(item, str):  # the one-line refusal of a piece the gap cuts apart
             raise GapTooWide(item)
     return [found[index] for index in range(total)]
 

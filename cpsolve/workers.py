@@ -37,6 +37,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
+from enum import Enum
 from typing import TYPE_CHECKING, Any, Final
 
 from cpsolve.errors import CpsolveError, Terminated, printable
@@ -46,7 +47,31 @@ if TYPE_CHECKING:  # multiprocessing and logging are imported by the runs that s
     from multiprocessing.process import BaseProcess
 
 LOCAL: Final = "local"  # --cluster local: a Dask LocalCluster on this machine
-DONE: Final = "done"  # the item that says a unit's task has ended
+
+
+class Signal(Enum):
+    """What a stream says beside the items of its units' tasks: a unit's task has ended (DONE),
+    units were added to the stream's list after the given one (GREW), the stream was ended by its
+    `stop` (STOPPED, index -1: a cancelled job). Compared by identity (`item is DONE`): an item of
+    a task may be anything, an array among them, and is never one of these."""
+
+    DONE = "done"
+    GREW = "grew"
+    STOPPED = "stopped"
+
+
+class Sent(Enum):
+    """What a forked worker sends its parent: an item of a unit's task, work it hands back, or a
+    failure (a bug, which the parent raises)."""
+
+    ITEM = "item"
+    MORE = "more"
+    FAILED = "failed"
+
+
+DONE: Final = Signal.DONE
+GREW: Final = Signal.GREW
+STOPPED: Final = Signal.STOPPED
 MAX_WORKERS_PER_CORE = 4  # more forked processes than this per core only share the cores (each holds the model)
 PARENT_CHECK_SECONDS = 0.5
 POLL_SECONDS = 0.1  # how often the parent looks at its workers (and so sees Ctrl-C) while it waits
@@ -59,8 +84,6 @@ MAX_GREETING_FRAMES = 1000
 Task = Callable[..., Iterator[Any]]  # (unit) -> items; where a stream grows, (unit, its worker's Sharing) -> items
 Event = tuple[int, Any]
 Grow = Callable[[Any, Any], list[Any]]  # (a running unit, what it hands back) -> the new units
-GREW: Final = "grew"  # the item that says units were added to the stream's list (after the given unit)
-STOPPED: Final = "stopped"  # the last item of a stream ended by its `stop` (index -1): a cancelled job
 Stop = Callable[[], bool]  # asked while a stream waits for its workers: True ends it
 
 
@@ -161,7 +184,7 @@ class Threaded(Workers):
                 elif index == THREAD_FAILED:
                     raise RuntimeError(f"a search thread failed: {type(item).__name__}: {item}") from item
                 else:
-                    ended += item == DONE
+                    ended += item is DONE
                     yield index, item
         finally:
             self.halt.set()
@@ -228,7 +251,7 @@ class Forked(Workers):
 
         context = multiprocessing.get_context("fork")
         todo: multiprocessing.Queue[tuple[int, Any] | None] = context.Queue()
-        results: multiprocessing.Queue[tuple[str, int, Any]] = context.Queue()
+        results: multiprocessing.Queue[tuple[Sent, int, Any]] = context.Queue()
         for index in range(len(units)):
             todo.put((index, None))  # a worker has the units there are now: the fork copied them
         count = max(1, min(self.workers, len(units)) if grow is None else self.workers)  # units may come
@@ -256,15 +279,15 @@ class Forked(Workers):
                         return
                     continue
                 kind, index, item = message
-                if kind == "failed":
+                if kind is Sent.FAILED:
                     raise RuntimeError(f"a worker failed: {item}")
-                if kind == "more" and grow is not None:
+                if kind is Sent.MORE and grow is not None:
                     for unit in grow(units[index], item):
                         units.append(unit)
                         todo.put((len(units) - 1, unit))
                     yield index, GREW
                     continue
-                ended += item == DONE
+                ended += item is DONE
                 yield index, item
         finally:
             _stop(processes)
@@ -302,14 +325,14 @@ class Sharing:
     def give(self, work: list[Any]) -> None:
         """Hand `work` back (the stream's `grow` makes units of it); the caller no longer does it."""
         self.hunger.add(self.hunger.queued, len(work))
-        self.results.put(("more", self.index, work))
+        self.results.put((Sent.MORE, self.index, work))
 
 
 def _serve(
     task: Task,
     units: Sequence[Any],
     todo: multiprocessing.Queue[tuple[int, Any] | None],
-    results: multiprocessing.Queue[tuple[str, int, Any]],
+    results: multiprocessing.Queue[tuple[Sent, int, Any]],
     parent: int,
     hunger: Hunger | None,
 ) -> None:
@@ -327,10 +350,10 @@ def _serve(
             if sharing is not None:
                 sharing.index = index
             for item in task(unit) if sharing is None else task(unit, sharing):
-                results.put(("item", index, item))
-            results.put(("item", index, DONE))
+                results.put((Sent.ITEM, index, item))
+            results.put((Sent.ITEM, index, DONE))
     except Exception as error:  # a bug, reported to the parent, which raises it
-        results.put(("failed", index, f"{type(error).__name__}: {error}"))
+        results.put((Sent.FAILED, index, f"{type(error).__name__}: {error}"))
 
 
 def _next_unit(todo: multiprocessing.Queue[tuple[int, Any] | None], hunger: Hunger | None) -> tuple[int, Any] | None:
@@ -359,8 +382,8 @@ def _start(processes: Sequence[BaseProcess]) -> None:
 
 
 def _receive(
-    results: multiprocessing.Queue[tuple[str, int, Any]], processes: Sequence[BaseProcess], every_stays: bool = False
-) -> tuple[str, int, Any] | None:
+    results: multiprocessing.Queue[tuple[Sent, int, Any]], processes: Sequence[BaseProcess], every_stays: bool = False
+) -> tuple[Sent, int, Any] | None:
     """The next message, or None after a short wait (so Ctrl-C and the clock are seen). Where the
     workers wait for more units until the stream ends them (`every_stays`), one that has ended
     died: its unit would never end, and the others would wait for ever."""

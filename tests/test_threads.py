@@ -85,8 +85,8 @@ def test_a_later_thread_waits_its_stagger_unless_the_stream_ends() -> None:
         yield threading.current_thread().name
 
     events = list(runners.stream(where, [1, 2, 3, 4]))
-    assert {item for _, item in events if item != DONE} == {"cpsolve search 0"}
-    assert sorted(at for at, item in events if item == DONE) == [0, 1, 2, 3]
+    assert {item for _, item in events if item is not DONE} == {"cpsolve search 0"}
+    assert sorted(at for at, item in events if item is DONE) == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize(

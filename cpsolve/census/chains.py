@@ -497,10 +497,10 @@ def _run(
     try:
         task = functools.partial(_walk_task, box, deadline)
         for index, item in place.stream(task, todo, stop=deadline.passed):
-            if item is None or (isinstance(item, str) and item == STOPPED):
+            if item is None or item is STOPPED:
                 stopped = StopReason.of_deadline(deadline)
                 break
-            if isinstance(item, str) and item == DONE:
+            if item is DONE:
                 continue
             if book is not None:
                 book.record(todo[index].id, item)

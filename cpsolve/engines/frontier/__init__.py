@@ -55,8 +55,6 @@ from cpsolve.workers import DONE, STOPPED, Sharing
 
 FRONTIER = "frontier"  # the counter's name, as --engine takes it with --count-only
 PARTS_PER_WORKER = 8  # parts of a count per process, as for a listing search (cpsolve.parts)
-COUNTED = "counted"
-TOO_WIDE = "too wide"
 # Sub-problems past which a count `auto` chose gives way to listing: the widest level of the
 # shipped counts is under a million (6x4x4 T-tetracubes 0.42-0.78 million), while BurrTools'
 # AlPackino, listed in 0.1 s, held 10.8 million at its 13th of 180 cells when it stopped at the
@@ -204,14 +202,37 @@ class Counter:
         return problem.count(start, deadline, unit.max_bytes, on_level)
 
 
-def count_items(counter: Counter, unit: CountUnit, *, deadline: Deadline) -> Iterator[Any]:
+@dataclass(frozen=True)
+class Counted:
+    """A unit's item: its count."""
+
+    count: int
+
+
+@dataclass(frozen=True)
+class TooWide:
+    """A unit's item: its frontier held more sub-problems than the memory allows (at `cell` of `cells`)."""
+
+    cell: int
+    cells: int
+    states: int
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A unit's item: it stopped before its end (the time limit, a cancel)."""
+
+    reason: str
+
+
+def count_items(counter: Counter, unit: CountUnit, *, deadline: Deadline) -> Iterator[Counted | TooWide | Stopped]:
     """One unit counted: ("counted", n), or why it stopped (a reason, or the frontier that did not fit)."""
     try:
-        yield COUNTED, counter.count(unit, deadline)
+        yield Counted(counter.count(unit, deadline))
     except OutOfTimeError:
-        yield str(StopReason.of_deadline(deadline))
+        yield Stopped(str(StopReason.of_deadline(deadline)))
     except FrontierTooWide as wide:
-        yield TOO_WIDE, wide.cell, wide.cells, wide.states
+        yield TooWide(wide.cell, wide.cells, wide.states)
 
 
 def count_on_dask(unit: CountUnit, *, time_limit: float | None) -> Iterator[Any]:
@@ -357,21 +378,21 @@ class FrontierCount(Enumeration, Counting):
             task = self._task()
             for index, item in runners.stream(task, [unit for _, unit in todo], stop=self.deadline.passed):
                 number, unit = todo[index]
-                if item == DONE:
+                if item is DONE:
                     continue
-                if item == STOPPED:
+                if item is STOPPED:
                     self.stopped_by = StopReason.of_deadline(self.deadline)
                     return
-                if item[0] == COUNTED:
-                    self._merge(number, item[1], partial)
+                if isinstance(item, Counted):
+                    self._merge(number, item.count, partial)
                     if checkpoint is not None:
-                        checkpoint.record_count(unit.id, item[1])
+                        checkpoint.record_count(unit.id, item.count)
                     progress.parts(sum(self.parts_counted.values()), len(numbered))
-                elif item[0] == TOO_WIDE:
-                    self._too_wide(*item[1:])
+                elif isinstance(item, TooWide):
+                    self._too_wide(item.cell, item.cells, item.states)
                     return
                 else:
-                    self.stopped_by = StopReason(item)
+                    self.stopped_by = StopReason(item.reason)
                     return
                 if self.deadline.passed():
                     self.stopped_by = StopReason.of_deadline(self.deadline)

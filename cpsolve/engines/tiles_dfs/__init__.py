@@ -336,7 +336,7 @@ class TilesSearch:
         found: list[tuple[int, int, list[Solution]]] = []  # (round, order, its solution)
         try:
             for index, item in stream:
-                if item == DONE:
+                if item is DONE:
                     reported[index] = sys.maxsize  # it found one (reported before) or the part has none
                     continue
                 rounds, order, solutions, steps, exhausted = item
