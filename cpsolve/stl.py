@@ -61,12 +61,6 @@ from cpsolve.workers import STOPPED, Forked, cores, fork_available
 NECK_RADIUS = 0.25  # of a ball piece's necks, in ball diameters: clear of every other piece's balls (docs/pictures.md)
 BALL_SEGMENTS = 32  # a ball's mesh: a geodesic sphere this many segments round (512 triangles)
 NECK_SEGMENTS = 24  # points round each end of a neck
-UNIT_NAMES = {"cube": "a cube's side", "sphere": "a ball's diameter", "prism": "a prism's edge"}
-
-
-def unit_name(grid: Grid) -> str:
-    """What `--stl-unit` measures on the grid: its cells' unit edge (cpsolve.grids.solids.real)."""
-    return UNIT_NAMES.get(grid.name, f"the side of the cube the {grid.name} grid cuts up")
 
 
 @dataclass(frozen=True)
@@ -80,12 +74,12 @@ class StlOptions:
 
     def check(self, grid: Grid = CUBE) -> None:
         """Refuse sizes a printer cannot take on the grid, in one line."""
-        cell = unit_name(grid)
+        cell = grid.unit_name
         if not MIN_UNIT_MM <= self.unit <= MAX_UNIT_MM:  # inf and nan too: vertices a printer can take
             raise CpsolveError(
                 f"--stl-unit: {cell} in millimetres, from {MIN_UNIT_MM:g} to {MAX_UNIT_MM:g}, not {self.unit}"
             )
-        if grid.name == "sphere":  # a ball at least as thick as its necks
+        if grid.balls:  # a ball at least as thick as its necks
             most = self.unit * (1 - 2 * NECK_RADIUS)
             if not 0 <= self.gap < most:
                 raise CpsolveError(
@@ -109,7 +103,7 @@ def piece_mesh(cells: Sequence[Cell], options: StlOptions = StlOptions(), grid: 
     """The piece's surface: vertices (millimetres, float64, n x 3) and triangles (int64, m x 3,
     each wound counter-clockwise seen from outside)."""
     if grid is not CUBE:
-        solid = _balls(cells, grid, options) if grid.name == "sphere" else _solids(cells, grid, options)
+        solid = _balls(cells, grid, options) if grid.balls else _solids(cells, grid, options)
         mesh = solid.to_mesh64()
         return np.asarray(mesh.vert_properties, np.float64)[:, :3] * options.unit, np.asarray(mesh.tri_verts, np.int64)
     inside = set(cells)
@@ -134,9 +128,9 @@ def _solids(cells: Sequence[Cell], grid: Grid, options: StlOptions) -> Any:
     """A piece of convex cells (in grid units): their hulls fused, eroded by half the gap."""
     import manifold3d
 
-    kinds = [solids.solid(grid, kind) for kind in solids.cell_kinds(grid)]  # each kind's faces
+    kinds = [grid.solid(kind) for kind in grid.cell_kinds()]  # each kind's faces
     points = [np.array([corner for face in faces for corner in face]) for faces in kinds]
-    placed = solids.placed_cells(grid, cells)
+    placed = grid.placed_cells(cells)
     hulls = [manifold3d.Manifold.hull_points(points[kind] + origin) for kind, origin in placed]
     piece = manifold3d.Manifold.batch_boolean(hulls, manifold3d.OpType.Add)
     if not options.gap:
@@ -152,7 +146,7 @@ def _balls(cells: Sequence[Cell], grid: Grid, options: StlOptions) -> Any:
     NECK_RADIUS between each two that touch (their centres one apart)."""
     import manifold3d
 
-    centres = solids.real(grid, np.asarray(cells, np.int64))
+    centres = grid.real(np.asarray(cells, np.int64))
     radius = solids.BALL_RADIUS - options.gap / 2 / options.unit
     parts = [manifold3d.Manifold.sphere(radius, BALL_SEGMENTS).translate(tuple(centre)) for centre in centres.tolist()]
     for first, second in _touching(centres):

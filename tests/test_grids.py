@@ -27,7 +27,6 @@ from cpsolve.cli import app
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, GRIDS, Grid, grid_named
 from cpsolve.grids import base as grid_base
-from cpsolve.grids.solids import cell_kinds, kind_period, real, solid
 from cpsolve.models.packing import placements
 from cpsolve.run import RunOptions
 
@@ -439,8 +438,8 @@ def test_the_solids_of_a_grid_fill_space_once(name: str) -> None:
     """The solids of one period of cells, faces turned outward, add up to the period's volume:
     none turned inside out, none missing (the pictures draw these)."""
     grid = grid_named(name)
-    period = kind_period(grid)
-    kinds = cell_kinds(grid)
+    period = grid.kind_period
+    kinds = grid.cell_kinds()
 
     def volume(faces: list[list[tuple[float, float, float]]]) -> float:
         total = 0.0
@@ -450,9 +449,9 @@ def test_the_solids_of_a_grid_fill_space_once(name: str) -> None:
                 total += float(np.dot(first, np.cross(np.array(second), np.array(third)))) / 6
         return total
 
-    volumes = [volume(solid(grid, kind)) for kind in kinds]
+    volumes = [volume(grid.solid(kind)) for kind in kinds]
     assert min(volumes) > 0
-    assert sum(volumes) == pytest.approx(float(np.prod(real(grid, [period])[0])))
+    assert sum(volumes) == pytest.approx(float(np.prod(grid.real([period])[0])))
 
 
 def test_a_solved_grid_puzzle_is_written_without_assemblies_and_says_so(tmp_path: Path) -> None:

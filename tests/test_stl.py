@@ -252,8 +252,8 @@ def solid_volume(faces: list[solids.Face]) -> float:
 
 
 def cells_volume(grid: Grid, cells: list[Cell]) -> float:
-    volumes = [solid_volume(solids.solid(grid, kind)) for kind in solids.cell_kinds(grid)]
-    return sum(volumes[kind] for kind, _ in solids.placed_cells(grid, cells))
+    volumes = [solid_volume(grid.solid(kind)) for kind in grid.cell_kinds()]
+    return sum(volumes[kind] for kind, _ in grid.placed_cells(cells))
 
 
 GRID_FILES = [
@@ -319,7 +319,7 @@ def test_a_gap_moves_every_face_of_a_convex_cell_in_by_half_of_it(grid_name: str
     grid = grid_named(grid_name)
     mesh = mesh_of([cell], gap=0.6, grid=grid)
     assert_closed(mesh)
-    whole = solid_volume(solids.solid(grid, cell)) * 1000
+    whole = solid_volume(grid.solid(cell)) * 1000
     scale = (inradius - 0.03) / inradius  # half the gap, in units of 10 mm
     if grid_name == "prism":
         assert mesh.volume == pytest.approx(whole * scale**2 * (10 - 0.6) / 10)  # type: ignore[attr-defined]
@@ -338,7 +338,7 @@ def test_ball_pieces_are_their_balls_joined_by_necks() -> None:
         mesh = mesh_of(cells, grid=grid)
         assert_closed(mesh)
         assert bodies(mesh.faces.tolist()) == 1  # type: ignore[attr-defined]
-        centres = solids.real(grid, np.asarray(cells))
+        centres = grid.real(np.asarray(cells))
         distances = np.linalg.norm(centres[:, None] - centres[None], axis=2)
         necks = int(np.isclose(distances, 1).sum()) // 2
         neck = np.pi * (NECK_RADIUS * 10) ** 2 * 10  # a neck from centre to centre, at most
@@ -372,7 +372,7 @@ def test_run_writes_ball_pieces_that_fill_the_pyramid(tmp_path: Path) -> None:
     for mesh in meshes:
         assert_closed(mesh)
     grid, pieces = solved_pieces(SPECS / "kanoodle_pyramid.yaml", None)
-    centres = solids.real(grid, np.asarray([cell for cells in pieces for cell in cells])) * 10
+    centres = grid.real(np.asarray([cell for cells in pieces for cell in cells])) * 10
     assert len(centres) == 55
     lows = np.min([mesh.bounds[0] for mesh in meshes], axis=0)
     highs = np.max([mesh.bounds[1] for mesh in meshes], axis=0)

@@ -15,6 +15,7 @@ to the first ball; `image` does the same.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,8 @@ import numpy as np
 
 from cpsolve.geometry import Cell, Colour, ColouredShape, Shape, cell_array, distinct_images, encoded, per_axis
 from cpsolve.limits import NO_DEADLINE, Deadline
+
+from . import solids
 
 # Cell images made at once when a target's symmetries are looked for (transformations x cells):
 # a batch of them is about 25 MB per coordinate array.
@@ -119,10 +122,49 @@ class Grid:
     # axis) are neighbours of the grid, or on the prism grid of one of the two triangles, which
     # only narrows which placements it looks at first (every placement is still checked whole)
     box_layout: bool = False
+    # how its cells look (cpsolve.grids.solids): cells whose coordinates agree modulo kind_period
+    # are the same solid, moved; `balls`: its cells are balls, touching at one point, drawn and
+    # printed as balls (joined by necks in a printed piece) rather than as solids with faces
+    kind_period: Cell = (1, 1, 1)
+    balls: bool = False
+    # what --stl-unit measures on this grid (its cells' unit edge in `real`)
+    unit_name: str = "a cube's side"
 
     @functools.cached_property
     def transforms(self) -> tuple[Transform, ...]:
         return self._transforms()
+
+    def real(self, cells: Any) -> Any:
+        """Where cells lie in space, unit edges (a ball's centre, a cube's low corner): linear in
+        the cell coordinates."""
+        return np.asarray(cells, np.float64).reshape(-1, 3)
+
+    def solid(self, kind: Cell) -> list[solids.Face]:
+        """The faces of the cell `kind` (a cell with coordinates below kind_period) in real space,
+        each counter-clockwise seen from outside."""
+        return solids.box()
+
+    def cell_kinds(self) -> list[Cell]:
+        """The cells of one kind period: every cell's solid is one of theirs, moved."""
+        period = self.kind_period
+        kinds = itertools.product(range(period[0]), range(period[1]), range(period[2]))
+        return [kind for kind in kinds if self.is_cell(kind)]
+
+    def placed_cells(self, cells: Sequence[Sequence[int]]) -> list[tuple[int, solids.Point]]:
+        """Per cell, the number of its kind (in `cell_kinds`) and the point the kind's solid moves
+        to (a ball's centre, kind 0, where the cells are balls)."""
+        if not cells:
+            return []
+        array = np.asarray([cell[:3] for cell in cells], np.int64)
+        if self.balls:
+            return [(0, (c[0], c[1], c[2])) for c in self.real(array).tolist()]
+        number = {kind: n for n, kind in enumerate(self.cell_kinds())}
+        kinds = array % np.asarray(self.kind_period, np.int64)
+        origins = self.real(array - kinds).tolist()
+        return [
+            (number[(int(k[0]), int(k[1]), int(k[2]))], (o[0], o[1], o[2]))
+            for k, o in zip(kinds.tolist(), origins, strict=True)
+        ]
 
     def _transforms(self) -> tuple[Transform, ...]:
         raise NotImplementedError

@@ -14,6 +14,7 @@ import numpy as np
 
 from cpsolve.geometry import Cell
 
+from . import solids
 from .base import Grid, Step, Transform, closure, transforms_of
 
 TURN = ((0, -1, 0), (1, 1, 0), (0, 0, 1))  # 60 degrees about the prism axis
@@ -55,10 +56,18 @@ class PrismGrid(Grid):
     title = "triangular prisms"
     parity_axes = (0, 1)
     box_layout = True
+    kind_period = (2, 2, 1)
+    unit_name = "a prism's edge"
     caption = (
         "layers of triangles from z=0 up; in each, row y=0 first, x left to right, triangles alternating"
         " (x + y even: pointing to row y + 1)"
     )
+
+    def real(self, cells: Any) -> Any:
+        return np.asarray(cells, np.float64).reshape(-1, 3) * np.array([0.5, solids.HEIGHT, 1.0])
+
+    def solid(self, kind: Cell) -> list[solids.Face]:
+        return solids.triangle_prism(kind)
 
     def _transforms(self) -> tuple[Transform, ...]:
         return transforms_of(closure([np.array(TURN), np.array(FLIP), np.array(MIRROR)]))

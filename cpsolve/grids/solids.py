@@ -1,9 +1,10 @@
-"""How a grid's cells look: each cell's solid in real space (unit edges), for the page and the PNG.
+"""How a grid's cells look: the solids each grid's cells are (a grid says which: `Grid.solid`,
+`Grid.real`, `Grid.kind_period`, `Grid.balls`), for the page, the PNG and the STL meshes.
 
 Cells of a grid repeat: a cell's solid is the solid of its `kind` (its coordinates modulo the
-grid's `kind_period`) moved by `real(cell - kind)`, since `real` is linear. So a picture carries
-the faces of each kind once and, per cell, a kind and an origin. Faces are listed with their
-corners counter-clockwise seen from outside, so a drawing can tell the faces turned away.
+grid's `kind_period`) moved by `grid.real(cell - kind)`, since `real` is linear. So a picture
+carries the faces of each kind once and, per cell, a kind and an origin. Faces are listed with
+their corners counter-clockwise seen from outside, so a drawing can tell the faces turned away.
 Spheres are drawn as balls (`BALL_RADIUS`), not faces.
 """
 
@@ -18,40 +19,30 @@ import numpy as np
 
 from cpsolve.geometry import Cell
 
-from .base import Grid
-
 Point = tuple[float, float, float]
 Face = list[Point]
 BALL_RADIUS = 0.5  # touching balls are one unit apart
 HEIGHT = math.sqrt(3) / 2  # of a triangle of unit sides
 
 
-def real(grid: Grid, cells: Any) -> Any:
-    """Where cells lie in space, unit edges (a ball's centre, a cube's low corner): linear in the
-    cell coordinates."""
-    cells = np.asarray(cells, np.float64).reshape(-1, 3)
-    if grid.name == "prism":
-        return cells * np.array([0.5, HEIGHT, 1.0])
-    if grid.name == "sphere":
-        return cells * math.sqrt(0.5)
-    return cells / np.asarray(grid.period, np.float64) if grid.name in ("rhombic", "tetra-octa") else cells
+def triangle_prism(cell: Cell) -> list[Face]:
+    """The prism grid's cell `cell` (below its kind period): the triangle of its layer, a unit high."""
+    return _prism(_triangle(cell))
 
 
-def kind_period(grid: Grid) -> Cell:
-    """Cells whose coordinates agree modulo this have the same solid, moved."""
-    return {"prism": (2, 2, 1), "rhombic": (5, 5, 5), "tetra-octa": (6, 6, 6)}.get(grid.name, (1, 1, 1))
-
-
-def solid(grid: Grid, kind: Cell) -> list[Face]:
-    """The faces of the cell `kind` (a cell with coordinates below kind_period) in real space."""
-    if grid.name == "prism":
-        corners = _triangle(kind)
-        return _prism(corners)
-    if grid.name == "rhombic":
-        return _tetrahedron(_rhombic_corners(kind))
-    if grid.name == "tetra-octa":
-        return _tetrahedron(_tetra_octa_corners(kind))
+def box() -> list[Face]:
+    """The cube grid's cell: the unit cube."""
     return _box()
+
+
+def rhombic_part(kind: Cell) -> list[Face]:
+    """The rhombic grid's cell `kind`: a tetrahedron of a cube cut by its six diagonal planes."""
+    return _tetrahedron(_rhombic_corners(kind))
+
+
+def tetra_octa_part(kind: Cell) -> list[Face]:
+    """The tetra-octa grid's cell `kind`: a tetrahedron of a 3x3x3 block's cube."""
+    return _tetrahedron(_tetra_octa_corners(kind))
 
 
 def _triangle(cell: Cell) -> list[tuple[float, float]]:
@@ -139,31 +130,7 @@ def _outward(faces: list[Face]) -> list[Face]:
 
 def face_normal(face: Face) -> Any:
     """The unit normal of a flat face, by the right hand round its corners (outward for the
-    faces of `solid`)."""
+    faces of a grid's `solid`)."""
     corners = np.asarray(face, np.float64)
     normal = np.cross(corners[1] - corners[0], corners[2] - corners[0])
     return normal / np.linalg.norm(normal)
-
-
-def cell_kinds(grid: Grid) -> list[Cell]:
-    """The cells of one period: every cell's solid is one of theirs, moved."""
-    period = kind_period(grid)
-    kinds = itertools.product(range(period[0]), range(period[1]), range(period[2]))
-    return [kind for kind in kinds if grid.is_cell(kind)]
-
-
-def placed_cells(grid: Grid, cells: Sequence[Sequence[int]]) -> list[tuple[int, Point]]:
-    """Per cell, the number of its kind (in `cell_kinds`) and the point the kind's solid moves to
-    (on the sphere grid the ball's centre, kind 0)."""
-    if not cells:
-        return []
-    array = np.asarray([cell[:3] for cell in cells], np.int64)
-    if grid.name == "sphere":
-        return [(0, _point(centre)) for centre in real(grid, array).tolist()]
-    number = {kind: n for n, kind in enumerate(cell_kinds(grid))}
-    kinds = array % np.asarray(kind_period(grid), np.int64)
-    origins = real(grid, array - kinds)
-    return [
-        (number[(int(k[0]), int(k[1]), int(k[2]))], _point(origin))
-        for k, origin in zip(kinds.tolist(), origins.tolist(), strict=True)
-    ]

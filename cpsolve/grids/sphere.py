@@ -11,12 +11,14 @@ how a flat piece of a square layer also lies in the slanted planes of a pyramid.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
 
 from cpsolve.geometry import Cell
 
+from . import solids  # noqa: F401  (the shapes a grid's cells are: balls here)
 from .base import Grid, Transform, transforms_of
 
 SCALE = 3
@@ -53,6 +55,8 @@ class SphereGrid(Grid):
     lands_always = False
     fewest_first = True
     box_layout = True
+    balls = True
+    unit_name = "a ball's diameter"
     caption = (
         "square layers of balls from the bottom up, each ball above the hollow between four below;"
         " in each, row 0 first, column 0 left"
@@ -62,6 +66,9 @@ class SphereGrid(Grid):
         for dx, dy, dz in itertools.product((-1, 0, 1), repeat=3)
         if abs(dx) + abs(dy) + abs(dz) == 2  # the 12 touching balls
     )
+
+    def real(self, cells: Any) -> Any:
+        return np.asarray(cells, np.float64).reshape(-1, 3) * math.sqrt(0.5)
 
     def _transforms(self) -> tuple[Transform, ...]:
         return transforms_of(_turns(), SCALE)

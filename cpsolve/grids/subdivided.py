@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from cpsolve.geometry import ISOMETRIES
+from cpsolve.geometry import ISOMETRIES, Cell
 
+from . import solids
 from .base import Grid, Transform, transforms_of
 
 
@@ -29,6 +30,9 @@ class SubdividedGrid(Grid):
 
     def _transforms(self) -> tuple[Transform, ...]:
         return transforms_of([iso.matrix for iso in ISOMETRIES])
+
+    def real(self, cells: Any) -> Any:
+        return np.asarray(cells, np.float64).reshape(-1, 3) / np.asarray(self.period, np.float64)
 
     def frame(self, cells: Any) -> Any:
         return 2 * np.asarray(cells, np.int64).reshape(-1, 3) + 1
@@ -43,6 +47,11 @@ class RhombicGrid(SubdividedGrid):
     title = "rhombic dodecahedra (24 tetrahedra a cube)"
     cell_rule = "each coordinate taken mod 5 and folded (4 -> 0, 3 -> 1) must give 0, 1 and 2 once each"
     period = (5, 5, 5)
+    kind_period = (5, 5, 5)
+    unit_name = "the side of the cube the rhombic grid cuts up"
+
+    def solid(self, kind: Cell) -> list[solids.Face]:
+        return solids.rhombic_part(kind)
 
     def cell_mask(self, cells: Any) -> Any:
         offsets = np.asarray(cells, np.int64).reshape(-1, 3) % 5
@@ -60,6 +69,11 @@ class TetraOctaGrid(SubdividedGrid):
     )
     period = (3, 3, 3)
     parity_axes = (0, 1, 2)
+    kind_period = (6, 6, 6)
+    unit_name = "the side of the cube the tetra-octa grid cuts up"
+
+    def solid(self, kind: Cell) -> list[solids.Face]:
+        return solids.tetra_octa_part(kind)
 
     def cell_mask(self, cells: Any) -> Any:
         cells = np.asarray(cells, np.int64).reshape(-1, 3)

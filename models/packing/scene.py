@@ -8,7 +8,7 @@ from typing import Any
 from cpsolve.colours import copy_shade, palette
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid
-from cpsolve.grids.solids import BALL_RADIUS, cell_kinds, placed_cells, real, solid
+from cpsolve.grids.solids import BALL_RADIUS
 from cpsolve.symmetry import Solution
 
 from ..base import PuzzleModel
@@ -75,7 +75,7 @@ def _plan(grid: Grid, plan: Sequence[Mapping[str, Any]], labels: Sequence[str]) 
     steps = []
     for move in plan:
         shift = vector[move["direction"]]
-        offset = real(grid, [shift, (0, 0, 0)])
+        offset = grid.real([shift, (0, 0, 0)])
         words = Move(tuple(move["pieces"]), move["direction"], shift, move["distance"]).describe()
         steps.append(
             {
@@ -91,16 +91,16 @@ def _plan(grid: Grid, plan: Sequence[Mapping[str, Any]], labels: Sequence[str]) 
 def _grid_scene(grid: Grid) -> dict[str, Any]:
     """What a drawing needs of a grid other than cubes: each kind of cell's faces (balls on the
     sphere grid) in real space, unit edges (cpsolve.grids.solids)."""
-    if grid.name == "sphere":
+    if grid.balls:
         return {"grid": grid.name, "ball": BALL_RADIUS, "solids": []}
-    return {"grid": grid.name, "ball": 0, "solids": [solid(grid, kind) for kind in cell_kinds(grid)]}
+    return {"grid": grid.name, "ball": 0, "solids": [grid.solid(kind) for kind in grid.cell_kinds()]}
 
 
 def _solids(grid: Grid, cubes: Sequence[Sequence[int]], empty: Sequence[Cell]) -> dict[str, Any]:
     """Per cell [kind, origin x, y, z, unit]: the kind's solid (or ball) moved to the origin."""
 
     def rows(cells: Sequence[Sequence[int]]) -> list[list[float]]:
-        return [[float(kind), *(round(v, 4) for v in origin)] for kind, origin in placed_cells(grid, cells)]
+        return [[float(kind), *(round(v, 4) for v in origin)] for kind, origin in grid.placed_cells(cells)]
 
     return {
         "cells": [[*row, float(cube[3])] for row, cube in zip(rows(cubes), cubes, strict=True)],
