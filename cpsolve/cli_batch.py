@@ -17,46 +17,50 @@ from cpsolve.cli_options import fail, whole_process
 from cpsolve.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH
 from cpsolve.limits import DEFAULT_COUNT_SECONDS, DEFAULT_FIND_ONE_SECONDS, MOST_SECONDS
 
+# bench's own options (its --time-limit is each find-one benchmark's, not a run's)
+Paths = Annotated[
+    list[Path] | None, typer.Argument(metavar="PATH", help="specs or directories of specs [default: puzzle_specs/]")
+]
+FindOneSeconds = Annotated[
+    float,
+    typer.Option("--time-limit", min=0.0, max=MOST_SECONDS, help="seconds for each find-one (--first) benchmark"),
+]
+CountSeconds = Annotated[
+    float,
+    typer.Option(
+        "--count-time-limit",
+        min=0.0,
+        max=MOST_SECONDS,
+        help="seconds for each engine's count; one stopped by it is not compared while another engine's"
+        " count is complete (0: no limit)",
+    ),
+]
+OnlyEngine = Annotated[
+    str | None, typer.Option("--engine", help="only this engine (default: every engine that takes a puzzle)")
+]
+WithPeers = Annotated[
+    bool, typer.Option("--peers", help="also run BurrTools' burrTxt and yass where built (../shared/peers/build.sh)")
+]
+AlsoCounted = Annotated[
+    bool,
+    typer.Option(
+        "--count-only",
+        help="also count each packing the frontier counter takes without listing, its time beside listing's",
+    ),
+]
+
 
 @opt.with_request("workers")
 def bench_command(
     context: typer.Context,
-    paths: Annotated[
-        list[Path] | None,
-        typer.Argument(metavar="PATH", help="specs or directories of specs [default: puzzle_specs/]"),
-    ] = None,
+    paths: Paths = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")] = False,
     slow: Annotated[bool, typer.Option("--slow", help="include specs marked slow: true")] = False,
-    time_limit: Annotated[
-        float,
-        typer.Option("--time-limit", min=0.0, max=MOST_SECONDS, help="seconds for each find-one (--first) benchmark"),
-    ] = DEFAULT_FIND_ONE_SECONDS,
-    count_time_limit: Annotated[
-        float,
-        typer.Option(
-            "--count-time-limit",
-            min=0.0,
-            max=MOST_SECONDS,
-            help="seconds for each engine's count; one stopped by it is not compared while another engine's"
-            " count is complete (0: no limit)",
-        ),
-    ] = DEFAULT_COUNT_SECONDS,
-    engine: Annotated[
-        str | None, typer.Option("--engine", help="only this engine (default: every engine that takes a puzzle)")
-    ] = None,
-    with_peers: Annotated[
-        bool,
-        typer.Option(
-            "--peers", help="also run BurrTools' burrTxt and yass where built (../shared/peers/build.sh) and can"
-        ),
-    ] = False,
-    count_only: Annotated[
-        bool,
-        typer.Option(
-            "--count-only",
-            help="also count each packing the frontier counter takes without listing, its time beside listing's",
-        ),
-    ] = False,
+    time_limit: FindOneSeconds = DEFAULT_FIND_ONE_SECONDS,
+    count_time_limit: CountSeconds = DEFAULT_COUNT_SECONDS,
+    engine: OnlyEngine = None,
+    with_peers: WithPeers = False,
+    count_only: AlsoCounted = False,
     **values: Any,
 ) -> None:
     """Run each puzzle with every engine that can take it; compare counts and times.
@@ -71,24 +75,25 @@ def bench_command(
     from cpsolve.errors import CpsolveError
     from cpsolve.output import BenchPrinter
 
-    targets = paths or [Path("puzzle_specs")]
-    if engine is not None:
-        engines.DEFAULT.check_requested(engine)
-    options = BenchOptions(
-        first_time_limit=time_limit,
-        count_time_limit=count_time_limit or None,
-        include_slow=slow,
-        workers=opt.checked_options(values).workers,
-        engine=None if engine in (None, engines.AUTO) else engine,
-        peers=with_peers,
-        count_only=count_only,
-    )
+    workers = opt.checked_options(values).workers
     printer = None if as_json else BenchPrinter(with_peers, count_only)
     try:
+        if engine is not None:
+            engines.DEFAULT.check_requested(engine)
+        chosen = None if engine in (None, engines.AUTO) else engine
+        options = BenchOptions(
+            first_time_limit=time_limit,
+            count_time_limit=count_time_limit or None,
+            include_slow=slow,
+            workers=workers,
+            engine=chosen,
+            peers=with_peers,
+            count_only=count_only,
+        )
         engines.DEFAULT.load_installed()  # so that no engine's first row pays for importing its libraries
         if whole_process(context):  # as for run: the libraries loaded stay (each puzzle's model is let go)
             gc.freeze()
-        rows = bench(targets, options, on_row=printer)
+        rows = bench(paths or [Path("puzzle_specs")], options, on_row=printer)
     except CpsolveError as error:
         raise fail(error) from None
     if as_json:

@@ -121,40 +121,47 @@ def census_text(summary: dict[str, object], out: Path | None, checkpoint: Path |
     return "\n".join(lines)
 
 
+# the design search's own options
+DesignsFolder = Annotated[Path, typer.Option("--out", metavar="DIR", help="the folder the designs are written to")]
+Pieces = Annotated[int, typer.Option("--pieces", metavar="N", help="how many pieces")]
+Sizes = Annotated[str, typer.Option("--sizes", metavar="MIN-MAX", help="cells per piece, e.g. 8-14")]
+TargetBox = Annotated[str | None, typer.Option("--box", help="the target: a box, x by y by z, e.g. 4x4x4")]
+TargetSpec = Annotated[
+    Path | None, typer.Option("--target", metavar="SPEC", help="the target: that of a packing spec's")
+]
+Goal = Annotated[
+    str, typer.Option("--goal", help="unique: one assembly that comes apart; level: also --level moves or more")
+]
+Level = Annotated[
+    int, typer.Option("--level", metavar="L", help="--goal level: moves to take out the first piece, at least")
+]
+Holes = Annotated[
+    int,
+    typer.Option("--holes", metavar="N", min=0, help="inside cells left empty (room to move: a filled box is level 1)"),
+]
+Designs = Annotated[int, typer.Option("--designs", metavar="N", min=0, help="stop after N new designs (0: no limit)")]
+Seed = Annotated[int, typer.Option("--seed", help="the same seed and workers look at the same candidates")]
+Candidates = Annotated[
+    int | None,
+    typer.Option(
+        "--candidates", metavar="N", min=1, help="each worker checks N candidates at most (reproducible, unlike a time)"
+    ),
+]
+
+
 @opt.with_request("time_limit", "workers", "cluster", workers=1)
 def design_command(
-    out: Annotated[Path, typer.Option("--out", metavar="DIR", help="the folder the designs are written to")],
-    pieces: Annotated[int, typer.Option("--pieces", metavar="N", help="how many pieces")],
-    sizes: Annotated[str, typer.Option("--sizes", metavar="MIN-MAX", help="cells per piece, e.g. 8-14")],
-    box: Annotated[str | None, typer.Option("--box", help="the target: a box, x by y by z, e.g. 4x4x4")] = None,
-    target: Annotated[
-        Path | None, typer.Option("--target", metavar="SPEC", help="the target: that of a packing spec's")
-    ] = None,
-    goal: Annotated[
-        str, typer.Option("--goal", help="unique: one assembly that comes apart; level: also --level moves or more")
-    ] = "unique",
-    level: Annotated[
-        int, typer.Option("--level", metavar="L", help="--goal level: moves to take out the first piece, at least")
-    ] = 2,
-    holes: Annotated[
-        int,
-        typer.Option(
-            "--holes", metavar="N", min=0, help="inside cells left empty (room to move: a filled box is level 1)"
-        ),
-    ] = 0,
-    designs: Annotated[
-        int, typer.Option("--designs", metavar="N", min=0, help="stop after N new designs (0: no limit)")
-    ] = 10,
-    seed: Annotated[int, typer.Option("--seed", help="the same seed and workers look at the same candidates")] = 1,
-    candidates: Annotated[
-        int | None,
-        typer.Option(
-            "--candidates",
-            metavar="N",
-            min=1,
-            help="each worker checks N candidates at most (reproducible, unlike a time)",
-        ),
-    ] = None,
+    out: DesignsFolder,
+    pieces: Pieces,
+    sizes: Sizes,
+    box: TargetBox = None,
+    target: TargetSpec = None,
+    goal: Goal = "unique",
+    level: Level = 2,
+    holes: Holes = 0,
+    designs: Designs = 10,
+    seed: Seed = 1,
+    candidates: Candidates = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as one JSON object")] = False,
     **values: Any,
 ) -> None:
