@@ -8,12 +8,16 @@ cpsolve.cli_options; what a run writes once it is done is its outcome's (cpsolve
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import functools
 import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -285,7 +289,8 @@ def compile_command() -> None:
     except CpsolveError as error:  # the studio's editor needs it; the solver does not
         typer.echo(printable(f"cpsolve compile: {error}"), err=True)
     try:
-        report = native.compile_kernels(load_every_kernel, say=say)
+        with _ticking(say, "still building"):
+            report = native.compile_kernels(functools.partial(load_every_kernel, say=say), say=say)
     except CpsolveError as error:
         raise fail(error) from None
     done = "already built" if report.already else f"built in {report.seconds:.0f} s"
@@ -295,6 +300,26 @@ def compile_command() -> None:
     typer.echo(
         f"{where}: cpsolve's modules byte-compiled" + ("" if complete else " (not every one: a folder is not writable)")
     )
+
+
+@contextlib.contextmanager
+def _ticking(say: Callable[[str], None], doing: str, every: float = 30.0) -> Iterator[None]:
+    """Say `doing` and the seconds so far every `every` seconds while the block runs (a build whose
+    one step, the C compiler's, says nothing for minutes)."""
+    done = threading.Event()
+    started = time.perf_counter()
+
+    def tick() -> None:
+        while not done.wait(every):
+            say(f"{doing}: {time.perf_counter() - started:.0f} s so far")
+
+    ticker = threading.Thread(target=tick, name="cpsolve compile ticker", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        ticker.join()
 
 
 app.command("validate", cls=opt.HelpCommand)(validate_command)

@@ -9,30 +9,49 @@ classifier's orbits).
 
 from __future__ import annotations
 
+import functools
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from cpsolve.engines import DEFAULT, Engines
+from cpsolve.engines import DEFAULT, Engine, Engines
 from cpsolve.engines.frontier import FrontierEngine
 
 
-def load_every_kernel(engines: Engines = DEFAULT) -> None:
-    """Call every compiled kernel in every variant a run may call. Each engine is a new instance,
-    as the registry's may have loaded already (and would then call nothing)."""
+def load_every_kernel(engines: Engines = DEFAULT, say: Callable[[str], None] | None = None) -> None:
+    """Call every compiled kernel in every variant a run may call, saying which as it goes
+    (`say`: numba compiles each as it is first called, half a minute to a few minutes in all).
+    Each engine is a new instance, as the registry's may have loaded already (and would then call
+    nothing)."""
     from cpsolve.census.chains import load_compiled_census
     from cpsolve.counting.classes import load_compiled_orbits
     from cpsolve.disassembly import Disassembler
     from cpsolve.models.packing.placements import load_compiled_fitting
     from cpsolve.models.packing.symmetries import load_compiled_images
 
-    for engine in engines:
-        if engine.required_module == "numba" and engine.installed():
-            type(engine)().load(every_variant=True)
-    FrontierEngine().load()
-    Disassembler(compiled=True).load()
-    load_compiled_fitting()
-    load_compiled_images()
-    load_compiled_orbits()
-    load_compiled_census()
+    steps: list[tuple[str, Callable[[], None]]] = [
+        (f"the {engine.name} engine", functools.partial(_every_variant, engine))
+        for engine in engines
+        if engine.required_module == "numba" and engine.installed()
+    ]
+    steps += [
+        ("the frontier counter", FrontierEngine().load),
+        ("the disassembler", Disassembler(compiled=True).load),
+        ("the placement finder", load_compiled_fitting),
+        ("the symmetry images", load_compiled_images),
+        ("the classifier's orbits", load_compiled_orbits),
+        ("the census walk", load_compiled_census),
+    ]
+    started = time.perf_counter()
+    for number, (what, load) in enumerate(steps, 1):
+        if say is not None:
+            say(f"kernels of {what} ({number} of {len(steps)}, {time.perf_counter() - started:.0f} s so far)")
+        load()
+
+
+def _every_variant(engine: Engine) -> None:
+    """Load a new instance of the engine's type with every variant of its kernels."""
+    type(engine)().load(every_variant=True)
 
 
 def byte_compile_modules() -> tuple[list[Path], bool]:

@@ -19,7 +19,7 @@ from cpsolve.engines.base import Spill
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 
-from .cover_search import SPILL_STEP_BUDGET, found_solutions
+from .cover_search import found_solutions, in_slices
 
 BITSET_KERNEL = "cpsolve.engines.exact_cover.bitset_kernel"
 # placements (bits of a live set) this search takes: 64 words, so that which of them are not empty
@@ -179,16 +179,13 @@ class BitsetSearch:
         found = np.zeros((capacity, self.problem.cells + 1), np.int64)
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
-        if spill is not None:
-            budget = min(budget, SPILL_STEP_BUDGET)
-            spill.begin()
-        depth = 0
-        while depth >= 0:
-            depth, written, steps = search(self.tables, work, depth, budget, found, found_length)
-            yield found_solutions(fixed, self.order[found[:written]], found_length, written), steps
-            if spill is not None and depth >= 0 and spill.due():
-                spill.rest = self._rest(fixed[len(self.problem.forced) :], work, depth)
-                return
+        yield from in_slices(
+            lambda depth, budget: search(self.tables, work, depth, budget, found, found_length),
+            lambda written: found_solutions(fixed, self.order[found[:written]], found_length, written),
+            budget,
+            spill,
+            lambda depth: self._rest(fixed[len(self.problem.forced) :], work, depth),
+        )
 
     def _rest(self, key: Sequence[int], work: tuple[Any, ...], depth: int) -> list[tuple[int, ...]]:
         """The keys of parts that together search exactly what the part of `key` had left when

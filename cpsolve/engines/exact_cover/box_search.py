@@ -23,7 +23,7 @@ from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
 
 from .bits import BIT_OF, NO_COUNTS
-from .cover_search import SPILL_STEP_BUDGET, found_solutions
+from .cover_search import found_solutions, in_slices
 
 BOX_BITS = 128  # two 64-bit words
 MAX_PIECES = 64  # the pieces left are one 64-bit word
@@ -346,18 +346,14 @@ class BoxSearch:
         found = np.zeros((capacity, self.problem.cells + 1), np.int64)
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
-        if spill is not None:
-            budget = min(budget, SPILL_STEP_BUDGET)
-            spill.begin()
-        depth = 0
         try:
-            while depth >= 0:
-                depth, written, steps = search(arguments, work, depth, budget, 0, found, found_length)
-                yield found_solutions(fixed, found, found_length, written), steps
-                if spill is not None and depth >= 0 and spill.due():
-                    spill.rest = self._rest(fixed[len(self.problem.forced) :], work, depth)
-                    if spill.rest is not None:
-                        return
+            yield from in_slices(
+                lambda depth, budget: search(arguments, work, depth, budget, 0, found, found_length),
+                lambda written: found_solutions(fixed, found, found_length, written),
+                budget,
+                spill,
+                lambda depth: self._rest(fixed[len(self.problem.forced) :], work, depth),
+            )
         finally:  # a board kept is one searched to its end, so even a part cut short leaves them true
             if dead_ends is not None:
                 self.__dict__[_KEPT_DEAD_ENDS] = (left_out, dead_ends)

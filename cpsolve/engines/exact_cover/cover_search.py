@@ -6,7 +6,7 @@ groups): cells are bits in the family's fill order and the search fills the lowe
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -81,6 +81,42 @@ def fills_optional(problem: CoverProblem) -> bool:
     columns optional (6 filled) the other way: 131.9 million placements, 14.1 s, against more than
     21 s for a ninth of the solutions."""
     return bool(problem.optional) and len(problem.optional) - problem.most_empty >= FILLED_OPTIONAL
+
+
+# One slice of a compiled search: (the depth it starts at, its budget of placements) -> (the depth
+# it stopped at, -1 once the part is searched; the solutions it wrote; the placements it made)
+SearchSlice = Callable[[int, int], tuple[int, int, int]]
+
+
+def in_slices(
+    search_slice: SearchSlice,
+    solutions_of: Callable[[int], list[Solution]],
+    budget: int,
+    spill: Spill | None = None,
+    rest: Callable[[int], list[tuple[int, ...]] | None] | None = None,
+    between: Callable[[int], None] | None = None,
+) -> Iterator[tuple[list[Solution], int]]:
+    """The one loop of every compiled search (the box, bit-parallel, lowest-cell and
+    fewest-placements searches): slices of at most `budget` placements until the part is searched,
+    each slice's solutions (`solutions_of` the rows it wrote) and placements handed over. With
+    `spill`, the slices are shorter and once it is due the part stops and leaves in `spill.rest`
+    the keys of what it had not searched (`rest` of the depth it stopped at; where that is None it
+    goes on); `between` is called between two slices (a forked worker's hand-back)."""
+    if spill is not None:
+        budget = min(budget, SPILL_STEP_BUDGET)
+        spill.begin()
+    depth = 0
+    while depth >= 0:
+        depth, written, steps = search_slice(depth, budget)
+        yield solutions_of(written), steps
+        if depth < 0:
+            return
+        if spill is not None and rest is not None and spill.due():
+            spill.rest = rest(depth)
+            if spill.rest is not None:
+                return
+        if between is not None:
+            between(depth)
 
 
 def found_solutions(forced: list[int], found: Any, found_length: Any, written: int) -> list[Solution]:
@@ -249,13 +285,11 @@ class CoverSearch:
         found = np.zeros((capacity, most_atoms), np.int64)
         found_length = np.zeros(capacity, np.int64)
         fixed = list(forced)
-        depth = 0
         budget = max(1, budget * BUDGET_WORDS // max(BUDGET_WORDS, board.shape[0]))
-        if spill is not None:
-            budget = min(budget, SPILL_STEP_BUDGET)
-            spill.begin()
-        while depth >= 0:
-            depth, written, steps = search(
+        counts = (self.atom_must, self.volume) if self.problem.optional else (NO_COUNTS, NO_COUNTS)
+
+        def search_slice(depth: int, budget: int) -> tuple[int, int, int]:
+            result: tuple[int, int, int] = search(
                 self.masks,
                 problem.atom_piece,
                 starts,
@@ -279,14 +313,17 @@ class CoverSearch:
                 budget,
                 found,
                 found_length,
-                *((self.atom_must, self.volume) if self.problem.optional else (NO_COUNTS, NO_COUNTS)),
+                *counts,
             )
-            yield found_solutions(fixed, found, found_length, written), steps
-            if spill is not None and depth >= 0 and spill.due():
-                key = fixed[len(problem.forced) :]
-                spill.rest = self._lowest_rest(key, starts, candidates, boards, cells, positions, chosen, depth)
-                if spill.rest is not None:
-                    return
+            return result
+
+        def rest(depth: int) -> list[tuple[int, ...]] | None:
+            key = fixed[len(problem.forced) :]
+            return self._lowest_rest(key, starts, candidates, boards, cells, positions, chosen, depth)
+
+        yield from in_slices(
+            search_slice, lambda written: found_solutions(fixed, found, found_length, written), budget, spill, rest
+        )
 
     def _lowest_rest(
         self,
@@ -537,22 +574,22 @@ class CoverSearch:
         columns = self.problem.cells + len(self.least)  # each placement's choice scans them all
         budget = max(1, budget * BUDGET_COLUMNS // max(BUDGET_COLUMNS, columns))
         step = budget if sharing is None else min(budget, SHARING_STEP_BUDGET)
-        if spill is not None:
-            step = min(step, SPILL_STEP_BUDGET)
-            spill.begin()  # the part's tables are made (on a 9x9x9 design 0.03 s): its search starts
-        depth = 0
-        while depth >= 0:
-            depth, written, steps = self._fewest_slice(start, levels, depth, step)
-            yield found_solutions(start.held, levels.found, levels.found_length, written), steps
-            if spill is not None and depth >= 0 and spill.due():
-                rest = self._rest(start, levels, depth)
-                if rest is not None:
-                    spill.rest = rest
-                    return
-            if sharing is not None and depth >= 0 and sharing.wanted():
+
+        def hand_back(depth: int) -> None:
+            if sharing is not None and sharing.wanted():
                 keys = self._hand_back(start, levels, depth)
                 if keys:
                     sharing.give(keys)
+
+        # with `spill`, its clock starts once the part's tables are made (on a 9x9x9 design 0.03 s)
+        yield from in_slices(
+            lambda depth, budget: self._fewest_slice(start, levels, depth, budget),
+            lambda written: found_solutions(start.held, levels.found, levels.found_length, written),
+            step,
+            spill,
+            lambda depth: self._rest(start, levels, depth),
+            hand_back if sharing is not None else None,
+        )
 
     def _rest(self, start: _FewestStart, levels: _FewestLevels, depth: int) -> list[tuple[int, ...]] | None:
         """The keys of parts that together search exactly what the part had left when its slice
