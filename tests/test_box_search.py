@@ -639,7 +639,9 @@ def test_the_finer_parts_of_a_kept_atom_take_up_each_others_dead_ends() -> None:
             placements[shared] += enumeration.steps
         assert len(found) == 2339
     assert placements[True] * 10 < placements[False] * 9
-    assert "_kept_dead_ends" in box.__dict__ and "_kept_dead_ends" not in pickle.loads(pickle.dumps(box)).__dict__
+    assert box.kept.take(parts[-1].left_out) is not None  # the last part's dead ends were kept
+    box.kept.keep(parts[-1].left_out, object())
+    assert pickle.loads(pickle.dumps(box)).kept.take(parts[-1].left_out) is None
 
 
 def test_dead_ends_cut_the_pentominoes_tree_and_keep_every_solution() -> None:

@@ -10,8 +10,9 @@ hole is one more choice at such a cell) and pre-placed pieces are fine.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -35,7 +36,33 @@ EVERY_OPEN_CELL = 1 << 10  # `choose`: every open cell compared, and the pieces 
 HOLE = -1  # a choice that leaves an optional cell empty
 ESTIMATE = 10  # where `state` keeps Knuth's estimate
 DEAD_END_ROWS = 1 << 17  # boards kept as leading to no solution (box_kernel.py): 3 MB a part
-_KEPT_DEAD_ENDS = "_kept_dead_ends"  # where a search keeps the last part's, for the next with the same left out
+
+
+class KeptDeadEnds:
+    """The dead-end rows the last part searched in this process left, for the next part that
+    leaves out the same placements (what lies below a board does not depend on what was placed
+    first). Taken, not shared, so that two threads never write one table; given back when a part
+    ends. Not pickled: a cluster's worker starts with none."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: tuple[frozenset[int], Any] | None = None
+
+    def take(self, left_out: frozenset[int]) -> Any | None:
+        """The rows kept for `left_out` (None where none are), no longer kept here."""
+        with self._lock:
+            kept, self._kept = self._kept, None
+        return kept[1] if kept is not None and kept[0] == left_out else None
+
+    def keep(self, left_out: frozenset[int], rows: Any) -> None:
+        with self._lock:
+            self._kept = (left_out, rows)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]  # a new, empty one where it is unpickled
 
 
 @dataclass(frozen=True)
@@ -117,6 +144,8 @@ class BoxSearch:
     optional: Any  # uint64 (2,): the cells that may stay empty
     max_holes: int  # how many of them may, at most
     dead_end_rows: int  # the rows a part's search keeps boards that lead to no solution in (0: none)
+    # what this process's last part left (a copy made with dataclasses.replace starts with none)
+    kept: KeptDeadEnds = field(default_factory=KeptDeadEnds, init=False, compare=False, repr=False)
 
     @staticmethod
     def of(problem: CoverProblem, choose: int) -> BoxSearch | None:
@@ -318,14 +347,8 @@ class BoxSearch:
         never write one table."""
         if self.dead_end_rows == 0:
             return None
-        kept = self.__dict__.pop(_KEPT_DEAD_ENDS, None)
-        if kept is not None and kept[0] == left_out:
-            return kept[1]
-        return np.zeros((self.dead_end_rows, 3), np.uint64)
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled (to a cluster's workers) without the dead ends kept in this process."""
-        return {name: value for name, value in self.__dict__.items() if name != _KEPT_DEAD_ENDS}
+        kept = self.kept.take(left_out)
+        return kept if kept is not None else np.zeros((self.dead_end_rows, 3), np.uint64)
 
     def run(
         self, forced: Sequence[int], left_out: frozenset[int], budget: int, capacity: int, spill: Spill | None = None
@@ -356,7 +379,7 @@ class BoxSearch:
             )
         finally:  # a board kept is one searched to its end, so even a part cut short leaves them true
             if dead_ends is not None:
-                self.__dict__[_KEPT_DEAD_ENDS] = (left_out, dead_ends)
+                self.kept.keep(left_out, dead_ends)
 
     def _rest(self, key: Sequence[int], work: tuple[Any, ...], depth: int) -> list[tuple[int, ...]] | None:
         """The keys of parts that together search exactly what the part of `key` had left when
