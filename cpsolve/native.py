@@ -41,7 +41,7 @@ from importlib.machinery import ExtensionFileLoader
 from importlib.util import module_from_spec, spec_from_loader
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -50,25 +50,68 @@ from cpsolve.errors import CpsolveError
 USE_ENV = "CPSOLVE_NATIVE"  # "0": numba's kernels even where a build is there
 FOLDER_ENV = "CPSOLVE_NATIVE_DIR"  # where builds are kept (default: the user's cache folder)
 
-# Every kernel a Python caller calls, by module: the build exports these (their helpers go in with
-# them), and `kernel` hands them out.
-KERNELS: dict[str, tuple[str, ...]] = {
-    "cpsolve.engines.exact_cover.cover_kernel": ("search", "lowest_undecided"),
-    "cpsolve.engines.exact_cover.box_kernel": ("search",),
-    "cpsolve.engines.exact_cover.fewest_kernel": ("search", "column_lists", "live_counts"),
-    "cpsolve.engines.exact_cover.bitset_kernel": ("search", "bit_sets", "estimate"),
-    "cpsolve.engines.tiles_dfs.kernel": ("fill", "probe"),
-    "cpsolve.engines.chain_dfs.kernel": ("walk",),
-    "cpsolve.disassembly.kernel": ("geometry_of", "rehash", "expand", "take_apart_batch"),
-    "cpsolve.engines.frontier.kernel": ("step", "rehash"),
-    "cpsolve.grids.fitting_kernel": ("fitting",),
-    "cpsolve.symmetry.images_kernel": ("atom_images",),
-    "cpsolve.counting.orbits_kernel": ("orbits",),
-    "cpsolve.census.kernel": ("walk", "rehash"),
-}
+
+class Kernel(NamedTuple):
+    """A compiled kernel a Python caller calls: its module and its function. Every one is declared
+    here, once, as a name callers import (`native.kernel(native.BOX_SEARCH)`): the build exports
+    these (their helpers go in with them), and `kernel` hands them out."""
+
+    module: str
+    function: str
+
+
+COVER_SEARCH: Final = Kernel("cpsolve.engines.exact_cover.cover_kernel", "search")
+COVER_LOWEST_UNDECIDED: Final = Kernel("cpsolve.engines.exact_cover.cover_kernel", "lowest_undecided")
+BOX_SEARCH: Final = Kernel("cpsolve.engines.exact_cover.box_kernel", "search")
+FEWEST_SEARCH: Final = Kernel("cpsolve.engines.exact_cover.fewest_kernel", "search")
+FEWEST_COLUMN_LISTS: Final = Kernel("cpsolve.engines.exact_cover.fewest_kernel", "column_lists")
+FEWEST_LIVE_COUNTS: Final = Kernel("cpsolve.engines.exact_cover.fewest_kernel", "live_counts")
+BITSET_SEARCH: Final = Kernel("cpsolve.engines.exact_cover.bitset_kernel", "search")
+BITSET_BIT_SETS: Final = Kernel("cpsolve.engines.exact_cover.bitset_kernel", "bit_sets")
+BITSET_ESTIMATE: Final = Kernel("cpsolve.engines.exact_cover.bitset_kernel", "estimate")
+TILES_FILL: Final = Kernel("cpsolve.engines.tiles_dfs.kernel", "fill")
+TILES_PROBE: Final = Kernel("cpsolve.engines.tiles_dfs.kernel", "probe")
+CHAIN_WALK: Final = Kernel("cpsolve.engines.chain_dfs.kernel", "walk")
+DISASSEMBLY_GEOMETRY_OF: Final = Kernel("cpsolve.disassembly.kernel", "geometry_of")
+DISASSEMBLY_REHASH: Final = Kernel("cpsolve.disassembly.kernel", "rehash")
+DISASSEMBLY_EXPAND: Final = Kernel("cpsolve.disassembly.kernel", "expand")
+DISASSEMBLY_TAKE_APART_BATCH: Final = Kernel("cpsolve.disassembly.kernel", "take_apart_batch")
+FRONTIER_STEP: Final = Kernel("cpsolve.engines.frontier.kernel", "step")
+FRONTIER_REHASH: Final = Kernel("cpsolve.engines.frontier.kernel", "rehash")
+FITTING: Final = Kernel("cpsolve.grids.fitting_kernel", "fitting")
+ATOM_IMAGES: Final = Kernel("cpsolve.symmetry.images_kernel", "atom_images")
+ORBITS: Final = Kernel("cpsolve.counting.orbits_kernel", "orbits")
+CENSUS_WALK: Final = Kernel("cpsolve.census.kernel", "walk")
+CENSUS_REHASH: Final = Kernel("cpsolve.census.kernel", "rehash")
+KERNELS: Final = (
+    COVER_SEARCH,
+    COVER_LOWEST_UNDECIDED,
+    BOX_SEARCH,
+    FEWEST_SEARCH,
+    FEWEST_COLUMN_LISTS,
+    FEWEST_LIVE_COUNTS,
+    BITSET_SEARCH,
+    BITSET_BIT_SETS,
+    BITSET_ESTIMATE,
+    TILES_FILL,
+    TILES_PROBE,
+    CHAIN_WALK,
+    DISASSEMBLY_GEOMETRY_OF,
+    DISASSEMBLY_REHASH,
+    DISASSEMBLY_EXPAND,
+    DISASSEMBLY_TAKE_APART_BATCH,
+    FRONTIER_STEP,
+    FRONTIER_REHASH,
+    FITTING,
+    ATOM_IMAGES,
+    ORBITS,
+    CENSUS_WALK,
+    CENSUS_REHASH,
+)
+KERNEL_MODULES: Final = tuple(dict.fromkeys(kernel.module for kernel in KERNELS))
 # The modules whose source the compiled code is made of: the kernels and the constants they import.
 SOURCES = (
-    *KERNELS,
+    *KERNEL_MODULES,
     "cpsolve.native",  # the argument keys a build is looked up by
     "cpsolve.engines.exact_cover.bits",
     "cpsolve.engines.exact_cover.fewest_codes",
@@ -77,22 +120,21 @@ SOURCES = (
     "cpsolve.census.codes",
 )
 
-KernelName = tuple[str, str]  # (module, function)
 # The kernels that let go of the GIL while they run (cpsolve.workers.Threaded): the searches, each
 # call a slice of milliseconds. The others (called often, each briefly, by the thread that keeps the
 # classes) keep it: taking it back waits for a thread that holds it, up to the switch interval (5 ms),
 # and a listing's classifying thread lost 0.13-0.19 s so on SolidSixPieceBurrs.
-RELEASING: frozenset[KernelName] = frozenset(
+RELEASING: frozenset[Kernel] = frozenset(
     {
-        ("cpsolve.engines.exact_cover.cover_kernel", "search"),
-        ("cpsolve.engines.exact_cover.box_kernel", "search"),
-        ("cpsolve.engines.exact_cover.fewest_kernel", "search"),
-        ("cpsolve.engines.exact_cover.bitset_kernel", "search"),
-        ("cpsolve.engines.tiles_dfs.kernel", "fill"),
-        ("cpsolve.engines.chain_dfs.kernel", "walk"),
-        ("cpsolve.engines.frontier.kernel", "step"),
-        ("cpsolve.census.kernel", "walk"),
-        ("cpsolve.disassembly.kernel", "take_apart_batch"),
+        COVER_SEARCH,
+        BOX_SEARCH,
+        FEWEST_SEARCH,
+        BITSET_SEARCH,
+        TILES_FILL,
+        CHAIN_WALK,
+        FRONTIER_STEP,
+        CENSUS_WALK,
+        DISASSEMBLY_TAKE_APART_BATCH,
     }
 )
 
@@ -225,7 +267,7 @@ class Build:
     """A loaded build: its module and, per kernel, the export for each argument key."""
 
     module: ModuleType
-    exports: dict[KernelName, dict[str, str]]
+    exports: dict[Kernel, dict[str, str]]
     path: Path
 
 
@@ -238,8 +280,8 @@ class _Loaded:
         self.build: Build | None = None
         self.looked = False
         self.load_seconds = 0.0  # what looking for the build and loading it took
-        self.kernels: dict[KernelName, Callable[..., Any]] = {}
-        self.recording: dict[KernelName, dict[str, Any]] | None = None  # while `compile_kernels` records calls
+        self.kernels: dict[Kernel, Callable[..., Any]] = {}
+        self.recording: dict[Kernel, dict[str, Any]] | None = None  # while `compile_kernels` records calls
 
 
 _LOADED = _Loaded()
@@ -283,7 +325,7 @@ def _load_build() -> Build | None:
         spec.loader.exec_module(module)  # type: ignore[union-attr]
     except (OSError, ImportError, ValueError, KeyError):
         return None
-    exports = {(entry["module"], entry["name"]): entry["exports"] for entry in recorded["kernels"]}
+    exports = {Kernel(entry["module"], entry["name"]): entry["exports"] for entry in recorded["kernels"]}
     return Build(module, exports, path)
 
 
@@ -305,9 +347,8 @@ def describe() -> str:
     return "numba's: `cpsolve compile` builds them ahead of time, so that runs start about 0.3 s sooner"
 
 
-def kernel(module: str, name: str) -> Callable[..., Any]:
-    """The kernel `name` of `module` to call: the build's where there is one, else numba's."""
-    key = (module, name)
+def kernel(key: Kernel) -> Callable[..., Any]:
+    """The kernel to call: the build's where there is one, else numba's."""
     found = _LOADED.kernels.get(key)
     if found is None:
         if _LOADED.recording is not None:
@@ -320,17 +361,17 @@ def kernel(module: str, name: str) -> Callable[..., Any]:
     return found
 
 
-def built_kernel(module: str, name: str) -> Callable[..., Any] | None:
+def built_kernel(key: Kernel) -> Callable[..., Any] | None:
     """The kernel from the build, or None where no build has it: for work that has a numpy way
     too (finding placements), which a run without a build keeps rather than import numba for it."""
     if _LOADED.recording is None:
         build = loaded_build()
-        if build is None or not build.exports.get((module, name)):
+        if build is None or not build.exports.get(key):
             return None
-    return kernel(module, name)
+    return kernel(key)
 
 
-def _numba_kernel(key: KernelName) -> Callable[..., Any]:
+def _numba_kernel(key: Kernel) -> Callable[..., Any]:
     function: Callable[..., Any] = getattr(importlib.import_module(key[0]), key[1])
     return function
 
@@ -355,7 +396,7 @@ class _Native:
     arguments stay referenced until the next call, and an array's flags are read when it first
     comes (cpsolve never changes them on an array it hands a kernel)."""
 
-    def __init__(self, key: KernelName, module: ModuleType, exports: dict[str, str]) -> None:
+    def __init__(self, key: Kernel, module: ModuleType, exports: dict[str, str]) -> None:
         self.key = key
         self.exports = {argument: getattr(module, export) for argument, export in exports.items()}
         self.numba: Callable[..., Any] | None = None
@@ -393,7 +434,7 @@ class _Native:
 class _Recorder:
     """A numba kernel that notes the numba types of each new argument key it is called with."""
 
-    def __init__(self, key: KernelName, dispatcher: Any, seen: dict[str, Any]) -> None:
+    def __init__(self, key: Kernel, dispatcher: Any, seen: dict[str, Any]) -> None:
         self.key, self.dispatcher, self.seen = key, dispatcher, seen
 
     def __call__(self, *arguments: Any) -> Any:
@@ -471,7 +512,10 @@ def _record_and_compile(
         raise NativeBuildError(f"cpsolve compile: numba's ahead-of-time compiler does not load: {error}") from None
     _LOADED.kernels.clear()
     _LOADED.recording = {}
-    say("calling every kernel once to record its types (numba compiles each as it goes: about half a minute)")
+    say(
+        "calling every kernel once to record its types (numba compiles each as it goes: about two minutes on a"
+        " fresh install, a second where numba's cache has them)"
+    )
     try:
         warm_up()
         seen = _LOADED.recording
@@ -484,7 +528,7 @@ def _record_and_compile(
     kernels = []
     releasing = set()
     for (module, function), typings in sorted(seen.items()):
-        dispatcher: Any = _numba_kernel((module, function))
+        dispatcher: Any = _numba_kernel(Kernel(module, function))
         if (module, function) in RELEASING:
             releasing.add(dispatcher.py_func)
         exports = {}
@@ -496,7 +540,9 @@ def _record_and_compile(
             exports[argument] = export
         kernels.append({"module": module, "name": function, "exports": exports})
     variants = sum(len(kernel["exports"]) for kernel in kernels)
-    say(f"compiling {variants} kernels to machine code with numba's pycc and the C compiler (about half a minute)")
+    say(
+        f"compiling {variants} kernels to machine code with numba's pycc and the C compiler (about a minute and a half)"
+    )
     try:
         with _releasing_the_gil(importlib.import_module("numba.pycc.compiler"), releasing):
             compiler.compile()

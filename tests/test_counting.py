@@ -382,9 +382,9 @@ def test_the_compiled_orbits_are_the_array_operations_orbits(
     rows = np.sort(np.array([chooser.choice(atoms_in_model, length, replace=False) for _ in range(count)]), axis=1)
     images = np.sort(group.maps[chooser.integers(group.order, size=count)[:, None], rows], axis=1)
     batch = np.concatenate([rows, images, rows[: count // 2]])
-    kernel = native.kernel(classes.ORBITS_KERNEL, "orbits")
-    with patch.object(native, "built_kernel", lambda module, name: None):
+    kernel = native.kernel(native.ORBITS)
+    with patch.object(native, "built_kernel", lambda key: None):
         numpy_way = classes.rotation_orbits(group, batch)
-    with patch.object(native, "built_kernel", lambda module, name: kernel):
+    with patch.object(native, "built_kernel", lambda key: kernel):
         compiled_way = classes.rotation_orbits(group, batch)
     assert compiled_way == numpy_way

@@ -268,7 +268,7 @@ def test_a_kernel_remembers_the_last_keys_without_mixing_them_up() -> None:
     for number in (0, 2, 3):  # the build holds three typings (call 1 is typed as call 0)
         setattr(module, f"export_{number}", lambda *arguments, number=number: number)
         exports[str(native.argument_key(calls[number]))] = f"export_{number}"
-    kernel = native._Native(("module", "function"), module, exports)
+    kernel = native._Native(native.Kernel("module", "function"), module, exports)
     expected: list[int | None] = [0, 0, 2, 3, None, None, 0]
     for arguments, wanted in zip(calls, expected, strict=True):
         export = kernel.export_for(arguments)
@@ -281,7 +281,7 @@ def test_each_thread_remembers_its_own_last_call() -> None:
     import threading
     from types import ModuleType
 
-    kernel = native._Native(("module", "function"), ModuleType("build"), {})
+    kernel = native._Native(native.Kernel("module", "function"), ModuleType("build"), {})
     mine = (np.zeros(3, np.int64), 1)
     kernel.export_for(mine)
     other = threading.Thread(target=kernel.export_for, args=((np.zeros(3, np.int32), 2),))
@@ -292,27 +292,27 @@ def test_each_thread_remembers_its_own_last_call() -> None:
 
 def test_the_build_is_named_by_every_source_its_code_is_made_of() -> None:
     """A kernel module's own imports from cpsolve are in SOURCES (so that changing a constant a
-    kernel reads names a new build), and every kernel a caller asks `native.kernel` for is listed."""
+    kernel reads names a new build); every kernel declared names a compiled function of its
+    module, and every one a caller asks `native.kernel` for is a declared one (by attribute, so a
+    name that is not declared fails as it is imported)."""
     import ast
+    import importlib
     import re
 
-    for module in native.KERNELS:
+    for module in native.KERNEL_MODULES:
         tree = ast.parse(native.source_path(module).read_text())
         package = module.rsplit(".", 1)[0]
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("cpsolve")):
                 imported = f"{package}.{node.module}" if node.level else str(node.module)
                 assert imported in native.SOURCES, (module, imported)
+    for kernel in native.KERNELS:
+        assert hasattr(importlib.import_module(kernel.module), kernel.function), kernel
+    declared = {name for name, value in vars(native).items() if isinstance(value, native.Kernel)}
     asked = set()
     for path in [*(ROOT / "cpsolve").rglob("*.py"), *(ROOT / "models").rglob("*.py")]:
-        text = path.read_text()
-        constants = dict(re.findall(r'^(\w+) = "(cpsolve\.[\w.]+)"', text, re.MULTILINE))
-        for module, name in re.findall(r'native\.(?:built_)?kernel\((\w+|"[\w.]+"), "(\w+)"\)', text):
-            asked.add((constants.get(module, module.strip('"')), name))
-        asked.update((constants["KERNEL"], name) for name in re.findall(r'_kernel\("(\w+)"\)', text))
-    assert len(asked) == sum(len(names) for names in native.KERNELS.values())
-    for module, name in asked:
-        assert name in native.KERNELS.get(module, ()), (module, name)
+        asked.update(re.findall(r"native\.(?:built_)?kernel\(native\.(\w+)\)", path.read_text()))
+    assert asked == declared  # each declared kernel is called, and nothing else is
 
 
 def test_engines_warm_up_only_on_numba_or_while_a_build_records(monkeypatch: pytest.MonkeyPatch) -> None:

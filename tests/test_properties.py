@@ -31,7 +31,7 @@ from cpsolve.geometry import (
     orientations,
     transform,
 )
-from cpsolve.models.packing import placements, symmetries
+from cpsolve.models.packing import placements
 from cpsolve.models.packing.puzzle import PackingPuzzle, Piece
 from cpsolve.run import RunOptions
 from cpsolve.spec import PackingSpec
@@ -164,8 +164,8 @@ def _placements_both_ways(puzzle: PackingPuzzle, most: int) -> list[Any]:
     colour_code = {"blue": 1, "red": 2} if puzzle.coloured else {}
     answers: list[Any] = []
     for compiled in (False, True):
-        finder = native.kernel(placements.FITTING_KERNEL, "fitting") if compiled else None
-        with patch.object(native, "built_kernel", lambda module, name, finder=finder: finder):
+        finder = native.kernel(native.FITTING) if compiled else None
+        with patch.object(native, "built_kernel", lambda key, finder=finder: finder):
             try:
                 found = placements.placement_arrays(puzzle, colour_code, most)
                 answers.append((found.cells.tolist(), found.pieces.tolist(), _listed(found.colours)))
@@ -271,11 +271,11 @@ def _group_both_ways(path: Path, problem: int = 0) -> list[Any]:
     operations and through the compiled kernel (numba's where no build is loaded)."""
     answers = []
     for compiled in (False, True):
-        kernel = native.kernel(symmetries.IMAGES_KERNEL, "atom_images") if compiled else None
+        kernel = native.kernel(native.ATOM_IMAGES) if compiled else None
         built = native.built_kernel
 
-        def images_kernel(module: str, name: str, kernel: Any = kernel, built: Any = built) -> Any:
-            return kernel if module == symmetries.IMAGES_KERNEL else built(module, name)
+        def images_kernel(key: native.Kernel, kernel: Any = kernel, built: Any = built) -> Any:
+            return kernel if key == native.ATOM_IMAGES else built(key)
 
         with patch.object(native, "built_kernel", images_kernel):
             group = read_puzzles(path)[problem].model()[0].group

@@ -153,7 +153,7 @@ class Tally:
 def walk_part(box: CensusBox, part: CensusPart, deadline: Deadline = NO_DEADLINE) -> Tally | None:
     """Every path of the box that starts with the part's prefix, tallied by joints (weighted);
     None when the deadline passed first."""
-    walk = native.kernel("cpsolve.census.kernel", "walk")
+    walk = native.kernel(native.CENSUS_WALK)
     n = len(box.cells)
     path = np.zeros(n, np.int64)
     directions = np.full(n, -1, np.int64)
@@ -198,7 +198,7 @@ def _direction(box: CensusBox, before: int, after: int) -> int:
 def _grown(table_keys: Any, counts: Any) -> tuple[Any, Any]:
     larger_keys = np.full(table_keys.shape[0] * 2, np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64)
     larger_counts = np.zeros((table_keys.shape[0] * 2, COLUMNS), np.int64)
-    native.kernel("cpsolve.census.kernel", "rehash")(table_keys, counts, larger_keys, larger_counts)
+    native.kernel(native.CENSUS_REHASH)(table_keys, counts, larger_keys, larger_counts)
     return larger_keys, larger_counts
 
 

@@ -29,7 +29,6 @@ CLASS_BYTES = 200
 KEY_BYTES = 110
 
 IMAGE_CHUNK_BYTES = 64 * 2**20  # the images of one chunk of a batch, as one array
-ORBITS_KERNEL = "cpsolve.counting.orbits_kernel"
 
 
 def class_cost(key_bytes: int, keys: int) -> int:
@@ -344,7 +343,7 @@ def rotation_orbits(group: SymmetryGroup, atoms: Any) -> RotationOrbits:
     operations on their images' keys: one set of keys per solution took most of the 5.5 s that
     classifying twelve pentominoes' 627,563 solutions in 6x11 (both ends open) took."""
     count, length = atoms.shape
-    compiled = native.built_kernel(ORBITS_KERNEL, "orbits") if length else None
+    compiled = native.built_kernel(native.ORBITS) if length else None
     if compiled is not None:
         return _compiled_orbits(compiled, group, atoms)
     images = np.sort(group.maps[:, atoms], axis=2)  # element x solution x atom
@@ -384,7 +383,7 @@ def _compiled_orbits(kernel: Any, group: SymmetryGroup, atoms: Any) -> RotationO
 def load_compiled_orbits() -> None:
     """The orbit of one solution under the identity, so that `cpsolve compile` records the compiled
     kernel's call (cpsolve.native) in the types `_compiled_orbits` gives it."""
-    kernel = native.kernel(ORBITS_KERNEL, "orbits")
+    kernel = native.kernel(native.ORBITS)
     one = np.zeros((1, 1), np.int64)
     kernel(one, np.ones(1, np.bool_), one.copy(), one.copy(), one.copy(), *np.zeros((2, 1), np.int64))
 

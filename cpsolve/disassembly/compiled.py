@@ -10,8 +10,8 @@ of a part is compiled, and splitting and the groups stay in Python, a few calls 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,14 +30,6 @@ GAP_SLOTS = 1 << 16  # pairs' gaps remembered, at first; grown while it fills, u
 MOST_GAP_SLOTS = 1 << 19  # then the table starts again empty when half full (results are the same)
 SLICE_WORK = 4_000_000  # work units (pair look-ups, union tests) between two looks at the clock: ~10 ms
 MOST_PIECES = 62  # pieces as bits of a signed 64-bit word
-
-
-KERNEL = "cpsolve.disassembly.kernel"
-
-
-def _kernel(name: str) -> Callable[..., Any]:
-    """A function of the compiled disassembler (kernel.py): the ahead-of-time build's or numba's."""
-    return native.kernel(KERNEL, name)
 
 
 class Undecided(Exception):
@@ -110,7 +102,9 @@ class CompiledDisassembler:
         kinds = np.zeros(len(cells), np.int64)
         if self.passes.shape[1] > 1:  # cells pass alike on a grid whose steps have one kind
             kinds[:] = [self.grid.step_kind((x, y, z)) for x, y, z in cells.tolist()]
-        boxes_and_fronts = _kernel("geometry_of")(cells, starts, kinds, self.vectors, self.passes, self.pass_counts)
+        boxes_and_fronts = native.kernel(native.DISASSEMBLY_GEOMETRY_OF)(
+            cells, starts, kinds, self.vectors, self.passes, self.pass_counts
+        )
         shape_of = self._shapes(given, cells, kinds, starts, boxes_and_fronts[0])
         self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes_and_fronts, shape_of)
         self.first_piece = np.zeros(len(assemblies) + 1, np.int64)
@@ -171,11 +165,11 @@ class CompiledDisassembler:
         positions, came_from, table = self._first_tables(len(start))
         positions[0] = start
         came_from[0] = (-1, 0, 0, 0)
-        _kernel("rehash")(table, positions, 1, len(start))
+        native.kernel(native.DISASSEMBLY_REHASH)(table, positions, 1, len(start))
         counters = self.counters
         counters[codes.ADDED], counters[codes.CURSOR] = 1, 0
         while True:
-            status = _kernel("expand")(
+            status = native.kernel(native.DISASSEMBLY_EXPAND)(
                 self.geometry, self.gap_keys, self.gap_values, self.gap_stamps, self.gap_counters, part,
                 positions, came_from, table, self.moves, self.found, self.known, self.known_stamps, counters,
                 max_positions, max_moves, SLICE_WORK,
@@ -215,7 +209,7 @@ class CompiledDisassembler:
         counters = self.counters
         counters[codes.BATCH_AT], counters[codes.BATCH_OPEN], counters[codes.RECORDS_END] = 0, 0, 0
         while True:
-            status = _kernel("take_apart_batch")(
+            status = native.kernel(native.DISASSEMBLY_TAKE_APART_BATCH)(
                 self.geometry, self.gap_keys, self.gap_values, self.gap_stamps, self.gap_counters, positions,
                 came_from, table, self.moves, self.found, self.known, self.known_stamps, counters, stack, self.records,
                 first_piece, outcomes, looked, record_ends, max_positions, max_moves, SLICE_WORK,
@@ -295,7 +289,7 @@ class CompiledDisassembler:
         grown_came_from = np.zeros((rows, 4), np.int64)
         grown_came_from[:added] = came_from[:added]
         table = np.full(2 * rows, -1, np.int64)
-        _kernel("rehash")(table, grown_positions, added, width)
+        native.kernel(native.DISASSEMBLY_REHASH)(table, grown_positions, added, width)
         return grown_positions, grown_came_from, table
 
     def _grow_gaps(self) -> None:

@@ -41,7 +41,6 @@ from cpsolve.symmetry import PieceBounds
 
 from .puzzle import PackingPuzzle, Piece, Placement
 
-FITTING_KERNEL = "cpsolve.grids.fitting_kernel"
 _ByColour = tuple[Any, dict[Colour, int]]  # where a cell of each colour may lie (kind x place), each colour's kind
 SHIFT_BLOCK = 262_144  # box places looked up at once for one orientation (shifts x cells)
 CACHED_SHIFTS = 4_096  # shift arrays up to this size are kept for the next piece of the same size
@@ -270,7 +269,7 @@ class _CompiledFitting:
     ) -> _CompiledFitting | None:
         """The compiled finder where a build is loaded: on every grid for pieces without colours
         (HexSticks' rhombic placements 4-5 ms by the array operations), on cubes for coloured ones."""
-        fitting = native.built_kernel(FITTING_KERNEL, "fitting")
+        fitting = native.built_kernel(native.FITTING)
         if fitting is None:
             return None
         uncoloured: _ByColour = ((box.index >= 0)[None].copy(), {None: 0})

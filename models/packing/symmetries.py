@@ -52,7 +52,6 @@ SYMMETRY_BLOCK_ENTRIES = 4_000_000  # array entries per block of symmetries mapp
 # under all 96 takes 0.12 ms.
 COMPOSED_FROM_ENTRIES = 150_000
 COMPOSED_AT_MOST = 240
-IMAGES_KERNEL = "cpsolve.symmetry.images_kernel"
 
 
 def check_symmetry_size(symmetries: int, atoms: int, name: str) -> None:
@@ -225,7 +224,7 @@ class PackingSymmetry:
         )
         lengths = (placed.cells < outside).sum(axis=1)
         of_lengths = np.flatnonzero(np.bincount(lengths)).tolist()  # np.unique would import numpy.ma: 6 ms
-        compiled = native.built_kernel(IMAGES_KERNEL, "atom_images")
+        compiled = native.built_kernel(native.ATOM_IMAGES)
         for length in of_lengths if len(symmetries) else []:
             rows = np.nonzero(lengths == length)[0]
             if compiled is not None:
@@ -354,7 +353,7 @@ def _compiled_images(
 def load_compiled_images() -> None:
     """Map one placement under one symmetry, so that `cpsolve compile` records the compiled
     kernel's call (cpsolve.native) in the types `_compiled_images` gives it."""
-    kernel = native.kernel(IMAGES_KERNEL, "atom_images")
+    kernel = native.kernel(native.ATOM_IMAGES)
     one = np.zeros((1, 1), np.int64)
     kernel(one, np.zeros((1, 1), np.bool_), one.copy(), one.copy(), *np.zeros((3, 1), np.int64), one.copy())
 

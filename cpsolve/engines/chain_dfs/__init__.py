@@ -28,7 +28,6 @@ from cpsolve.models import ChainWalk, PuzzleModel
 from cpsolve.symmetry import Breaking, Solution
 from cpsolve.workers import Sharing
 
-KERNEL = "cpsolve.engines.chain_dfs.kernel"
 MAX_CELLS = 64  # one bit per cell of the bounding box
 STEP_BUDGET = 1_000_000  # segment placements per compiled call: about 0.1 s between checks
 FOUND_CAPACITY = 256
@@ -220,7 +219,7 @@ class ChainEnumeration(Enumeration):
 
     def _walk_from(self, board: Board, start: Start) -> Iterator[list[int]]:
         """The direction of every segment, for each solution from one start; stops at the deadline."""
-        walk = native.kernel(KERNEL, "walk")
+        walk = native.kernel(native.CHAIN_WALK)
 
         segments = np.array(self.walk.segments, np.int64)
         directions = np.full(len(segments), -1, np.int64)

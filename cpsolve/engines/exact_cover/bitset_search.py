@@ -21,7 +21,6 @@ from cpsolve.symmetry import Solution
 
 from .cover_search import found_solutions, in_slices
 
-BITSET_KERNEL = "cpsolve.engines.exact_cover.bitset_kernel"
 # placements (bits of a live set) this search takes: 64 words, so that which of them are not empty
 # is one word (bitset_kernel's nonempty), and a clash table of 2 MB
 MAX_ATOMS = 4096
@@ -100,7 +99,7 @@ class BitsetSearch:
         cover = np.zeros((problem.cells, width), np.uint64)
         clash = np.zeros((problem.atoms, width), np.uint64)
         piece_atoms = np.zeros((self.pieces, width), np.uint64)
-        native.kernel(BITSET_KERNEL, "bit_sets")(atom_cells, atom_piece, cover, clash, piece_atoms)
+        native.kernel(native.BITSET_BIT_SETS)(atom_cells, atom_piece, cover, clash, piece_atoms)
         least = np.array([low for low, _ in problem.piece_bounds], np.int64)
         most = np.array([high for _, high in problem.piece_bounds], np.int64)
         once = ((least == 1) & (most == 1)).astype(np.int64)
@@ -171,7 +170,7 @@ class BitsetSearch:
         With `spill`, the part stops once `spill.due()` and leaves the keys of what it has not
         searched in `spill.rest` (`_rest`), so that a search begun on one thread goes on on
         several only once it proves long (cpsolve.parts.BegunHere)."""
-        search = native.kernel(BITSET_KERNEL, "search")
+        search = native.kernel(native.BITSET_SEARCH)
         started = self.start(forced, left_out)
         if started is None:
             return
@@ -218,7 +217,7 @@ class BitsetSearch:
         live, open_cells, left = started
         numbers = self.numbered[np.asarray(roots, np.int64)] if len(roots) else np.zeros(0, np.int64)
         alive = (live[numbers >> 6] >> (numbers & 63).astype(np.uint64)) & np.uint64(1) == 1
-        kernel = native.kernel(BITSET_KERNEL, "estimate")
+        kernel = native.kernel(native.BITSET_ESTIMATE)
         work = self._state(live, open_cells, left)
         found, found_length = np.zeros((1, self.problem.cells + 1), np.int64), np.zeros(1, np.int64)
         first = np.ascontiguousarray(numbers[alive])
@@ -228,7 +227,7 @@ class BitsetSearch:
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The live placements of the column the search branches on first once `forced` are made:
         every solution of the part holds exactly one of them. None when the board is already full."""
-        search = native.kernel(BITSET_KERNEL, "search")
+        search = native.kernel(native.BITSET_SEARCH)
         started = self.start(forced, left_out)
         if started is None:
             return []

@@ -29,7 +29,6 @@ from .cover_search import found_solutions, in_slices
 BOX_BITS = 128  # two 64-bit words
 MAX_PIECES = 64  # the pieces left are one 64-bit word
 MAX_ENTRIES = 4_000_000  # list entries (placement, cell, open neighbours): 32 MB
-BOX_KERNEL = "cpsolve.engines.exact_cover.box_kernel"
 CHOOSE_AMONG = 8  # cells with the fewest open neighbours compared by fitting placements (box_kernel.py says why)
 LOWEST = 0  # `choose` for the lowest open cell
 EVERY_OPEN_CELL = 1 << 10  # `choose`: every open cell compared, and the pieces used exactly once (box_kernel.py)
@@ -356,7 +355,7 @@ class BoxSearch:
         """The part's solutions in slices of at most `budget` placements: (solutions, placements).
         With `spill`, the part stops once `spill.due()` and leaves the keys of what it has not
         searched in `spill.rest` (`_rest`; where a cell left empty is among them it goes on)."""
-        search = native.kernel(BOX_KERNEL, "search")
+        search = native.kernel(native.BOX_SEARCH)
 
         started = self.start(forced)
         if started is None:
@@ -403,7 +402,7 @@ class BoxSearch:
     def first_choices(self, forced: Sequence[int], left_out: frozenset[int]) -> list[int] | None:
         """The placements that fit the cell the search fills first once `forced` are made: every
         solution of the part holds exactly one of them. None when the board is already full."""
-        search = native.kernel(BOX_KERNEL, "search")
+        search = native.kernel(native.BOX_SEARCH)
 
         started = self.start(forced)
         if started is None:
@@ -421,7 +420,7 @@ class BoxSearch:
     def estimate(self, roots: Sequence[int], probes: int, seed: int = 1) -> float:
         """Placements of the search that first places one of `roots` (say, each kept placement of
         the breaking piece, a part each), from `probes` random paths (Knuth; see box_kernel)."""
-        search = native.kernel(BOX_KERNEL, "search")
+        search = native.kernel(native.BOX_SEARCH)
 
         started = self.start(self.problem.forced)
         if started is None or probes <= 0:
@@ -446,7 +445,7 @@ class BoxSearch:
 
     def estimate_part(self, forced: Sequence[int], left_out: frozenset[int], probes: int, seed: int = 1) -> float:
         """Placements of a part's search (`forced` made, `left_out` banned), from random paths."""
-        search = native.kernel(BOX_KERNEL, "search")
+        search = native.kernel(native.BOX_SEARCH)
 
         started = self.start(forced)
         if started is None or probes <= 0:

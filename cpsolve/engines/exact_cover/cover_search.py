@@ -24,8 +24,6 @@ from .fewest_codes import LAST_COPY, OPTIONAL_PHASE
 
 FEWEST = 1  # CoverSearch.choose: fill the open cell the fewest placements fit (fewest_kernel.py)
 LOWEST_CELL = 0  # fill the lowest open cell (cover_kernel.py)
-COVER_KERNEL = "cpsolve.engines.exact_cover.cover_kernel"
-FEWEST_KERNEL = "cpsolve.engines.exact_cover.fewest_kernel"
 
 
 def _bits(ranks: Any, words: int) -> Any:
@@ -263,7 +261,7 @@ class CoverSearch:
         if self.choose == FEWEST:
             yield from self._run_fewest(forced, left_out, budget, capacity, spill, sharing)
             return
-        search = native.kernel(COVER_KERNEL, "search")
+        search = native.kernel(native.COVER_SEARCH)
 
         started = self.start(forced)
         if started is None:
@@ -363,7 +361,7 @@ class CoverSearch:
         """The placements that fit the lowest open cell once `forced` are made, when that cell must
         be filled (every solution of the part then holds exactly one of them); None when the board
         is full or the cell may stay empty."""
-        lowest_undecided = native.kernel(COVER_KERNEL, "lowest_undecided")
+        lowest_undecided = native.kernel(native.COVER_LOWEST_UNDECIDED)
 
         started = self.start(forced)
         if started is None:
@@ -425,7 +423,7 @@ class CoverSearch:
             once=(self.least == 1) & (self.most == 1),
             optional_only=np.empty(atoms, np.bool_),
         )
-        packed = native.kernel(FEWEST_KERNEL, "column_lists")(
+        packed = native.kernel(native.FEWEST_COLUMN_LISTS)(
             np.ascontiguousarray(self.ranks, np.int64),
             np.ascontiguousarray(problem.atom_piece, np.int64),
             optional,
@@ -478,7 +476,7 @@ class CoverSearch:
         if left_out:
             alive[list(left_out)] = False
         count = np.empty(len(columns.column_start) - 1, np.int64)
-        native.kernel(FEWEST_KERNEL, "live_counts")(alive, columns.counted_start, columns.counted_columns, count)
+        native.kernel(native.FEWEST_LIVE_COUNTS)(alive, columns.counted_start, columns.counted_columns, count)
         self._fewest_bases.clear()
         self._fewest_bases[(forced, left_out)] = (alive, count, decided, left)
         return alive, count, decided, left
@@ -516,7 +514,7 @@ class CoverSearch:
         self, start: _FewestStart, levels: _FewestLevels, depth: int, budget: int
     ) -> tuple[int, int, int]:
         """One call of the kernel: (depth, solutions written, placements)."""
-        search = native.kernel(FEWEST_KERNEL, "search")
+        search = native.kernel(native.FEWEST_SEARCH)
 
         columns = self._lists
         result: tuple[int, int, int] = search(

@@ -43,7 +43,6 @@ from cpsolve.engines.frontier.codes import EMPTY, FULL, OVERFLOW
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.models.base import CoverProblem
 
-KERNEL = "cpsolve.engines.frontier.kernel"
 STATE_BYTES = 200  # one sub-problem in the dictionaries of two levels, measured (docs/counting.md)
 CHECK_EVERY = 1 << 14  # sub-problems between looks at the clock
 SLICE_SLOTS = 1 << 16  # the compiled counter's slots between looks at the clock and Ctrl-C
@@ -258,7 +257,7 @@ class Level:
 
     def grown(self) -> Level:
         larger = Level(2 * self.capacity, self.table.shape[1] - 2)
-        native.kernel(KERNEL, "rehash")(self.table, larger.table)
+        native.kernel(native.FRONTIER_REHASH)(self.table, larger.table)
         larger.held = self.held
         return larger
 
@@ -292,7 +291,7 @@ class CompiledCount:
                 limbs = max(limbs + 1, self.problem.bound_limbs())
 
     def _count(self, limbs: int) -> int:
-        rehash, step = native.kernel(KERNEL, "rehash"), native.kernel(KERNEL, "step")
+        rehash, step = native.kernel(native.FRONTIER_REHASH), native.kernel(native.FRONTIER_STEP)
         problem, base = self.problem, self.problem.resource_bits
         first = problem.first_open(self.state)
         level = Level(16, limbs)

@@ -44,7 +44,6 @@ from cpsolve.workers import DONE, Sharing, Workers
 
 from .order import DEFAULT_ORDER, RACE_ORDER, fill_order, mirrored_orders
 
-KERNEL = "cpsolve.engines.tiles_dfs.kernel"
 MAX_LABELS = 255  # the tables hold (labels + 1)^2 entries per pair of keyed sides
 MAX_TABLE_ENTRIES = 16_000_000  # an orientation sits in one bucket per pair of labels its keyed sides fit
 STEP_BUDGET = 1_000_000  # placements per compiled call: 20-40 ms, so the clock and Ctrl-C are seen within 0.1 s
@@ -379,7 +378,7 @@ class TilesSearch:
         self, part: Part, step_budget: int, capacity: int, base: Sequence[int] | None
     ) -> Generator[tuple[list[Solution], int, bool], None, None]:
         """`run`'s slices, each with whether the part's search ended with it."""
-        fill = native.kernel(KERNEL, "fill")
+        fill = native.kernel(native.TILES_FILL)
 
         board = self.board
         forced = [self.place_and_orientation[a] for a in part.forced]
@@ -438,7 +437,7 @@ class TilesSearch:
         """Placements of the search that first places one of `roots` (each kept atom of a breaking
         set, a part each), from `probes` random paths (Knuth), shared evenly among the roots; the
         paths of a root start from its place and grow the board as its part's search does."""
-        probe = native.kernel(KERNEL, "probe")
+        probe = native.kernel(native.TILES_PROBE)
 
         placed = np.zeros((self.board.places, 4), np.int64)
         each = max(1, probes // max(1, len(roots)))
