@@ -36,3 +36,21 @@ def test_every_relative_link_and_picture_resolves(page: Path) -> None:
         if not linked.exists() or unknown_heading:
             broken.append(target)
     assert not broken, f"{page.name}: {broken}"
+
+
+def test_the_architectures_layout_names_every_module_and_nothing_else() -> None:
+    """docs/architecture.md's layout table lists, folder by folder, every module and static file of
+    the package, and only files that are there: the map a maintainer reads stays the code's."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    listed: dict[Path, set[str]] = {}
+    for row in re.findall(r"^\| `([\w/]+)/`[^|]*\| ([^|]+) \|", text, re.M):
+        folder, names = row
+        listed.setdefault(ROOT / folder, set()).update(re.findall(r"`([\w.]+)`", names))
+    assert ROOT / "cpsolve" in listed and ROOT / "cpsolve" / "studio" / "routes" in listed  # the table was read
+    kinds = {".py", ".js", ".css", ".html"}
+    for base in (ROOT / "cpsolve", ROOT / "models"):
+        for folder in [base, *(path for path in base.rglob("*") if path.is_dir())]:
+            present = {path.name for path in folder.iterdir() if path.suffix in kinds and path.is_file()}
+            if not present:
+                continue
+            assert listed.get(folder) == present, (folder, listed.get(folder, set()) ^ present)
