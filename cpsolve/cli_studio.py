@@ -56,7 +56,7 @@ def studio_command(
     try:
         workspace = Workspace.at(folder)
         if opened is not None:
-            workspace.path(opened)  # a puzzle file, or refused as the page would refuse it
+            workspace.check(opened)  # a puzzle file, or refused as the page would refuse it
         listening = bound(host, port)
     except (CpsolveError, OSError) as error:
         typer.echo(printable(f"cpsolve studio: {error}"), err=True)

@@ -8,7 +8,7 @@ count (tests). What one side cannot say is refused with the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import yaml
@@ -66,7 +66,7 @@ def convert(source: Path, target: Path, problem: str | None = None, max_bytes: i
     return write_puzzle(formats.read_puzzle(source, formats.ReadOptions(max_bytes, problem)).loaded, target)
 
 
-def _writer(target: Path) -> str:
+def _writer(target: PurePath) -> str:
     """Which format a target's suffix asks for, or a CpsolveError."""
     kind = WRITERS.get(target.suffix.lower())
     if kind is None:
@@ -81,7 +81,7 @@ def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
     return said
 
 
-def puzzle_file(loaded: LoadedSpec, target: Path) -> tuple[bytes, str]:
+def puzzle_file(loaded: LoadedSpec, target: PurePath) -> tuple[bytes, str]:
     """A loaded puzzle as the file `target`'s suffix asks for (a BurrTools file or a YAML spec),
     and a line saying what it holds."""
     if _writer(target) == "burrtools":

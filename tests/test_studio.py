@@ -208,7 +208,7 @@ def test_a_jobs_limit_is_capped_and_its_progress_kept_bounded(workspace: Path) -
     thinned = state.Running(record.job)
     thinned.job = StandIn()  # type: ignore[assignment]
     thinned.pump()
-    seconds = [event["seconds"] for event in thinned.events]
+    seconds = [json.loads(frame.split("data: ", 1)[1])["seconds"] for frame in thinned.events]
     assert len(seconds) == 1001 + 100 and thinned.ended
     assert all(later - earlier >= 1.0 - 1e-9 for earlier, later in itertools.pairwise(seconds[1001:]))
 

@@ -189,6 +189,11 @@ class Puzzle:
         """The record of the puzzle's family (what it is drawn as, what it can do)."""
         return self.families.of(self.loaded.spec.kind)
 
+    def let_go(self) -> None:
+        """Forget the models built: whoever keeps a finished run's report need not keep its model
+        (the studio keeps many finished jobs, and a model can be hundreds of megabytes)."""
+        self._models.clear()
+
     def build_options(self, build: BuildOptions) -> BuildOptions:
         """The user's build options, with the rules of the puzzle's own program applied."""
         fixed = build.require_fixed_copies and self.rules.build.require_fixed_copies

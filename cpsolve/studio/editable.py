@@ -11,7 +11,7 @@ read here, not the whole puzzle.
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import PurePath
 from typing import Any
 
 from cpsolve import formats
@@ -71,7 +71,7 @@ def _problem_index(problem: str, names: list[str], path: str) -> int:
     raise CpsolveError(f"{path}: no problem {problem!r} (it holds {len(names)}: numbers from 0 or names)")
 
 
-def written(spec: dict[str, Any], target: Path, name: str) -> bytes:
+def written(spec: dict[str, Any], target: PurePath, name: str) -> bytes:
     """The file an edited spec is saved as (YAML or BurrTools, by the target's suffix), after
     reading it as a spec and each of its shapes as cells: what the CLI refuses there is refused
     with its one-line message. A BurrTools file holds only a puzzle that can be set up whole."""

@@ -21,15 +21,15 @@ from fastapi.responses import JSONResponse
 
 from cpsolve.errors import CpsolveError, printable
 from cpsolve.options import Options, describe, field_info
-from cpsolve.studio.routes import files, jobs, page, puzzles
+from cpsolve.studio.routes import drafts, files, jobs, page, puzzles
 from cpsolve.studio.security import SECURITY_HEADERS, authorised, refused
-from cpsolve.studio.state import Busy, Exists, Missing, Studio
-from cpsolve.studio.workspace import OutsideWorkspace
+from cpsolve.studio.state import Busy, Missing, Studio
+from cpsolve.studio.workspace import OutsideWorkspace, Taken
 
 STATUS_OF: tuple[tuple[type[CpsolveError], int], ...] = (
     (Busy, 429),
     (Missing, 404),
-    (Exists, 409),
+    (Taken, 409),
     (OutsideWorkspace, 403),
 )
 LOG = logging.getLogger("cpsolve.studio")
@@ -46,7 +46,7 @@ def create_app(studio: Studio) -> FastAPI:
         dependencies=[Depends(authorised)],
     )
     app.state.studio = studio
-    for router in (jobs.router, files.router, puzzles.router, page.router):
+    for router in (jobs.router, files.router, puzzles.router, drafts.router, page.router):
         app.include_router(router)
 
     @app.middleware("http")

@@ -1,20 +1,26 @@
 """What the studio's server holds: its workspace, its token, its jobs (each with every event it
-sent, for readers early or late), and the requests and answers of its API as pydantic models (the
-API's statement: its OpenAPI page is made from them).
+sent, for readers early or late), which page has which file open, and the requests and answers of
+its API as pydantic models (the API's statement: its OpenAPI page is made from them).
 
-At most MAX_RUNNING jobs run at once, each under a time limit (STUDIO_TIME_LIMIT unless a shorter
-one is asked for); at most MAX_KEPT finished ones are remembered, the oldest forgotten first.
+At most MAX_RUNNING jobs and validations run at once, each job under a time limit
+(STUDIO_TIME_LIMIT unless a shorter one is asked for). Finished jobs are kept within a budget of
+bytes, newest first: the newest keep their model and solutions (their page and exports), older
+ones only their report and last event, and at most MAX_KEPT are remembered, so that a server that
+runs a day of jobs stays within a bound (docs/studio.md has the measurement).
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from cpsolve import formats, jobs
@@ -24,7 +30,7 @@ from cpsolve.formats import PuzzleFile, ReadOptions
 from cpsolve.found import ClassCollector
 from cpsolve.jobs import Job
 from cpsolve.options import Options, Outputs
-from cpsolve.studio.workspace import Workspace
+from cpsolve.studio.workspace import Drafts, Workspace
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 MAX_RUNNING = 4  # jobs running at once: each holds a model, and the cores are shared
@@ -38,6 +44,12 @@ KEEPALIVE_SECONDS = 5.0
 PROGRESS_DENSE_SECONDS = 100.0
 PROGRESS_GAP_LATE = 1.0  # an event stream with nothing to say writes a comment this often
 REFUSED_OPTIONS = ("checkpoint", "cluster")  # they write files or reach other machines
+# Finished jobs: at most this many keep their model and solutions (their page and exports), and
+# all of them together at most RESULT_BYTES of models and events; past that, the oldest keep their
+# report and last event only. A page open on a file says so every PRESENCE_SECONDS / 3.
+KEPT_WHOLE = 8
+RESULT_BYTES = 256 * 2**20
+PRESENCE_SECONDS = 30.0
 
 
 class JobRequest(BaseModel):
@@ -94,12 +106,14 @@ class FileBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     content: str = Field(description="the file's text (a .xmpuzzle as its XML)")
+    base: str | None = Field(default=None, description="the revision read: refused (409) where the file changed since")
 
 
 class SpecBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     spec: dict[str, Any] = Field(description="the puzzle as a spec (the editor's form: shapes as cells)")
+    base: str | None = Field(default=None, description="the revision read: refused (409) where the file changed since")
 
 
 class Busy(CpsolveError):
@@ -110,23 +124,22 @@ class Missing(CpsolveError):
     """No such job or file: 404."""
 
 
-class Exists(CpsolveError):
-    """A new file's name is taken: 409."""
-
-
 @dataclass
 class Running:
-    """A job and every event it sent, as JSON, for any number of readers, early or late."""
+    """A job and every event it sent, each as the server-sent event it is streamed as, for any
+    number of readers, early or late."""
 
     job: Job
     collected: ClassCollector = field(default_factory=lambda: ClassCollector(PICTURED))
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    event_bytes: int = 0
     changed: threading.Condition = field(default_factory=threading.Condition)
     ended: bool = False
+    whole: bool = True  # it keeps its model and solutions (False: let go to keep within the budget)
 
-    def pump(self) -> None:
+    def pump(self, settle: Callable[[], None] | None = None) -> None:
         """Move the job's events into `events` (a thread of its own: the job's events have one
-        reader), keeping each new class's solution for the job's page."""
+        reader), keeping each new class's solution for the job's page; `settle` once it ends."""
         last_progress = -PROGRESS_GAP_LATE
         for event in self.job.events():
             if isinstance(event, NewClass):
@@ -136,12 +149,17 @@ class Running:
                 if event.seconds - last_progress < gap:
                     continue
                 last_progress = event.seconds
+            data = event.as_json()
+            frame = f"event: {data['event']}\ndata: {json.dumps(data)}\n\n"
             with self.changed:
-                self.events.append(event.as_json())
+                self.events.append(frame)
+                self.event_bytes += len(frame)
                 self.changed.notify_all()
         with self.changed:
             self.ended = True
             self.changed.notify_all()
+        if settle is not None:
+            settle()
 
     def stream(self) -> Iterator[str]:
         """The events as server-sent events, from the first, until the job ends."""
@@ -151,13 +169,29 @@ class Running:
                 if sent == len(self.events) and not self.ended:
                     self.changed.wait(KEEPALIVE_SECONDS)
                 fresh, ended = self.events[sent:], self.ended
-            for event in fresh:
-                yield f"event: {event['event']}\ndata: {json.dumps(event)}\n\n"
+            yield from fresh
             sent += len(fresh)
             if ended and sent == len(self.events):
                 return
             if not fresh:
                 yield ": still running\n\n"
+
+    def bytes(self) -> int:
+        """What it holds, roughly: its events and, while whole, its model."""
+        model = self.collected.model if self.whole else None
+        return self.event_bytes + (approximate_bytes(model) if model is not None else 0)
+
+    def let_go(self) -> None:
+        """Keep only the report and the last event: the model, the solutions kept for the page
+        and the events before the last are let go (a finished job's page and exports then say so)."""
+        if not self.ended or not self.whole:
+            return
+        with self.changed:
+            self.whole = False
+            self.collected = ClassCollector(0)
+            self.events = self.events[-1:]
+            self.event_bytes = sum(map(len, self.events))
+        self.job.puzzle.let_go()
 
     def state(self) -> JobStatus:
         job = self.job
@@ -173,6 +207,27 @@ class Running:
         return state
 
 
+def approximate_bytes(value: Any, depth: int = 4) -> int:
+    """What a model holds, roughly: the bytes of the numpy arrays it reaches (through attributes,
+    dicts, lists and tuples, a few levels down), where a model's size is."""
+    seen: set[int] = set()
+
+    def size(item: Any, left: int) -> int:
+        if id(item) in seen or left < 0:
+            return 0
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            return int(item.nbytes)
+        if isinstance(item, dict):
+            return sum(size(inner, left - 1) for inner in list(item.values())[:10_000])
+        if isinstance(item, list | tuple):
+            return sum(size(inner, left - 1) for inner in item[:10_000])
+        attributes = getattr(item, "__dict__", None)
+        return 0 if attributes is None else sum(size(inner, left - 1) for inner in list(attributes.values()))
+
+    return size(value, depth)
+
+
 @dataclass
 class Studio:
     """What the server holds: its folder, its token, its jobs."""
@@ -184,6 +239,44 @@ class Studio:
     jobs: dict[str, Running] = field(default_factory=dict)
     numbers: Iterator[int] = field(default_factory=lambda: count(1))
     lock: threading.Lock = field(default_factory=threading.Lock)
+    seen: dict[str, dict[str, float]] = field(default_factory=dict)  # path -> page -> when it last said so
+    checking: int = 0  # validations running (they build a model too, and count against MAX_RUNNING)
+
+    @property
+    def drafts(self) -> Drafts:
+        return Drafts(self.workspace)
+
+    def present(self, path: str, client: str, leaving: bool = False) -> list[str]:
+        """A page says it has `path` open (or, `leaving`, no longer); the other pages that have
+        it open now, so that the second tab on one file is told."""
+        self.workspace.check(path)
+        now = time.monotonic()
+        with self.lock:
+            pages = self.seen.setdefault(path, {})
+            if leaving:
+                pages.pop(client, None)
+            else:
+                pages[client] = now
+            for other, when in list(pages.items()):
+                if now - when > PRESENCE_SECONDS:
+                    del pages[other]
+            if len(self.seen) > 10_000:  # a bound on what requests can make it hold
+                self.seen = {path: pages}
+            return sorted(other for other in pages if other != client)
+
+    @contextmanager
+    def checking_slot(self) -> Iterator[None]:
+        """A validation's turn: it builds a model as a job does, so it counts against MAX_RUNNING."""
+        with self.lock:
+            running = sum(not record.job.done() for record in self.jobs.values()) + self.checking
+            if running >= MAX_RUNNING:
+                raise Busy(f"{running} jobs and checks are running, the most the studio runs at once; wait")
+            self.checking += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.checking -= 1
 
     def start(self, request: JobRequest) -> str:
         """Start a job; its id. CpsolveError for a request it cannot run."""
@@ -200,15 +293,17 @@ class Studio:
         settings: Options = Options.of(asked)
         puzzle = self.puzzle_of(request, settings)
         with self.lock:
-            running = sum(not record.job.done() for record in self.jobs.values())
+            running = sum(not record.job.done() for record in self.jobs.values()) + self.checking
             if running >= MAX_RUNNING:
                 raise Busy(f"{running} jobs are running, the most the studio runs at once; cancel one or wait")
             job = jobs.start_loaded(puzzle, settings.run_options(), class_events=min(settings.show or 0, PICTURED))
             number = f"j{next(self.numbers)}"
             record = Running(job)
-            threading.Thread(target=record.pump, name=f"studio events {number}", daemon=True).start()
             self.jobs[number] = record
-            self._forget_old()
+            threading.Thread(
+                target=record.pump, args=(self.settle,), name=f"studio events {number}", daemon=True
+            ).start()
+        self.settle()
         return number
 
     def puzzle_of(self, request: JobRequest, settings: Options) -> formats.Puzzle:
@@ -224,10 +319,22 @@ class Studio:
             raise CpsolveError(f"{request.path}: holds {len(found)} problems; give problem (a number from 0 or a name)")
         return found[0]
 
-    def _forget_old(self) -> None:
-        finished = [number for number, record in self.jobs.items() if record.ended]
-        for number in finished[: max(0, len(self.jobs) - MAX_KEPT)]:
-            del self.jobs[number]
+    def settle(self) -> None:
+        """Keep the finished jobs within the budget, newest first (see the module's docstring)."""
+        with self.lock:
+            finished = [number for number, record in self.jobs.items() if record.ended]
+            budget, whole = RESULT_BYTES, 0
+            for number in reversed(finished):
+                record = self.jobs[number]
+                cost = record.bytes()
+                if record.whole and whole < KEPT_WHOLE and cost <= budget:
+                    whole += 1
+                else:
+                    record.let_go()
+                    cost = record.bytes()
+                budget -= cost
+            for number in finished[: max(0, len(self.jobs) - MAX_KEPT)]:
+                del self.jobs[number]
 
     def record(self, number: str) -> Running:
         record = self.jobs.get(number)
@@ -240,4 +347,9 @@ class Studio:
         record = self.record(number)
         if not record.job.done() or record.job.error is not None:
             raise Missing(f"job {number} has no {wanted}: it is {record.job.state}")
+        if not record.whole:
+            raise Missing(
+                f"job {number} has no {wanted} any more: its solutions were let go to keep the studio's memory"
+                " bounded (the newest jobs keep theirs); run it again"
+            )
         return record

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any
 
 from fastapi import APIRouter, Depends
@@ -17,7 +18,7 @@ from cpsolve.studio import state
 from cpsolve.studio.editable import read_editable, written
 from cpsolve.studio.routes.files import Saved
 from cpsolve.studio.security import studio_of
-from cpsolve.studio.state import Exists, JobRequest, SpecBody, Studio
+from cpsolve.studio.state import JobRequest, SpecBody, Studio
 
 router = APIRouter(prefix="/api", tags=["puzzles"])
 StudioNeeded = Depends(studio_of)
@@ -31,6 +32,7 @@ class Editable(BaseModel):
     why: str = Field(default="", description="why it is edited as text, where it is")
     problems: list[str] = Field(description="the names of the file's problems")
     problem: int = Field(description="the problem given, from 0")
+    revision: str = Field(description="the file's revision: give it back as `base` to save over this version only")
 
 
 class Validated(BaseModel):
@@ -43,26 +45,28 @@ class Validated(BaseModel):
 def read_puzzle(relative: str, problem: str | None = None, studio: Studio = StudioNeeded) -> Editable:
     """A workspace file's puzzle as the editor takes it: a spec with every shape as cells
     (one problem of a file of several), whether the page draws its grid, its problems' names."""
-    content = studio.workspace.read(relative)
-    return Editable(**read_editable(PuzzleFile(relative, content), studio.workspace.max_bytes, problem))
+    content, revision = studio.workspace.read_with_revision(relative)
+    editable = read_editable(PuzzleFile(relative, content), studio.workspace.max_bytes, problem)
+    return Editable(**editable, revision=revision)
 
 
 @router.put("/puzzle/{relative:path}")
 def write_puzzle(relative: str, body: SpecBody, new: bool = False, studio: Studio = StudioNeeded) -> Saved:
     """Save an edited spec as YAML or a BurrTools file (by the name's suffix), checked as the
-    command line checks a spec. A BurrTools file of several problems is not replaced by one."""
-    path = studio.workspace.path(relative)
-    if new and path.exists():
-        raise Exists(f"{relative}: already in the workspace; choose another name")
-    if path.suffix.lower() == ".xmpuzzle" and path.is_file():
+    command line checks a spec; with `new` only as a new file, with `base` only over the file of
+    that revision (409 otherwise). A BurrTools file of several problems is not replaced by one."""
+    studio.workspace.check(relative)
+    if not new and relative.lower().endswith(".xmpuzzle") and studio.workspace.exists(relative):
         existing = PuzzleFile(relative, studio.workspace.read(relative))
         problems = len(formats.puzzles(existing, ReadOptions(studio.workspace.max_bytes)))
         if problems > 1:
             raise CpsolveError(
                 f"{relative}: holds {problems} problems; saving one would drop the others: save under a new name"
             )
-    studio.workspace.write(relative, written(body.spec, path, relative))
-    return Saved(path=relative)
+    content = written(body.spec, PurePosixPath(relative), relative)
+    revision = studio.workspace.write(relative, content, new=new, base=body.base)
+    studio.drafts.drop(relative)
+    return Saved(path=relative, revision=revision)
 
 
 @router.post("/validate", response_model_exclude_none=True)
@@ -72,7 +76,9 @@ def validate(request: JobRequest, studio: Studio = StudioNeeded) -> Validated:
         asked = request.options.model_dump(exclude_unset=True)
         settings: Options = Options.of({**asked, **({"problem": request.problem} if request.problem else {})})
         puzzle = studio.puzzle_of(request, settings)
-        puzzle.model(settings.run_options().build, Deadline.after(state.REQUEST_SECONDS))
+        with studio.checking_slot():  # it builds a model, as a job does
+            puzzle.model(settings.run_options().build, Deadline.after(state.REQUEST_SECONDS))
+            puzzle.let_go()
     except CpsolveError as error:
         return Validated(ok=False, error=printable(str(error)))
     except OutOfTimeError as stopped:
