@@ -10,11 +10,15 @@ header holds, the answer is a refusal in one line, never an error of the server'
 from __future__ import annotations
 
 import hmac
+import json
+import math
+from typing import Any
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
 from cpsolve.errors import printable
+from cpsolve.limits import MAX_YAML_DEPTH
 from cpsolve.studio.state import Studio
 
 STATIC = "/static/"  # the page's scripts, under /static/TOKEN/: a module's imports carry no header
@@ -41,8 +45,9 @@ def authorised(request: Request, studio: Studio = Depends(studio_of)) -> None:  
         raise HTTPException(403, "wrong token")
 
 
-def refused(studio: Studio, request: Request) -> Response | None:
-    """Why a request is refused before it is handled (Host, Origin, body size), or None."""
+async def refused(studio: Studio, request: Request) -> Response | None:
+    """Why a request is refused before it is handled (Host, Origin, body size, a body that is no
+    JSON a puzzle could hold), or None."""
     hostname = host_name(request.headers.get("host", ""))
     if hostname not in studio.hosts:
         return JSONResponse({"error": "the Host header must name this machine (127.0.0.1 or localhost)"}, 421)
@@ -57,7 +62,62 @@ def refused(studio: Studio, request: Request) -> Response | None:
             return JSONResponse({"error": "a body must say its length (Content-Length)"}, 411)
         if int(length) > 2 * studio.workspace.max_bytes:
             return JSONResponse({"error": f"a body of {int(length):,} bytes is past the studio's limit"}, 413)
+        problem = body_problem(await request.body())
+        if problem is not None:
+            return JSONResponse({"error": problem}, 400)
     return None
+
+
+class NotJson(ValueError):
+    """A body's JSON holds what no puzzle holds."""
+
+
+def body_problem(body: bytes) -> str | None:
+    """Why a body is not JSON the studio takes, in one line, or None: not UTF-8, not JSON, a number
+    that is not finite (NaN, Infinity, 1e999: Python's JSON reader takes them), text holding a lone
+    surrogate (it cannot be written as UTF-8, so no file or page could hold it)."""
+    if not body:
+        return None
+    try:
+        text = body.decode("utf-8")
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+        _check_text(value)
+    except UnicodeDecodeError:
+        return "the body is not UTF-8 text"
+    except NotJson as error:
+        return f"the body's JSON: {error}"
+    except (ValueError, RecursionError):
+        return "the body is not JSON"
+    return None
+
+
+def _no_constant(name: str) -> Any:
+    raise NotJson(f"{name} is not a number a puzzle takes (expected a finite number)")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise NotJson(f"{text[:40]} is past the largest number (expected a finite number)")
+    return number
+
+
+def _check_text(value: Any, depth: int = 0) -> None:
+    """Every string and key encodes as UTF-8 (no lone surrogate), nested no deeper than a spec may be."""
+    if depth > MAX_YAML_DEPTH:
+        raise NotJson(f"nested deeper than {MAX_YAML_DEPTH} levels")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise NotJson("text holding a lone surrogate (\\ud800-\\udfff), which no file can hold") from None
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            _check_text(key, depth + 1)
+            _check_text(inner, depth + 1)
+    elif isinstance(value, list):
+        for inner in value:
+            _check_text(inner, depth + 1)
 
 
 def host_and_port(text: str) -> tuple[str, int | None] | None:

@@ -52,7 +52,7 @@ def create_app(studio: Studio) -> FastAPI:
     @app.middleware("http")
     async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         try:
-            refusal = refused(studio, request)
+            refusal = await refused(studio, request)
             response = refusal if refusal is not None else await call_next(request)
         except Exception as error:  # a bug: one line, logged with its traceback, never a page of it
             LOG.exception("the studio failed on %s %s", request.method, printable(request.url.path)[:200])
