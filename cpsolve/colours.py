@@ -10,11 +10,50 @@ import functools
 import math
 
 GOLDEN_TURN = 0.381966  # hues this far apart stay distinct for many pieces
+# What a constraint colour is drawn in, and written to a BurrTools file as: a colour word is that
+# colour, "colourN" (the names BurrTools' colours are read as) BurrTools' N-th, #rrggbb itself, any
+# other name the next of BurrTools' palette (BURRTOOLS_COLOURS: the colours its own files start with)
+COLOUR_WORDS = {
+    "red": "#dc2828",
+    "green": "#28aa50",
+    "blue": "#2878dc",
+    "yellow": "#f0c828",
+    "orange": "#f08c28",
+    "purple": "#a050c8",
+    "violet": "#a050c8",
+    "black": "#282828",
+    "white": "#f0f0f0",
+    "grey": "#8c8c8c",
+    "gray": "#8c8c8c",
+    "brown": "#8c5a28",
+    "pink": "#f08cc8",
+    "cyan": "#28c8dc",
+    "magenta": "#c828b4",
+}
+BURRTOOLS_COLOURS = ("#dc2828", "#282828", "#2878dc", "#f0c828", "#28aa50", "#a050c8")
 
 
 def hex_colour(hue: float, lightness: float, saturation: float) -> str:
     red, green, blue = colorsys.hls_to_rgb(hue, lightness, saturation)
     return f"#{round(red * 255):02x}{round(green * 255):02x}{round(blue * 255):02x}"
+
+
+def constraint_colour(name: str, number: int) -> str:
+    """The #rrggbb a constraint colour is drawn and written in (see COLOUR_WORDS); `number`: its
+    place among the puzzle's colours, from 0, for a name that says no colour."""
+    word = name.strip().lower()
+    if word in COLOUR_WORDS:
+        return COLOUR_WORDS[word]
+    if len(word) == 7 and word.startswith("#") and all(c in "0123456789abcdef" for c in word[1:]):
+        return word
+    if word.startswith("colour") and word[6:].isdigit() and int(word[6:]) >= 1:
+        return BURRTOOLS_COLOURS[(int(word[6:]) - 1) % len(BURRTOOLS_COLOURS)]
+    return BURRTOOLS_COLOURS[number % len(BURRTOOLS_COLOURS)]
+
+
+def constraint_colours(names: list[str]) -> dict[str, str]:
+    """Each of a puzzle's constraint colours (in its order) as #rrggbb."""
+    return {name: constraint_colour(name, number) for number, name in enumerate(names)}
 
 
 def palette(count: int) -> list[str]:

@@ -489,3 +489,71 @@ def test_neighbours_grow_the_known_shapes(name: str, flat: bool, counts: list[in
     assert found == counts
     cell = (3, 2, 1)
     assert all(cell in grid.neighbours(near) for near in grid.neighbours(cell))  # a symmetric relation
+
+
+# -- the page's description of each grid (cpsolve.grids.drawing) ---------------------------------
+
+
+@pytest.mark.parametrize("name", [grid.name for grid in GRIDS])
+def test_the_pages_description_of_a_grid_is_the_grids_own(name: str) -> None:
+    """Which triples are cells, the layers' layout both ways, each cell's kind and place, and the
+    cell across each face of each solid: as the page reads them from the description, on 400
+    random triples, equal to what the grid's own methods say."""
+    from cpsolve.grids.drawing import description
+
+    grid = grid_named(name)
+    drawn = description(grid)
+    chooser = random.Random(7)
+    period, residues = drawn["cell_period"], {tuple(r) for r in drawn["residues"]}
+    to_layers, from_layers = np.array(drawn["to_layers"]), np.array(drawn["from_layers"])
+    kinds = [tuple(kind) for kind in drawn["kinds"]]
+    for _ in range(400):
+        triple = tuple(chooser.randint(-15, 15) for _ in range(3))
+        valid = tuple(v % p for v, p in zip(triple, period, strict=True)) in residues
+        assert valid == grid.is_cell(triple), triple
+        if not valid:
+            continue
+        layered = to_layers @ np.array(triple)
+        assert tuple(int(round(v)) for v in layered) == grid.to_layers(triple)  # type: ignore[arg-type]
+        assert tuple(int(round(v)) for v in from_layers @ layered) == triple
+        kind = tuple(v % p for v, p in zip(triple, drawn["kind_period"], strict=True))
+        number, origin = grid.placed_cells([list(triple)])[0]
+        assert kinds[number] == kind
+        expected = np.array(drawn["real_scale"]) * (np.array(triple) - np.array(kind))
+        assert np.allclose(origin, expected)
+        if drawn["across"] is None:
+            continue
+        faces = drawn["solids"][number]
+        for face, step in zip(faces, drawn["across"][number], strict=True):
+            other = tuple(v + s for v, s in zip(triple, step, strict=True))
+            assert grid.is_cell(other) and other != triple
+            other_number, other_origin = grid.placed_cells([list(other)])[0]
+            mine = {tuple(np.round(np.array(c) + origin, 6)) for c in face}
+            theirs = [{tuple(np.round(np.array(c) + other_origin, 6)) for c in f} for f in drawn["solids"][other_number]]
+            assert mine in theirs, (triple, step)
+
+
+@pytest.mark.parametrize("name", [grid.name for grid in GRIDS])
+def test_the_editors_turns_are_the_grids_and_keep_a_shape_where_it_was(name: str) -> None:
+    """Each turn the editor offers lands a shape on the grid as one of the grid's own orientations
+    of it, near where it was; a quarter turn four times (a sixth six, a half twice, the mirror
+    twice) gives the shape back."""
+    from cpsolve.grids.drawing import editor_turns, turned
+
+    grid = grid_named(name)
+    kinds = grid.cell_kinds()
+    shape = sorted({tuple(v + 2 * p * n for v, p in zip(kinds[0], grid.cell_period, strict=True)) for n in range(2)})
+    shape = sorted({*shape, *(tuple(k) for k in kinds[:3])})
+    own = {grid.normalise(form) for form in grid.orientations(shape, mirrors=True)}
+    repeats = {"x": 4, "y": 4, "z": 4, "mirror": 2}
+    if grid.parity_axes == (0, 1):
+        repeats = {"z": 6, "x": 2, "mirror": 2}
+    assert set(editor_turns(grid)) == set(repeats)
+    for how, times in repeats.items():
+        cells = list(shape)
+        for _ in range(times):
+            cells = turned(grid, cells, how)
+            assert all(grid.is_cell(cell) for cell in cells)
+            assert grid.normalise(cells) in own
+            assert np.abs(np.min(cells, axis=0) - np.min(shape, axis=0)).max() <= 2 * max(grid.kind_period)
+        assert sorted(cells) == shape, how

@@ -58,7 +58,9 @@ def test_of_two_requests_making_one_new_file_one_wins(client: TestClient, worksp
         answers: dict[str, int] = {}
         start = threading.Barrier(2)
 
-        def make(content: str, answers: dict[str, int] = answers, name: str = name) -> None:
+        def make(
+            content: str, answers: dict[str, int] = answers, name: str = name, start: threading.Barrier = start
+        ) -> None:
             start.wait()
             answers[content] = client.put(f"/api/files/{name}?new=true", json={"content": content}).status_code
 

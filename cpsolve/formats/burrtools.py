@@ -36,6 +36,7 @@ from xml.parsers import expat
 
 import numpy as np
 
+from cpsolve.colours import constraint_colour
 from cpsolve.errors import CpsolveError, ModelTooBigError, SpecError, printable
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid, burrtools_grid
@@ -707,8 +708,9 @@ def puzzle_xml(
 
     lines = ['<?xml version="1.0"?>', '<puzzle version="2">', f'  <gridType type="{grid.burrtools}"/>']
     lines.append("  <colors>" if colour_names else "  <colors/>")
-    for n, _ in enumerate(colour_names):
-        red, green, blue = PALETTE[n % len(PALETTE)]
+    for n, name in enumerate(colour_names):
+        value = constraint_colour(name, n)
+        red, green, blue = (int(value[i : i + 2], 16) for i in (1, 3, 5))
         lines.append(f'    <color red="{red}" green="{green}" blue="{blue}"/>')
     if colour_names:
         lines.append("  </colors>")
@@ -763,9 +765,6 @@ def puzzle_xml(
     return text.replace(
         "<comment>written by cpsolve</comment>", f"<comment>written by cpsolve\n{_text(line)}</comment>"
     )
-
-
-PALETTE = [(220, 40, 40), (40, 40, 40), (40, 120, 220), (240, 200, 40), (40, 170, 80), (160, 80, 200)]
 
 
 def _most(piece: Any, target_cells: int) -> int:

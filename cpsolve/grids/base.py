@@ -127,6 +127,8 @@ class Grid:
     # printed as balls (joined by necks in a printed piece) rather than as solids with faces
     kind_period: Cell = (1, 1, 1)
     balls: bool = False
+    # which triples are cells repeats with this period (the page tells cells by their residue)
+    cell_period: Cell = (1, 1, 1)
     # what --stl-unit measures on this grid (its cells' unit edge in `real`)
     unit_name: str = "a cube's side"
 

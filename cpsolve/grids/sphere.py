@@ -56,6 +56,7 @@ class SphereGrid(Grid):
     fewest_first = True
     box_layout = True
     balls = True
+    cell_period = (2, 2, 2)
     unit_name = "a ball's diameter"
     caption = (
         "square layers of balls from the bottom up, each ball above the hollow between four below;"

@@ -48,6 +48,7 @@ class RhombicGrid(SubdividedGrid):
     cell_rule = "each coordinate taken mod 5 and folded (4 -> 0, 3 -> 1) must give 0, 1 and 2 once each"
     period = (5, 5, 5)
     kind_period = (5, 5, 5)
+    cell_period = (5, 5, 5)
     unit_name = "the side of the cube the rhombic grid cuts up"
 
     def solid(self, kind: Cell) -> list[solids.Face]:
@@ -70,6 +71,7 @@ class TetraOctaGrid(SubdividedGrid):
     period = (3, 3, 3)
     parity_axes = (0, 1, 2)
     kind_period = (6, 6, 6)
+    cell_period = (6, 6, 6)
     unit_name = "the side of the cube the tetra-octa grid cuts up"
 
     def solid(self, kind: Cell) -> list[solids.Face]:

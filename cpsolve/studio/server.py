@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 
 from cpsolve.errors import CpsolveError, printable
 from cpsolve.options import Options, describe, field_info
-from cpsolve.studio.routes import drafts, files, jobs, page, puzzles
+from cpsolve.studio.routes import drafts, files, grids, jobs, page, puzzles
 from cpsolve.studio.security import SECURITY_HEADERS, authorised, refused
 from cpsolve.studio.state import Busy, Missing, Studio
 from cpsolve.studio.workspace import OutsideWorkspace, Taken
@@ -46,7 +46,7 @@ def create_app(studio: Studio) -> FastAPI:
         dependencies=[Depends(authorised)],
     )
     app.state.studio = studio
-    for router in (jobs.router, files.router, puzzles.router, drafts.router, page.router):
+    for router in (jobs.router, files.router, puzzles.router, drafts.router, grids.router, page.router):
         app.include_router(router)
 
     @app.middleware("http")
