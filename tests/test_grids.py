@@ -508,14 +508,14 @@ def test_the_pages_description_of_a_grid_is_the_grids_own(name: str) -> None:
     to_layers, from_layers = np.array(drawn["to_layers"]), np.array(drawn["from_layers"])
     kinds = [tuple(kind) for kind in drawn["kinds"]]
     for _ in range(400):
-        triple = tuple(chooser.randint(-15, 15) for _ in range(3))
+        triple = (chooser.randint(-15, 15), chooser.randint(-15, 15), chooser.randint(-15, 15))
         valid = tuple(v % p for v, p in zip(triple, period, strict=True)) in residues
         assert valid == grid.is_cell(triple), triple
         if not valid:
             continue
         layered = to_layers @ np.array(triple)
-        assert tuple(int(round(v)) for v in layered) == grid.to_layers(triple)  # type: ignore[arg-type]
-        assert tuple(int(round(v)) for v in from_layers @ layered) == triple
+        assert tuple(round(float(v)) for v in layered) == grid.to_layers(triple)
+        assert tuple(round(float(v)) for v in from_layers @ layered) == triple
         kind = tuple(v % p for v, p in zip(triple, drawn["kind_period"], strict=True))
         number, origin = grid.placed_cells([list(triple)])[0]
         assert kinds[number] == kind
@@ -529,7 +529,8 @@ def test_the_pages_description_of_a_grid_is_the_grids_own(name: str) -> None:
             assert grid.is_cell(other) and other != triple
             other_number, other_origin = grid.placed_cells([list(other)])[0]
             mine = {tuple(np.round(np.array(c) + origin, 6)) for c in face}
-            theirs = [{tuple(np.round(np.array(c) + other_origin, 6)) for c in f} for f in drawn["solids"][other_number]]
+            faces_there = drawn["solids"][other_number]
+            theirs = [{tuple(np.round(np.array(c) + other_origin, 6)) for c in f} for f in faces_there]
             assert mine in theirs, (triple, step)
 
 
@@ -542,15 +543,15 @@ def test_the_editors_turns_are_the_grids_and_keep_a_shape_where_it_was(name: str
 
     grid = grid_named(name)
     kinds = grid.cell_kinds()
-    shape = sorted({tuple(v + 2 * p * n for v, p in zip(kinds[0], grid.cell_period, strict=True)) for n in range(2)})
-    shape = sorted({*shape, *(tuple(k) for k in kinds[:3])})
+    far = tuple(v + 2 * p for v, p in zip(kinds[0], grid.cell_period, strict=True))
+    shape: list[Cell] = sorted({(far[0], far[1], far[2]), *kinds[:3]})
     own = {grid.normalise(form) for form in grid.orientations(shape, mirrors=True)}
     repeats = {"x": 4, "y": 4, "z": 4, "mirror": 2}
     if grid.parity_axes == (0, 1):
         repeats = {"z": 6, "x": 2, "mirror": 2}
     assert set(editor_turns(grid)) == set(repeats)
     for how, times in repeats.items():
-        cells = list(shape)
+        cells: list[Cell] = list(shape)
         for _ in range(times):
             cells = turned(grid, cells, how)
             assert all(grid.is_cell(cell) for cell in cells)

@@ -73,31 +73,27 @@ class PackingDrawing:
 
     def assembled(self, solution: Solution) -> list[AssembledPiece]:
         """The solution's pieces for the disassembler, in the spec's piece order (the order moves
-        are tried in), each named by its letter in the drawing."""
+        are tried in), each named as the spec names its piece (so that a plan, a picture, an STL
+        file and the studio's editor all say the same name): a piece placed more than once as
+        NAME.1, NAME.2, ... in the order of their lowest cells."""
         from cpsolve.disassembly import AssembledPiece  # only --disassemble needs it
 
-        if self._one_copy_each:  # each piece's one letter: made once for each placement
+        if self._one_copy_each:  # each piece's one name: made once for each placement
             made = self._assembled_of_atom
             for atom in solution:
                 if atom not in made:
                     placement = self.placements[atom]
                     name = self.puzzle.pieces[placement.piece].name
-                    made[atom] = (
-                        placement.piece,
-                        AssembledPiece(self.symbols[placement.piece][0], name, placement.cells),
-                    )
+                    made[atom] = (placement.piece, AssembledPiece(name, name, placement.cells))
             return [piece for _, piece in sorted(made[atom] for atom in solution)]
-        symbol_of = self._symbol_of_atom(solution)
         atoms = sorted(solution, key=lambda a: (self.placements[a].piece, min(self.placements[a].cells)))
         names = [self.puzzle.pieces[self.placements[atom].piece].name for atom in atoms]
-        labels = [symbol_of[atom] for atom in atoms]
-        if len(set(labels)) < len(labels):  # more pieces than letters: the piece names, copies numbered
-            copies = Counter(names)
-            seen: Counter[str] = Counter()
-            labels = []
-            for name in names:
-                seen[name] += 1
-                labels.append(name if copies[name] == 1 else f"{name}.{seen[name]}")
+        copies = Counter(names)
+        seen: Counter[str] = Counter()
+        labels = []
+        for name in names:
+            seen[name] += 1
+            labels.append(name if copies[name] == 1 else f"{name}.{seen[name]}")
         return [
             AssembledPiece(label, name, self.placements[atom].cells)
             for label, name, atom in zip(labels, names, atoms, strict=True)
