@@ -92,6 +92,23 @@ def puzzle_file(loaded: LoadedSpec, target: PurePath) -> tuple[bytes, str]:
     return spec_yaml(loaded).encode("utf-8"), f"{target}: YAML spec of {loaded.spec.name!r}"
 
 
+def document_file(problems: Sequence[tuple[str, LoadedSpec]], target: PurePath) -> tuple[bytes, str]:
+    """Several problems (each a name and its spec) as one file: a BurrTools file that shares
+    their shapes; a YAML spec holds one problem, so more are refused with the way out."""
+    if len(problems) == 1:
+        return puzzle_file(problems[0][1], target)
+    if _writer(target) != "burrtools":
+        raise CpsolveError(
+            f"{target}: a YAML spec holds one problem and this puzzle has {len(problems)}: save it as a .xmpuzzle file"
+        )
+    written = [
+        burrtools.WrittenProblem(name, packing_puzzle(loaded, "cannot be written as a BurrTools file"))
+        for name, loaded in problems
+    ]
+    data, holds = burrtools.document_bytes(written)
+    return data, f"{target}: BurrTools file with {holds.shapes} shapes and {len(problems)} problems"
+
+
 def solved_state(report: RunReport) -> burrtools.Solved | None:
     """How BurrTools would keep a problem this run has solved: only a complete run's (an
     interrupted one is written unsolved, as BurrTools keeps no count it has not finished); its

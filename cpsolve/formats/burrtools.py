@@ -680,6 +680,18 @@ def _voxel_element(cells: Sequence[Cell], marks: dict[Cell, str], colours: dict[
     return f"    <voxel {attributes}>{_cube_string(size, marks, colours)}</voxel>"
 
 
+@dataclass(frozen=True)
+class WrittenProblem:
+    """One problem of a file being written: its name, the resolved packing
+    (models.packing.PackingPuzzle), its assemblies (each a sequence of placements: piece number,
+    cells, colours) and, where it was solved, what BurrTools keeps of that (else "unsolved")."""
+
+    name: str
+    puzzle: Any
+    assemblies: Sequence[Sequence[Any]] = ()
+    solved: Solved | None = None
+
+
 def puzzle_xml(
     puzzle: Any,
     assemblies: Sequence[Sequence[Any]] = (),
@@ -688,25 +700,34 @@ def puzzle_xml(
     solved: Solved | None = None,
     kept: dict[str, Any] | None = None,
 ) -> str:
-    """A BurrTools file of one problem for a resolved packing (models.packing.PackingPuzzle); each
-    assembly a sequence of its placements (piece number, cells, colours), and the problem solved
-    as `solved` says, else unsolved (BurrTools asserts that a problem whose solutions it is asked
-    for is solved: `burrTxt -a s1` stopped on a file that held assemblies under "unsolved"). `any_symmetry` writes a
-    puzzle whose `symmetry` BurrTools cannot keep (BurrTools then reduces by its own rule), so
-    that BurrTools can be timed on the same search (`cpsolve bench --peers`)."""
-    why = _not_writable(puzzle, any_symmetry)
-    if why:
-        raise CpsolveError(f"{printable(puzzle.name)}: cannot be written as a BurrTools file: {why}")
-    colour_names = sorted({c for p in puzzle.pieces for c in p.colours if c} | set(puzzle.target_colours.values()))
-    colour_names += sorted({name for pair in puzzle.colour_rule for name in pair} - set(colour_names))
+    """A BurrTools file of one problem for a resolved packing, the problem solved as `solved`
+    says, else unsolved (BurrTools asserts that a problem whose solutions it is asked for is
+    solved: `burrTxt -a s1` stopped on a file that held assemblies under "unsolved").
+    `any_symmetry` writes a puzzle whose `symmetry` BurrTools cannot keep (BurrTools then reduces
+    by its own rule), so that BurrTools can be timed on the same search (`cpsolve bench --peers`)."""
+    return document_xml([WrittenProblem(puzzle.name, puzzle, assemblies, solved)], any_symmetry=any_symmetry, kept=kept)
+
+
+def document_xml(
+    problems: Sequence[WrittenProblem], *, any_symmetry: bool = False, kept: dict[str, Any] | None = None
+) -> str:
+    """A BurrTools file of the problems, on their one grid: one list of colours, one list of
+    shapes (a piece two problems hold alike written once, as BurrTools shares a shape among its
+    problems), then each problem's pieces, result, colour pairs and assemblies."""
+    for problem in problems:
+        why = _not_writable(problem.puzzle, any_symmetry)
+        if why:
+            raise CpsolveError(f"{printable(problem.puzzle.name)}: cannot be written as a BurrTools file: {why}")
+    grids = {problem.puzzle.grid.name for problem in problems}
+    if len(grids) > 1:
+        raise CpsolveError(f"a BurrTools file holds problems on one grid; these are on {', '.join(sorted(grids))}")
+    colour_names = _colour_names([problem.puzzle for problem in problems])
     number = {name: n for n, name in enumerate(colour_names, 1)}
-    grid: Grid = puzzle.grid
-    low = tuple(int(v) for v in grid.lattice_shift(puzzle.target))  # a translation the grid allows
-
-    def shifted(cell: Cell) -> Cell:
-        return (cell[0] - low[0], cell[1] - low[1], cell[2] - low[2])
-
-    lines = ['<?xml version="1.0"?>', '<puzzle version="2">', f'  <gridType type="{grid.burrtools}"/>']
+    lines = [
+        '<?xml version="1.0"?>',
+        '<puzzle version="2">',
+        f'  <gridType type="{problems[0].puzzle.grid.burrtools}"/>',
+    ]
     lines.append("  <colors>" if colour_names else "  <colors/>")
     for n, name in enumerate(colour_names):
         value = constraint_colour(name, n)
@@ -714,46 +735,14 @@ def puzzle_xml(
         lines.append(f'    <color red="{red}" green="{green}" blue="{blue}"/>')
     if colour_names:
         lines.append("  </colors>")
+    shapes = _ShapeList()
+    ids = [shapes.of_problem(problem.puzzle, number) for problem in problems]
     lines.append("  <shapes>")
-    for piece in puzzle.pieces:
-        coloured = {c: number[k] for c, k in zip(piece.cells, piece.colours, strict=False) if k}
-        lines.append(_voxel_element(piece.cells, {c: "#" for c in piece.cells}, coloured, piece.name))
-    target = [shifted(c) for c in puzzle.target]
-    marks = {shifted(c): "+" if c in puzzle.optional else "#" for c in puzzle.target}
-    target_colours = {shifted(c): number[k] for c, k in puzzle.target_colours.items()}
-    lines.append(_voxel_element(target, marks, target_colours, "Result"))
+    lines.extend(shapes.elements)
     lines.append("  </shapes>")
-    holes = f' maxHoles="{puzzle.max_holes}"' if puzzle.max_holes is not None else ""
     lines.append("  <problems>")
-    state = (
-        f'state="2" assemblies="{solved.assemblies}" solutions="{solved.solutions}" time="{solved.seconds}"'
-        if solved is not None
-        else 'state="0"'
-    )
-    lines.append(f"    <problem name={_attribute(puzzle.name)} {state}{holes}>")
-    lines.append("      <shapes>")
-    most = [_most(piece, len(puzzle.target)) for piece in puzzle.pieces]
-    for index, (piece, high) in enumerate(zip(puzzle.pieces, most, strict=True)):
-        if piece.bounds.low == high:
-            lines.append(f'        <shape id="{index}" count="{high}"/>')
-        else:
-            lines.append(f'        <shape id="{index}" min="{piece.bounds.low}" max="{high}"/>')
-    lines.append("      </shapes>")
-    lines.append(f'      <result id="{len(puzzle.pieces)}"/>')
-    pairs = [(number[p], number[r]) for p, r in sorted(puzzle.colour_rule)]
-    lines.append("      <bitmap>" if pairs else "      <bitmap/>")
-    for piece_colour, target_colour in pairs:
-        lines.append(f'        <pair piece="{piece_colour - 1}" result="{target_colour - 1}"/>')
-    if pairs:
-        lines.append("      </bitmap>")
-    if assemblies and grid is CUBE:
-        lines.append("      <solutions>")
-        for assembly in assemblies:
-            lines.append(
-                f"        <solution><assembly>{_assembly(puzzle, assembly, most, shifted)}</assembly></solution>"
-            )
-        lines.append("      </solutions>")
-    lines.append("    </problem>")
+    for problem, (piece_ids, result_id) in zip(problems, ids, strict=True):
+        lines.extend(_problem_xml(problem, piece_ids, result_id, number))
     lines.append("  </problems>")
     lines.append("  <comment>written by cpsolve</comment>")
     lines.append("</puzzle>")
@@ -765,6 +754,94 @@ def puzzle_xml(
     return text.replace(
         "<comment>written by cpsolve</comment>", f"<comment>written by cpsolve\n{_text(line)}</comment>"
     )
+
+
+def _colour_names(puzzles: Sequence[Any]) -> list[str]:
+    """The colours the problems use, numbered as the file lists them: those of cells first (in
+    name order), then those only a colour rule names."""
+    on_cells = {c for puzzle in puzzles for p in puzzle.pieces for c in p.colours if c}
+    on_cells |= {c for puzzle in puzzles for c in puzzle.target_colours.values()}
+    names = sorted(on_cells)
+    return names + sorted({name for puzzle in puzzles for pair in puzzle.colour_rule for name in pair} - on_cells)
+
+
+def _shifted(puzzle: Any) -> Any:
+    """The map that moves the target's cells to BurrTools' voxel space from 0 (a translation the
+    grid allows)."""
+    low = tuple(int(v) for v in puzzle.grid.lattice_shift(puzzle.target))
+
+    def shifted(cell: Cell) -> Cell:
+        return (cell[0] - low[0], cell[1] - low[1], cell[2] - low[2])
+
+    return shifted
+
+
+class _ShapeList:
+    """The file's shapes as they are written, each once: a problem's piece or result alike one
+    written before (its name, its cells, their marks and colours) is that shape again."""
+
+    def __init__(self) -> None:
+        self.elements: list[str] = []
+        self.numbers: dict[tuple[str, str], int] = {}
+
+    def number_of(self, role: str, element: str) -> int:
+        if (role, element) not in self.numbers:
+            self.numbers[(role, element)] = len(self.elements)
+            self.elements.append(element)
+        return self.numbers[(role, element)]
+
+    def of_problem(self, puzzle: Any, number: dict[str, int]) -> tuple[list[int], int]:
+        """The numbers of the problem's pieces and of its result, written where they are new."""
+        pieces = []
+        for piece in puzzle.pieces:
+            coloured = {c: number[k] for c, k in zip(piece.cells, piece.colours, strict=False) if k}
+            pieces.append(
+                self.number_of(
+                    "piece", _voxel_element(piece.cells, dict.fromkeys(piece.cells, "#"), coloured, piece.name)
+                )
+            )
+        shifted = _shifted(puzzle)
+        target = [shifted(c) for c in puzzle.target]
+        marks = {shifted(c): "+" if c in puzzle.optional else "#" for c in puzzle.target}
+        target_colours = {shifted(c): number[k] for c, k in puzzle.target_colours.items()}
+        return pieces, self.number_of("result", _voxel_element(target, marks, target_colours, "Result"))
+
+
+def _problem_xml(problem: WrittenProblem, piece_ids: list[int], result_id: int, number: dict[str, int]) -> list[str]:
+    """A `<problem>` element: its pieces by shape number and copies, its result, its colour pairs,
+    its assemblies (cube grid only) and whether it is solved."""
+    puzzle, solved = problem.puzzle, problem.solved
+    holes = f' maxHoles="{puzzle.max_holes}"' if puzzle.max_holes is not None else ""
+    state = (
+        f'state="2" assemblies="{solved.assemblies}" solutions="{solved.solutions}" time="{solved.seconds}"'
+        if solved is not None
+        else 'state="0"'
+    )
+    lines = [f"    <problem name={_attribute(problem.name)} {state}{holes}>", "      <shapes>"]
+    most = [_most(piece, len(puzzle.target)) for piece in puzzle.pieces]
+    for shape_id, piece, high in zip(piece_ids, puzzle.pieces, most, strict=True):
+        if piece.bounds.low == high:
+            lines.append(f'        <shape id="{shape_id}" count="{high}"/>')
+        else:
+            lines.append(f'        <shape id="{shape_id}" min="{piece.bounds.low}" max="{high}"/>')
+    lines.append("      </shapes>")
+    lines.append(f'      <result id="{result_id}"/>')
+    pairs = [(number[p], number[r]) for p, r in sorted(puzzle.colour_rule)]
+    lines.append("      <bitmap>" if pairs else "      <bitmap/>")
+    for piece_colour, target_colour in pairs:
+        lines.append(f'        <pair piece="{piece_colour - 1}" result="{target_colour - 1}"/>')
+    if pairs:
+        lines.append("      </bitmap>")
+    if problem.assemblies and puzzle.grid is CUBE:
+        shifted = _shifted(puzzle)
+        lines.append("      <solutions>")
+        for assembly in problem.assemblies:
+            lines.append(
+                f"        <solution><assembly>{_assembly(puzzle, assembly, most, shifted)}</assembly></solution>"
+            )
+        lines.append("      </solutions>")
+    lines.append("    </problem>")
+    return lines
 
 
 def _most(piece: Any, target_cells: int) -> int:
@@ -842,3 +919,10 @@ def file_bytes(
     if assemblies and puzzle.grid is not CUBE:
         return data, Written(len(puzzle.pieces) + 1, 0, ASSEMBLIES_ON_CUBES)
     return data, Written(len(puzzle.pieces) + 1, len(assemblies))
+
+
+def document_bytes(problems: Sequence[WrittenProblem]) -> tuple[bytes, Written]:
+    """A gzip-compressed BurrTools file of several problems (the studio's puzzle of problems),
+    and how many shapes it holds."""
+    text = document_xml(problems)
+    return gzip.compress(text.encode("utf-8"), mtime=0), Written(text.count("<voxel "), 0)
