@@ -278,14 +278,14 @@ def compile_command() -> None:
     from cpsolve import native
     from cpsolve.errors import CpsolveError
     from cpsolve.kernels import byte_compile_modules, load_every_kernel
-    from cpsolve.studio import assets
+    from cpsolve.pictures import three
 
     def say(text: str) -> None:
         typer.echo(f"cpsolve compile: {text}", err=True)
 
     try:
-        folder = assets.install(say=say)
-        typer.echo(f"{folder}: three.js for the studio's page")
+        folder = three.install(say=say)
+        typer.echo(f"{folder}: three.js for the 3-D pages (the studio's and --html's)")
     except CpsolveError as error:  # the studio's editor needs it; the solver does not
         typer.echo(printable(f"cpsolve compile: {error}"), err=True)
     try:

@@ -320,7 +320,7 @@ def _classify(
 def _listing_progress(
     classifier: Classifier | Tally, enumeration: Enumeration, elapsed: float, estimate: float | None
 ) -> Progress:
-    rate = f"{classifier.raw_seen / elapsed:,.0f}/s" if elapsed else ""
+    rate = f"{classifier.raw_seen / elapsed:,.0f} solutions/s" if elapsed else ""
     if isinstance(classifier, Tally):
         doing, classes = f"{classifier.raw_seen:,} solutions tallied, none kept, {rate}", None
     else:

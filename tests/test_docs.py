@@ -45,7 +45,7 @@ def test_the_architectures_layout_names_every_module_and_nothing_else() -> None:
     listed: dict[Path, set[str]] = {}
     for row in re.findall(r"^\| `([\w/]+)/`[^|]*\| ([^|]+) \|", text, re.M):
         folder, names = row
-        listed.setdefault(ROOT / folder, set()).update(re.findall(r"`([\w.]+)`", names))
+        listed.setdefault(ROOT / folder, set()).update(re.findall(r"`([\w.-]+)`", names))
     assert ROOT / "cpsolve" in listed and ROOT / "cpsolve" / "studio" / "routes" in listed  # the table was read
     kinds = {".py", ".js", ".css", ".html"}
     for base in (ROOT / "cpsolve", ROOT / "models"):

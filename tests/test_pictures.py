@@ -1,8 +1,9 @@
 """--html pages in a real headless Chromium, --png pictures, and cpsolve.solve() with its notebook view.
 
-The browser is the Debian `chromium` package (or $CPSOLVE_CHROMIUM) driven by Playwright; the
-browser tests skip when either is missing. Every page must open from disk with no console error
-and no request, draw something, and answer its controls.
+The browser is the Debian `chromium` package (or $CPSOLVE_CHROMIUM) driven by Playwright, WebGL
+drawn in software (SwiftShader: these machines have no GPU); the browser tests skip when either is
+missing. Every page must open from disk with no console error and no request beyond itself and
+its own blobs, draw something (read back from the three.js canvas), and answer its controls.
 """
 
 from __future__ import annotations
@@ -43,30 +44,43 @@ def launched_chromium(*flags: str) -> Iterator[Any]:
         launched.close()
 
 
+WEBGL_IN_SOFTWARE = ("--enable-unsafe-swiftshader", "--use-angle=swiftshader")
+MOST_PAGE_BYTES = 3 * 2**20  # three.js (2.1 MB unminified, as npm ships it) and Soma's 240 solutions
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    yield from launched_chromium()
+    from cpsolve.pictures import three
+
+    if not three.installed():
+        absent("three.js is not installed: run `cpsolve compile` (needs npm)")
+    yield from launched_chromium(*WEBGL_IN_SOFTWARE)
 
 
 class Opened:
     """A page opened from a file, with what it said on the console and what it asked the network for."""
 
-    def __init__(self, browser: Any, path: Path) -> None:
-        self.page = browser.new_page()
+    def __init__(self, browser: Any, path: Path, width: int = 1280, height: int = 800) -> None:
+        self.page = browser.new_page(viewport={"width": width, "height": height})
         self.errors: list[str] = []
         self.requests: list[str] = []
         self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.on("request", lambda request: self.requests.append(request.url))
-        self.page.goto(path.resolve().as_uri())  # waits for the load event: the viewer has drawn by then
-        assert self.page.evaluate("window.cpsolveView.frames") > 0
+        self.page.goto(path.resolve().as_uri())
+        self.page.wait_for_function("window.cpsolveView && window.cpsolveView.mounted")
 
     def pixels(self) -> tuple[int, int]:
-        """(pixels that are not the white background, a checksum of the whole canvas)."""
+        """(pixels that are not the white background, a checksum of the whole picture), read from
+        the three.js canvas (its drawing buffer is kept) through a 2-D copy."""
         found = self.page.evaluate(
             """() => {
-                const c = document.getElementById('canvas');
-                const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                const stage = document.querySelector('canvas.stage');
+                const copy = document.createElement('canvas');
+                copy.width = stage.width; copy.height = stage.height;
+                const context = copy.getContext('2d');
+                context.drawImage(stage, 0, 0);
+                const data = context.getImageData(0, 0, copy.width, copy.height).data;
                 let drawn = 0, sum = 0;
                 for (let i = 0; i < data.length; i += 4) {
                     if (data[i] !== 255 || data[i + 1] !== 255 || data[i + 2] !== 255) drawn++;
@@ -84,9 +98,16 @@ class Opened:
     def set_range(self, element: str, value: int) -> None:
         self.page.eval_on_selector(element, f"(e) => {{ e.value = '{value}'; e.dispatchEvent(new Event('input')); }}")
 
+    def rows(self) -> Any:
+        """The table of assemblies' rows (its heading left out)."""
+        return self.page.locator(".table-box tr[data-index]")
+
+    def scene(self) -> Any:
+        return self.page.evaluate("JSON.parse(document.getElementById('scene').textContent)")
+
     def clean(self) -> None:
-        local = [url for url in self.requests if not url.startswith("file:")]
-        assert self.errors == [] and local == []
+        outside = [url for url in self.requests if not url.startswith(("file:", "data:"))]
+        assert self.errors == [] and outside == []
         assert len([url for url in self.requests if url.startswith("file:")]) == 1  # the page itself
 
 
@@ -98,28 +119,28 @@ def _page(tmp_path: Path, spec: Path, *extra: str) -> Path:
 
 
 def test_packing_page(browser: Any, tmp_path: Path) -> None:
-    """The Soma cube's 240 solutions: drawn, the selector changes the picture, the step slider at 1
-    shows one piece, the legend hides a piece, and the page stays small."""
+    """The Soma cube's 240 solutions: drawn, a row of the table changes the picture, the build
+    slider at 1 shows one piece, the legend hides a piece, and the page stays within its size."""
     path = _page(tmp_path, SOMA)
-    assert path.stat().st_size < 2 * 2**20
+    assert path.stat().st_size < MOST_PAGE_BYTES
     opened = Opened(browser, path)
-    assert opened.page.locator("#solution option").count() == 240
+    assert opened.rows().count() == 240
     drawn, first = opened.pixels()
     assert drawn > 10_000
-    assert sorted(opened.shown_units()) == list(range(7))
-    opened.page.select_option("#solution", "5")
+    assert opened.shown_units() == list(range(7))
+    opened.rows().nth(5).click()
+    expect(opened.page.locator(".table-box tr.chosen")).to_have_attribute("data-index", "5")
     assert opened.pixels()[1] != first
     opened.set_range("#step", 1)
     assert len(opened.shown_units()) == 1
     one_piece = opened.pixels()[0]
     assert 0 < one_piece < drawn
     opened.set_range("#step", 7)
-    opened.page.locator("#legend .entry").first.click()
-    units = opened.shown_units()
-    assert len(units) == 6 and opened.page.locator("#legend .entry.off").count() == 1
+    opened.page.locator(".legend .entry").first.click()
+    assert len(opened.shown_units()) == 6 and opened.page.locator(".legend .entry.off").count() == 1
     opened.set_range("#explode", 80)
     assert opened.pixels()[0] > 0
-    assert "240" in opened.page.inner_text("#counts")
+    assert "unique 240 (complete)" in opened.page.inner_text("#counts")
     opened.clean()
 
 
@@ -134,13 +155,13 @@ def test_chain_page(browser: Any, tmp_path: Path) -> None:
 
 
 def test_tiles_page(browser: Any, tmp_path: Path) -> None:
-    """The board as tiles: as many as the board has places, every edge label written, and the
-    selector shows another solution."""
+    """The board as tiles: as many as the board has places, every edge label written, and a row
+    of the table shows another solution."""
     opened = Opened(browser, _page(tmp_path, SPECS / "tiles_rectangle_4x3.yaml"))
     assert opened.page.locator("#board .tile").count() == 12
     assert opened.page.locator("#board .tile text").count() == 12 * 5  # four edges and the tile
     before = opened.page.inner_html("#board")
-    opened.page.select_option("#solution", "3")
+    opened.rows().nth(3).click()
     assert opened.page.inner_html("#board") != before
     opened.clean()
 
@@ -154,49 +175,50 @@ def test_equal_tiles_are_coloured(browser: Any, tmp_path: Path) -> None:
 
 
 def test_burrtools_page_with_disassembly(browser: Any, tmp_path: Path) -> None:
-    """CubeInCage: optional cells left empty are outlined, the build order is the reverse of the
-    disassembly, and the page says how many come apart."""
+    """CubeInCage: the page says how many come apart, opens on the one that does, and builds it
+    in the reverse of the order the plan takes it apart."""
     path = corpus_dir("burrtools") / "CubeInCage.xmpuzzle"
     opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
     assert "1 of 96 come apart" in opened.page.inner_text("#counts")
-    assert "disassembly" in opened.page.inner_text("#step-text")
+    assert "the order the plan takes them out, reversed" in opened.page.inner_text("#step-text")
     opened.clean()
 
 
 def test_the_page_takes_an_assembly_apart_as_the_plan_says(browser: Any, tmp_path: Path) -> None:
-    """AlPackino's 17 moves: the take-apart slider moves the pieces the plan names and takes them
-    out, its text says the move in the plan's words, and play runs the plan to its end."""
-    import cpsolve
-
+    """AlPackino's 17 moves: the take-apart slider moves the pieces the plan names and sets aside
+    those taken out (still in view), its text says the move in the plan's words, the move list
+    names every move, and play runs the plan to its end with every moment inside the camera."""
     path = corpus_dir("burrtools") / "AlPackino.xmpuzzle"
     plan = cpsolve.solve(path, disassemble=True).solutions[0]["disassembly"]["plan"]
     opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
     assert opened.page.get_attribute("#plan", "max") == "17" and opened.page.is_visible("#play")
+    assert opened.page.locator(".moves li").count() == 17
     assembled = opened.pixels()
-    labels = opened.page.evaluate("JSON.parse(document.getElementById('scene').textContent).solutions[0].units")
-    unit = {entry["label"]: number for number, entry in enumerate(labels)}
-    opened.set_range("#plan", 5)  # C, D, I, J and L taken out along +z
+    unit = {entry["label"]: number for number, entry in enumerate(opened.scene()["solutions"][0]["units"])}
+    opened.set_range("#plan", 5)  # S2.2, S2.3, S3.4, S4.1 and S4.3 taken out along +z
     gone = sorted(unit[move["pieces"][0]] for move in plan[:5])
     assert sorted(opened.page.evaluate("window.cpsolveView.gone")) == gone
-    assert len(opened.shown_units()) == 13 - 5 and opened.pixels()[1] != assembled[1]
-    opened.set_range("#plan", 6)  # K moved +x by 1: still there, shifted
-    assert plan[5] == {"pieces": ["K"], "direction": "+x", "distance": 1}
-    assert opened.page.evaluate("window.cpsolveView.moved") == [unit["K"]]
-    assert opened.page.inner_text("#plan-text") == "move 6 of 17: move K +x by 1"
+    assert len(opened.shown_units()) == 13 and opened.pixels()[1] != assembled[1]  # set aside, not hidden
+    opened.set_range("#plan", 6)  # S4.2 moved +x by 1: still there, shifted
+    assert plan[5] == {"pieces": ["S4.2"], "direction": "+x", "distance": 1}
+    assert unit["S4.2"] in opened.page.evaluate("window.cpsolveView.moved")
+    assert opened.page.inner_text("#plan-text") == "move 6 of 17: move S4.2 +x by 1"
+    expect(opened.page.locator(".moves li.now")).to_have_text("move S4.2 +x by 1")
     opened.set_range("#plan", 0)
     assert opened.page.evaluate("window.cpsolveView.gone") == [] and opened.pixels() == assembled
+    assert opened.page.evaluate("window.cpsolveView.planFits()") is True
+    opened.set_range("#speed", 20)  # four times the default: the whole plan in about 5 s
     opened.page.click("#play")
     assert opened.page.inner_text("#play") == "pause"
     expect(opened.page.locator("#play")).to_have_text("play", timeout=120_000)  # the last move done: it stops
     assert opened.page.eval_on_selector("#plan", "(e) => e.value") == "17"
-    assert len(opened.shown_units()) == 1  # the piece the last one was taken from stays
     assert "move 17 of 17: take" in opened.page.inner_text("#plan-text")
     opened.clean()
 
 
 def test_the_page_takes_apart_on_the_prism_grid(browser: Any, tmp_path: Path) -> None:
     """Prisgon's second problem (triangular prisms, 23 moves): a move shifts its piece in the
-    prisms' drawing; at the end one piece is left."""
+    prisms' drawing; at the end every piece is set aside in view."""
     path = corpus_dir("burrtools-grids") / "Prisgon.xmpuzzle"
     opened = Opened(browser, _page(tmp_path, path, "--disassemble", "--problem", "1"))
     assert opened.page.get_attribute("#plan", "max") == "23"
@@ -205,25 +227,24 @@ def test_the_page_takes_apart_on_the_prism_grid(browser: Any, tmp_path: Path) ->
     assert opened.page.evaluate("window.cpsolveView.moved") and opened.pixels() != before
     assert opened.page.inner_text("#plan-text").startswith("move 4 of 23: move ")
     opened.set_range("#plan", 23)
-    assert len(opened.shown_units()) == 1
+    assert opened.page.evaluate("window.cpsolveView.planFits()") is True
     opened.clean()
 
 
-def test_the_selector_keeps_only_those_that_come_apart_and_the_png_draws_what_the_page_opens_on(
+def test_the_table_keeps_only_those_that_come_apart_and_the_png_draws_what_the_page_opens_on(
     browser: Any, tmp_path: Path
 ) -> None:
-    """CubeInCage: 1 of 96 comes apart; the filter leaves that one in the selector, and the PNG
+    """CubeInCage: 1 of 96 comes apart; the filter leaves that one in the table, and the PNG
     without --solution draws it, as the page opens on it."""
     path = corpus_dir("burrtools") / "CubeInCage.xmpuzzle"
     opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
-    assert opened.page.locator("#solution option").count() == 96
-    opened.page.check("#apart")
-    options = opened.page.locator("#solution option")
-    assert options.count() == 1 and "comes apart" in options.first.inner_text()
-    opened.page.uncheck("#apart")
-    assert opened.page.locator("#solution option").count() == 96
+    assert opened.rows().count() == 96
+    opened.page.check(".only-apart input")
+    assert opened.rows().count() == 1 and "yes" in opened.rows().first.inner_text()
+    opened.page.uncheck(".only-apart input")
+    assert opened.rows().count() == 96
     opened.clean()
-    apart = int(opened.page.evaluate("document.getElementById('solution').value")) + 1
+    apart = int(opened.page.get_attribute(".table-box tr.chosen", "data-index") or 0) + 1
     chosen, default = tmp_path / "chosen.png", tmp_path / "default.png"
     for png, extra in ((chosen, ["--solution", str(apart)]), (default, [])):
         result = runner.invoke(app, ["run", str(path), "--disassemble", "--png", str(png), *extra])
@@ -233,16 +254,139 @@ def test_the_selector_keeps_only_those_that_come_apart_and_the_png_draws_what_th
 
 def test_what_the_controls_say_is_true(browser: Any, tmp_path: Path) -> None:
     """A chain has no legend to click; a build order that was not checked says so; a page that
-    holds fewer solutions than there are says how to get them all."""
+    holds fewer solutions than there are says so; no filter where nothing was taken apart."""
     chain = Opened(browser, _page(tmp_path, SPECS / "snake_standard.yaml"))
-    assert chain.page.inner_text("#hint") == "drag to turn, wheel to zoom"
+    assert chain.page.locator(".legend .entry").count() == 0
     chain.clean()
     pentominoes = Opened(browser, _page(tmp_path, SPECS / "pentominoes_6x10.yaml"))
-    assert "not checked to build; --disassemble finds an order" in pentominoes.page.inner_text("#step-text")
-    limit = pentominoes.page.inner_text("#limit")
-    assert "the first 1,000 of 2,339 unique solutions" in limit and "--solutions FILE writes every one" in limit
-    assert not pentominoes.page.is_visible("#apart-box")
+    assert "not checked to build; taking it apart (disassemble) finds an order" in pentominoes.page.inner_text(
+        "#step-text"
+    )
+    assert "the first 1,000 of 2,339 unique solutions" in pentominoes.page.inner_text("#limit")
+    assert not pentominoes.page.is_visible(".only-apart")
     pentominoes.clean()
+
+
+def test_each_copy_has_its_own_legend_entry_colour_and_name(browser: Any, tmp_path: Path) -> None:
+    """18 copies of one T: 18 entries, each hides its copy alone; copies differ in shade; the
+    build text names the piece as the legend does (label, then the piece's name)."""
+    opened = Opened(browser, _page(tmp_path, SPECS / "t_tetracubes_6x6x2.yaml"))
+    entries = opened.page.locator(".legend .entry")
+    assert entries.count() == 18
+    names = entries.all_inner_texts()
+    assert all(name.strip().endswith("(T)") for name in names) and len(set(names)) == 18
+    entries.nth(3).click()
+    assert len(opened.shown_units()) == 17 and 3 not in opened.shown_units()
+    units = opened.scene()["solutions"][0]["units"]
+    assert len({unit["colour"] for unit in units}) >= 5
+    assert opened.page.evaluate("window.cpsolveView.meshColours") == {unit["label"]: unit["colour"] for unit in units}
+    opened.set_range("#step", 1)
+    placed = opened.page.inner_text("#step-text").split("last placed ")[1].split(" (bottom layer first")[0]
+    assert placed.endswith("(T)") and placed in [name.strip() for name in names]
+    opened.clean()
+
+
+def test_explode_brings_out_what_a_cage_holds(browser: Any, tmp_path: Path) -> None:
+    """CubeInCage: at full explode only the largest piece in the middle stays put; the frames and
+    the three pieces inside are pushed out, each at least a few cubes (before, those inside moved
+    less than one)."""
+    path = corpus_dir("burrtools") / "CubeInCage.xmpuzzle"
+    opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
+    opened.set_range("#explode", 100)
+    moved = opened.page.evaluate("window.cpsolveView.exploded")
+    assert sorted(moved)[0] == 0 and min(sorted(moved)[1:]) >= 3
+    assert sorted(opened.page.evaluate("window.cpsolveView.drawnUnits")) == list(range(6))
+    opened.clean()
+
+
+def test_named_tile_labels_neither_overlap_nor_leave_their_tile(browser: Any, tmp_path: Path) -> None:
+    """The bugs board (labels like `beetle_head`) in a 1280 px window: within each tile the four
+    labels and the tile's number keep apart and inside the tile (they overlapped and were cut)."""
+    opened = Opened(browser, _page(tmp_path, SPECS / "tiles_bugs_3x3.yaml"))
+    clashes = opened.page.evaluate(
+        """() => {
+            const found = [];
+            const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5
+                && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
+            const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+            for (const tile of document.querySelectorAll('#board .tile')) {
+                const box = tile.getBoundingClientRect();
+                const texts = Array.from(tile.querySelectorAll('text')).map((t) => t.getBoundingClientRect());
+                texts.forEach((a, i) => {
+                    if (!inside(a, box)) found.push('outside');
+                    texts.slice(i + 1).forEach((b) => { if (meet(a, b)) found.push('overlap'); });
+                });
+            }
+            return found;
+        }"""
+    )
+    assert clashes == []
+    assert opened.page.evaluate("document.getElementById('board').getBoundingClientRect().width") >= 480
+    opened.clean()
+
+
+def test_the_take_apart_slider_is_hidden_without_a_plan(browser: Any, tmp_path: Path) -> None:
+    opened = Opened(browser, _page(tmp_path, SOMA))
+    assert not opened.page.is_visible("#plan-box")
+    opened.clean()
+
+
+def test_notebook_view(browser: Any) -> None:
+    """What Jupyter shows for a result: the page in a frame, drawn."""
+    result = cpsolve.solve(SOMA)
+    page = browser.new_page()
+    page.set_content(result._repr_html_())
+    frame = page.frames[1]
+    frame.wait_for_function("window.cpsolveView && window.cpsolveView.mounted")
+    assert frame.evaluate("window.cpsolveView.shownUnits.length") == 7
+
+
+def test_a_puzzle_without_solution(browser: Any, tmp_path: Path) -> None:
+    """The page still opens and says so; no PNG is written, and the run ends well (exit 0)."""
+    spec = tmp_path / "none.yaml"
+    spec.write_text("pieces:\n  T: {cells: [[0,0],[1,0],[2,0],[1,1]]}\n  D: {box: [2, 1]}\ntarget: {box: [3, 2]}\n")
+    page, picture = tmp_path / "none.html", tmp_path / "none.png"
+    result = runner.invoke(app, ["run", str(spec), "--html", str(page), "--png", str(picture)])
+    assert result.exit_code == 0, result.output
+    assert "not written: the run found no solution to draw" in result.output and not picture.exists()
+    opened = Opened(browser, page)
+    assert opened.page.inner_text(".cpsolve-viewer") == "no solution to show"
+    assert "unique 0 (complete)" in opened.page.inner_text("#counts")
+    opened.clean()
+
+
+@pytest.mark.parametrize(
+    ("spec", "pieces"),
+    [
+        (SPECS / "kanoodle_pyramid.yaml", 12),  # balls
+        (SPECS / "hexiamonds_rhombus.yaml", 12),  # prisms
+        (Path("burrtools-grids/HexSticks.xmpuzzle"), 12),  # rhombic dodecahedra's tetrahedra
+        (Path("burrtools-grids/FourPieceTetrahedron.xmpuzzle"), 4),  # tetrahedra and octahedra
+    ],
+    ids=lambda value: value.stem if isinstance(value, Path) else str(value),
+)
+def test_pages_of_other_grids(browser: Any, tmp_path: Path, spec: Path, pieces: int) -> None:
+    """Each grid's cells drawn as their solids (spheres as balls) with the same controls: every
+    piece shown, the build slider at 1 shows one, explode and the legend work, nothing on the
+    console."""
+    if not spec.is_absolute():
+        spec = corpus_dir(spec.parent.name) / spec.name
+    opened = Opened(browser, _page(tmp_path, spec))
+    drawn, first = opened.pixels()
+    assert drawn > 10_000
+    assert len(opened.shown_units()) == pieces
+    opened.set_range("#step", 1)
+    assert len(opened.shown_units()) == 1
+    assert 0 < opened.pixels()[0] < drawn
+    opened.set_range("#step", pieces)
+    opened.set_range("#explode", 80)
+    assert opened.pixels()[1] != first
+    opened.page.locator(".legend .entry").first.click()
+    assert opened.pixels()[0] > 0
+    opened.clean()
+
+
+# -- without a browser ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("count", "apart"), [(7, 50), (13, 35), (20, 25)])
@@ -289,83 +433,6 @@ def test_a_tiles_png_is_centred_with_its_numbers_on_badges(tmp_path: Path) -> No
         board = rgb.crop((drawn[0] + 2, 40, drawn[-1] - 2, height - 10))  # the tiles, no margin
         counts = {colour: count for count, colour in board.getcolors(maxcolors=1_000_000) or []}
     assert counts.get((255, 255, 255), 0) > 16 * 200  # sixteen white badges among the coloured tiles
-
-
-def test_each_copy_has_its_own_legend_entry_colour_and_name(browser: Any, tmp_path: Path) -> None:
-    """18 copies of one T: 18 entries, each hides its copy alone; copies differ in shade; the
-    build text names the piece as the legend does (label, then the piece's name)."""
-    opened = Opened(browser, _page(tmp_path, SPECS / "t_tetracubes_6x6x2.yaml"))
-    entries = opened.page.locator("#legend .entry")
-    assert entries.count() == 18
-    names = entries.all_inner_texts()
-    assert all(name.strip().endswith("(T)") for name in names) and len(set(names)) == 18
-    entries.nth(3).click()
-    assert len(opened.shown_units()) == 17 and 3 not in opened.shown_units()
-    units = opened.page.evaluate("JSON.parse(document.getElementById('scene').textContent).solutions[0].units")
-    assert len({unit["colour"] for unit in units}) >= 5
-    opened.set_range("#step", 1)
-    placed = opened.page.inner_text("#step-text").split("last placed ")[1]
-    assert placed.endswith("(T)") and placed in [name.strip() for name in names]
-    opened.clean()
-
-
-def test_explode_brings_out_what_a_cage_holds(browser: Any, tmp_path: Path) -> None:
-    """CubeInCage: at full explode only the largest piece in the middle stays put; the frames and
-    the three pieces inside are pushed out, each at least a few cubes (before, those inside moved
-    less than one)."""
-    path = corpus_dir("burrtools") / "CubeInCage.xmpuzzle"
-    opened = Opened(browser, _page(tmp_path, path, "--disassemble"))
-    opened.set_range("#explode", 100)
-    moved = opened.page.evaluate("window.cpsolveView.exploded")
-    assert sorted(moved)[0] == 0 and min(sorted(moved)[1:]) >= 3
-    assert sorted(opened.page.evaluate("window.cpsolveView.drawnUnits")) == list(range(6))
-    opened.clean()
-
-
-def test_named_tile_labels_neither_overlap_nor_leave_their_tile(browser: Any, tmp_path: Path) -> None:
-    """The bugs board (labels like `beetle_head`) in a 1280 px window: within each tile the four
-    labels and the tile's number keep apart and inside the tile (they overlapped and were cut)."""
-    opened = Opened(browser, _page(tmp_path, SPECS / "tiles_bugs_3x3.yaml"))
-    opened.page.set_viewport_size({"width": 1280, "height": 800})
-    clashes = opened.page.evaluate(
-        """() => {
-            const found = [];
-            const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5
-                && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
-            const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-            for (const tile of document.querySelectorAll('#board .tile')) {
-                const box = tile.getBoundingClientRect();
-                const texts = Array.from(tile.querySelectorAll('text')).map((t) => t.getBoundingClientRect());
-                texts.forEach((a, i) => {
-                    if (!inside(a, box)) found.push('outside');
-                    texts.slice(i + 1).forEach((b) => { if (meet(a, b)) found.push('overlap'); });
-                });
-            }
-            return found;
-        }"""
-    )
-    assert clashes == []
-    assert opened.page.evaluate("document.getElementById('board').getBoundingClientRect().width") >= 480
-    opened.clean()
-
-
-def test_the_take_apart_slider_is_hidden_without_a_plan(browser: Any, tmp_path: Path) -> None:
-    opened = Opened(browser, _page(tmp_path, SOMA))
-    assert not opened.page.is_visible("#plan-box")
-    opened.clean()
-
-
-def test_notebook_view(browser: Any) -> None:
-    """What Jupyter shows for a result: the page in a frame, drawn."""
-    result = cpsolve.solve(SOMA)
-    page = browser.new_page()
-    page.set_content(result._repr_html_())
-    frame = page.frames[1]
-    frame.wait_for_load_state("load")
-    assert frame.evaluate("window.cpsolveView.shownUnits.length") == 7
-
-
-# -- without a browser ---------------------------------------------------------------------------------
 
 
 def test_solve_returns_counts_solutions_and_the_report() -> None:
@@ -463,51 +530,6 @@ def test_pictures_of_a_file_with_several_problems_need_one(tmp_path: Path) -> No
     path = corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle"
     result = runner.invoke(app, ["run", str(path), "--html", str(tmp_path / "x.html")])
     assert result.exit_code == 2 and "give --problem with --html" in result.output
-
-
-def test_a_puzzle_without_solution(browser: Any, tmp_path: Path) -> None:
-    """The page still opens and says so; no PNG is written, and the run ends well (exit 0)."""
-    spec = tmp_path / "none.yaml"
-    spec.write_text("pieces:\n  T: {cells: [[0,0],[1,0],[2,0],[1,1]]}\n  D: {box: [2, 1]}\ntarget: {box: [3, 2]}\n")
-    page, picture = tmp_path / "none.html", tmp_path / "none.png"
-    result = runner.invoke(app, ["run", str(spec), "--html", str(page), "--png", str(picture)])
-    assert result.exit_code == 0, result.output
-    assert "not written: the run found no solution to draw" in result.output and not picture.exists()
-    opened = Opened(browser, page)
-    assert opened.page.inner_text("#stage") == "no solution to show"
-    assert "unique 0 (complete)" in opened.page.inner_text("#counts")
-    opened.clean()
-
-
-@pytest.mark.parametrize(
-    ("spec", "pieces"),
-    [
-        (SPECS / "kanoodle_pyramid.yaml", 12),  # balls
-        (SPECS / "hexiamonds_rhombus.yaml", 12),  # prisms
-        (Path("burrtools-grids/HexSticks.xmpuzzle"), 12),  # rhombic dodecahedra's tetrahedra
-        (Path("burrtools-grids/FourPieceTetrahedron.xmpuzzle"), 4),  # tetrahedra and octahedra
-    ],
-    ids=lambda value: value.stem if isinstance(value, Path) else str(value),
-)
-def test_pages_of_other_grids(browser: Any, tmp_path: Path, spec: Path, pieces: int) -> None:
-    """Each grid's cells drawn as their solids (spheres as balls) with the same controls: every
-    piece shown, the step slider at 1 shows one, explode and the legend work, nothing on the
-    console."""
-    if not spec.is_absolute():
-        spec = corpus_dir(spec.parent.name) / spec.name
-    opened = Opened(browser, _page(tmp_path, spec))
-    drawn, first = opened.pixels()
-    assert drawn > 10_000
-    assert len(opened.shown_units()) == pieces
-    opened.set_range("#step", 1)
-    assert len(opened.shown_units()) == 1
-    assert 0 < opened.pixels()[0] < drawn
-    opened.set_range("#step", pieces)
-    opened.set_range("#explode", 80)
-    assert opened.pixels()[1] != first
-    opened.page.locator("#legend .entry").first.click()
-    assert opened.pixels()[0] > 0
-    opened.clean()
 
 
 def test_every_picture_says_what_it_wrote_and_a_jpg_is_a_jpeg(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The studio's editor: puzzles handed to it with every shape as cells and saved back (YAML and
 BurrTools), the page's scripts and three.js served under the token, and the page driven in
 Chromium: a puzzle drawn by clicking, a stroke undone, saved and opened again, solved; a BurrTools
-file's disassembly played with the keyboard."""
+file's disassembly is played in the studio page's own tests (test_studio_page)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ import pytest
 import yaml
 from conftest import SPECS, absent, corpus_dir
 from playwright.sync_api import expect
-from test_pictures import launched_chromium
+from test_pictures import browser as browser  # the fixture: Debian's chromium, WebGL in software
 
 pytest.importorskip("fastapi")
 httpx = pytest.importorskip("httpx")
@@ -30,7 +29,7 @@ from test_studio import HOST, TOKEN  # noqa: E402
 from test_studio import client as client  # noqa: E402  (the fixtures, on this module's workspace)
 from test_studio import live as live  # noqa: E402
 
-from cpsolve.studio import assets  # noqa: E402
+from cpsolve.pictures import three as assets  # noqa: E402
 
 
 @pytest.fixture
@@ -62,7 +61,8 @@ def counts_of(client: TestClient, request: dict[str, Any]) -> dict[str, Any]:
 
 def test_every_shape_reaches_the_editor_as_cells_on_its_grid(client: TestClient) -> None:
     """Layers of balls become BurrTools' sphere coordinates; a BurrTools target's variable voxels
-    become `optional`; grids the page does not draw, and chains, say why."""
+    become `optional`; every grid is drawn; chains say why they are not; a file of several
+    problems comes with each problem's spec."""
     pyramid = client.get("/api/puzzle/kanoodle_pyramid.yaml").json()
     assert pyramid["drawn"] is True and len(pyramid["problems"]) == 1
     target = pyramid["spec"]["target"]
@@ -75,12 +75,13 @@ def test_every_shape_reaches_the_editor_as_cells_on_its_grid(client: TestClient)
     assert optional and optional <= cells  # every target cell in cells, the variable ones also in optional
 
     prisms = client.get("/api/puzzle/hexiamonds_rhombus.yaml").json()
-    assert prisms["drawn"] is False and "prism grid" in prisms["why"]
+    assert prisms["drawn"] is True and prisms["spec"]["grid"] == "prism"  # every grid is drawn
     chain = client.get("/api/puzzle/snake_standard.yaml").json()
-    assert chain["drawn"] is False and "edited as text" in chain["why"]
+    assert chain["drawn"] is False and "edited as text" in chain["why"] and chain["specs"] is None
 
     paradox = client.get("/api/puzzle/paradox.xmpuzzle", params={"problem": "1"}).json()
     assert paradox["problem"] == 1 and len(paradox["problems"]) == 2
+    assert paradox["specs"][1] == paradox["spec"] and len(paradox["specs"]) == 2  # edited together
     refused = client.get("/api/puzzle/paradox.xmpuzzle", params={"problem": "7"})
     assert refused.status_code == 400 and "no problem '7'" in refused.json()["error"]
 
@@ -149,14 +150,6 @@ def test_the_pages_scripts_come_under_the_token_and_three_js_from_its_install(
     assert missing.status_code == 404 and "cpsolve compile" in missing.json()["error"]
 
 
-@pytest.fixture(scope="module")
-def webgl_browser() -> Iterator[Any]:
-    """Debian's chromium with WebGL drawn in software (no screen, no GPU on these machines)."""
-    if not assets.installed():
-        absent("three.js is not installed: run `cpsolve compile` (needs npm)")
-    yield from launched_chromium("--enable-unsafe-swiftshader", "--use-angle=swiftshader")
-
-
 def test_a_puzzle_file_given_makes_its_folder_the_workspace(workspace: Path) -> None:
     """`cpsolve studio FILE --no-browser`: the file's folder served, the address to open it printed."""
     process = subprocess.Popen(
@@ -193,13 +186,13 @@ def shapes(page: Any) -> list[str]:
 
 
 def test_a_puzzle_drawn_by_clicking_is_undone_saved_reopened_and_solved(
-    webgl_browser: Any, live: str, workspace: Path
+    browser: Any, live: str, workspace: Path
 ) -> None:
     """In Chromium: a new puzzle; the target made a row of three by clicking the layer's floor; a
-    piece B drawn by a click on the floor and one on its cube's face; a stroke undone with Ctrl+Z;
+    new piece B (one cell) grown by a click on its cube's face; a stroke undone with Ctrl+Z;
     saved with Ctrl+S, the page reloaded, the file opened again; solved: A and B fill the row in
     two ways, one class."""
-    page = webgl_browser.new_page(viewport={"width": 1300, "height": 900})
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
@@ -216,7 +209,7 @@ def test_a_puzzle_drawn_by_clicking_is_undone_saved_reopened_and_solved(
 
     page.click("#add-piece")
     expect(page.locator("#shapes button")).to_have_count(3)
-    click_at(page, f"{editor}.floorOf([0, 0, 0])")
+    expect(page.locator("#shapes button >> nth=2")).to_have_text("B (1)")  # a new piece starts as one cell
     click_at(page, f"{editor}.screenOf([0, 0, 0], [1, 0, 0])")  # the +x face of B's cube: the cell beside it
     expect(page.locator("#shapes button >> nth=2")).to_have_text("B (2)")
     assert page.evaluate(f"[...{editor}.shape.cells.keys()].sort()") == ["0,0,0", "1,0,0"]
@@ -230,10 +223,10 @@ def test_a_puzzle_drawn_by_clicking_is_undone_saved_reopened_and_solved(
     expect(page.locator("#shapes button >> nth=2")).to_have_text("B (3)")
     page.keyboard.press("Control+z")
 
-    click_at(page, f"{editor}.layerCentre(0, 1)")  # the layer view: a cell added, then removed there
+    click_at(page, f"{editor}.layerPlace(0, 1)")  # the layer view: a cell added, then removed there
     expect(page.locator("#shapes button >> nth=2")).to_have_text("B (3)")
     assert "0,1,0" in page.evaluate(f"[...{editor}.shape.cells.keys()]")
-    page.mouse.click(*page.evaluate(f"{editor}.layerCentre(0, 1)"), button="right")
+    page.mouse.click(*page.evaluate(f"{editor}.layerPlace(0, 1)"), button="right")
     expect(page.locator("#shapes button >> nth=2")).to_have_text("B (2)")
 
     page.keyboard.press("Control+s")
@@ -241,43 +234,16 @@ def test_a_puzzle_drawn_by_clicking_is_undone_saved_reopened_and_solved(
     saved = yaml.safe_load((workspace / "drawn.yaml").read_text())
     assert sorted(map(tuple, saved["pieces"]["B"]["cells"])) == [(0, 0, 0), (1, 0, 0)]
     page.reload()
-    page.click("text=drawn.yaml")
+    page.click("#files button[data-path='drawn.yaml']")
     expect(page.locator("#shapes button")).to_have_count(3)
     assert shapes(page) == ["target (3)", "A (1)", "B (2)"]
 
     page.click("#solve")
-    expect(page.locator("#counts")).to_contain_text("raw 2, rotations 1, unique 1 (complete)", timeout=60_000)
-    expect(page.locator("#counts")).to_contain_text("orbit-stabiliser check ok")
+    expect(page.locator("#summary")).to_contain_text("raw 2, rotations 1, unique 1 (complete)", timeout=60_000)
+    expect(page.locator("#summary")).to_contain_text("orbit-stabiliser check ok")
     page.keyboard.press("?")
     expect(page.locator("#help")).to_be_visible()
     page.keyboard.press("Escape")
     expect(page.locator("#help")).to_be_hidden()
     assert errors == []
-    page.close()
-
-
-def test_a_burrtools_files_disassembly_plays_from_the_keyboard(webgl_browser: Any, live: str) -> None:
-    """PelikanBurr drawn in the editor (its cage and pieces), taken apart, its solutions sortable
-    by level and by moves, its disassembly played with Space and stepped with the arrows."""
-    page = webgl_browser.new_page(viewport={"width": 1300, "height": 1000})
-    page.goto(f"{live}&open=pelikan.xmpuzzle")  # as `cpsolve studio pelikan.xmpuzzle` opens it
-    expect(page.locator("#name")).to_have_text("pelikan.xmpuzzle")
-    expect(page.locator("#shapes button >> nth=0")).to_contain_text("target (")
-    page.check("#disassemble")
-    page.click("#solve")
-    expect(page.locator("#counts")).to_contain_text("unique 12 (complete)", timeout=120_000)
-    frame = page.frame_locator("#view")
-    expect(frame.locator("#sort-box")).to_be_visible(timeout=30_000)
-    frame.locator("#sort").select_option("moves")
-    first = frame.locator("#solution option >> nth=0").inner_text()
-    assert "comes apart, level" in first
-    frame.locator("#canvas").click()
-    frame.locator("body").press("ArrowRight")
-    expect(frame.locator("#plan-text")).to_contain_text("move 1 of ")
-    frame.locator("body").press("ArrowLeft")
-    expect(frame.locator("#plan-text")).to_contain_text("assembled")
-    frame.locator("body").press(" ")
-    expect(frame.locator("#play")).to_have_text("pause")
-    frame.locator("body").press(" ")
-    expect(frame.locator("#play")).to_have_text("play")
     page.close()

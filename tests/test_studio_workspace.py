@@ -11,11 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import SPECS
+from conftest import SPECS, checked_run, corpus_dir
 
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 
+from cpsolve.options import RunOptions
 from cpsolve.studio import state
 from cpsolve.studio.server import create_app
 from cpsolve.studio.state import Studio
@@ -179,15 +180,15 @@ def test_drafts_outlive_the_server_and_go_when_the_file_is_saved(studio: Studio,
         assert kept.status_code == 200
     again = Studio(Workspace.at(workspace), TOKEN, 8765)  # a server started again on the folder
     with TestClient(create_app(again), base_url=HOST, headers={"Authorization": f"Bearer {TOKEN}"}) as client:
-        draft = client.get("/api/drafts/soma.yaml").json()
+        draft = client.get("/api/drafts/soma.yaml").json()["draft"]
         assert draft["content"] == "name: mine\n" and draft["changed_since"] is False
         assert [entry["path"] for entry in client.get("/api/drafts").json()["drafts"]] == ["soma.yaml"]
         assert client.get("/api/files").json()["files"] == ["soma.yaml"]  # the drafts folder is not listed
         assert client.get("/api/files/.cpsolve-drafts/x.yaml").status_code == 403
         (workspace / "soma.yaml").write_text(SOMA + "\n")
-        assert client.get("/api/drafts/soma.yaml").json()["changed_since"] is True
+        assert client.get("/api/drafts/soma.yaml").json()["draft"]["changed_since"] is True
         client.put("/api/files/soma.yaml", json={"content": "name: mine\n"})
-        assert client.get("/api/drafts/soma.yaml").status_code == 404
+        assert client.get("/api/drafts/soma.yaml").json() == {"draft": None}
         assert client.get("/api/drafts").json()["drafts"] == []
 
 
@@ -230,3 +231,51 @@ def test_finished_jobs_are_kept_within_the_budget_newest_first(
     with client.stream("GET", f"/api/jobs/{numbers[0]}/events") as events:
         kinds = [line for line in events.iter_lines() if line.startswith("event: ")]
     assert kinds == ["event: finished"]
+
+
+@pytest.mark.parametrize("name", ["DemoMirrorParadox", "BallRoom", "BrokenSticks", "Prisgon"])
+def test_a_file_of_problems_is_edited_whole_and_saved_with_its_counts(
+    client: TestClient, workspace: Path, name: str
+) -> None:
+    """A BurrTools file of several problems read with every problem's spec, one renamed, one added
+    and saved as the page saves it: the file read back holds them all, named so, and each problem
+    counts as the original's (its own pieces, on its own grid)."""
+    folder = corpus_dir("burrtools") if name == "DemoMirrorParadox" else corpus_dir("burrtools-grids")
+    shutil.copy(folder / f"{name}.xmpuzzle", workspace / "many.xmpuzzle")
+    read = client.get("/api/puzzle/many.xmpuzzle").json()
+    assert read["specs"] is not None and len(read["specs"]) == len(read["problems"]) > 1
+    problems = [{"name": title, "spec": spec} for title, spec in zip(read["problems"], read["specs"], strict=True)]
+    problems[0]["name"] = "renamed"
+    problems.append({"name": "a copy", "spec": read["specs"][-1]})
+    saved = client.put("/api/puzzle/many.xmpuzzle", json={"problems": problems, "base": read["revision"]})
+    assert saved.status_code == 200, saved.text
+    again = client.get("/api/puzzle/many.xmpuzzle").json()
+    assert again["problems"] == ["renamed", *read["problems"][1:], "a copy"]
+    original = [
+        checked_run(folder / f"{name}.xmpuzzle", RunOptions(show=0, problem=str(n))).counts
+        for n in range(len(read["problems"]))
+    ]
+    written = [
+        checked_run(workspace / "many.xmpuzzle", RunOptions(show=0, problem=str(n))).counts
+        for n in range(len(problems))
+    ]
+    assert written == [*original, original[-1]]
+
+
+def test_a_yaml_spec_of_two_problems_is_refused_with_the_way_out_and_one_spec_does_not_replace_many(
+    client: TestClient, workspace: Path
+) -> None:
+    read = client.get("/api/puzzle/soma.yaml").json()
+    assert read["specs"] == [read["spec"]]
+    two = [{"name": "Soma cube", "spec": read["spec"]}, {"name": "second", "spec": read["spec"]}]
+    refused = client.put("/api/puzzle/soma.yaml", json={"problems": two, "base": read["revision"]})
+    assert refused.status_code == 400
+    assert refused.json()["error"] == (
+        "soma.yaml: a YAML spec holds one problem and this puzzle has 2: save it as a .xmpuzzle file"
+    )
+    assert client.put("/api/puzzle/soma.xmpuzzle?new=true", json={"problems": two}).status_code == 200
+    assert client.get("/api/puzzle/soma.xmpuzzle").json()["problems"] == ["Soma cube", "second"]
+    one = client.put("/api/puzzle/soma.xmpuzzle", json={"spec": read["spec"]})
+    assert one.status_code == 400 and "saving one would drop the others" in one.json()["error"]
+    both = client.put("/api/puzzle/soma.xmpuzzle", json={"spec": read["spec"], "problems": two})
+    assert both.status_code == 400 and "one of the two" in both.json()["error"]

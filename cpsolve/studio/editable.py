@@ -15,14 +15,15 @@ from pathlib import PurePath
 from typing import Any
 
 from cpsolve import formats
-from cpsolve.convert import puzzle_file, spec_yaml
+from cpsolve.convert import document_file, puzzle_file, spec_yaml
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import PuzzleFile, ReadOptions
-from cpsolve.grids import grid_named
+from cpsolve.formats.burrtools import MAX_PROBLEM_CELLS
+from cpsolve.grids import GRID_NAMES, grid_named
 from cpsolve.models.packing.puzzle import optional_in_layers, shape_cells
-from cpsolve.spec import PackingSpec
+from cpsolve.spec import LoadedSpec, PackingSpec
 
-DRAWN_GRIDS = ("cube", "sphere")  # grids the page draws and edits; the others are edited as text
+DRAWN_GRIDS = GRID_NAMES  # the page draws and edits a packing on every grid (cpsolve.grids.drawing)
 SHAPE_FIELDS = ("cells", "layers", "box", "hollow", "tile", "ring")
 WRITTEN_SUFFIXES = (".yaml", ".yml", ".xmpuzzle")
 
@@ -56,11 +57,34 @@ def editable(puzzle: formats.Puzzle) -> dict[str, Any]:
 
 def read_editable(file: PuzzleFile, max_bytes: int, problem: str | None) -> dict[str, Any]:
     """A workspace file's puzzle for the editor: one problem of it (the first unless `problem`
-    names one) and the names of all its problems."""
+    names one), the names of all its problems and, for a file of several whose every problem the
+    page draws and that hold MAX_PROBLEM_CELLS cells in all, each problem's spec (the page then
+    edits the file's problems together: adds, renames, removes them and saves them as one file)."""
     found = formats.puzzles(file, ReadOptions(max_bytes, None))
     names = [str(puzzle.document.names[puzzle.index]) for puzzle in found]
     chosen = 0 if problem is None else _problem_index(problem, names, file.name)
-    return {**editable(found[chosen]), "problems": names, "problem": chosen}
+    shown = editable(found[chosen])
+    return {**shown, "problems": names, "problem": chosen, "specs": _every_problem(found, chosen, shown)}
+
+
+def _every_problem(found: list[formats.Puzzle], chosen: int, shown: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """Each problem's editable spec, or None where the page edits the file one problem at a time
+    (one it cannot draw or read, or more cells than one problem may hold in all)."""
+    if len(found) == 1:
+        return [shown["spec"]] if shown["drawn"] else None
+    specs, cells = [], 0
+    for index, puzzle in enumerate(found):
+        try:
+            each = shown if index == chosen else editable(puzzle)
+        except CpsolveError:
+            return None
+        if not each["drawn"]:
+            return None
+        cells += len(each["spec"]["target"]["cells"]) + sum(len(p["cells"]) for p in each["spec"]["pieces"].values())
+        if cells > MAX_PROBLEM_CELLS:
+            return None
+        specs.append(each["spec"])
+    return specs
 
 
 def _problem_index(problem: str, names: list[str], path: str) -> int:
@@ -75,11 +99,30 @@ def written(spec: dict[str, Any], target: PurePath, name: str) -> bytes:
     """The file an edited spec is saved as (YAML or BurrTools, by the target's suffix), after
     reading it as a spec and each of its shapes as cells: what the CLI refuses there is refused
     with its one-line message. A BurrTools file holds only a puzzle that can be set up whole."""
-    if target.suffix.lower() not in WRITTEN_SUFFIXES:
-        raise CpsolveError(f"{name}: the editor saves .yaml, .yml or .xmpuzzle files; save under such a name")
-    puzzle = formats.puzzle_from_data(spec, name)
-    editable(puzzle)  # each shape's cells checked (a volume that does not add up yet is kept: a drawing mid-way)
-    loaded = puzzle.loaded
+    _check_suffix(target, name)
+    loaded = _checked(spec, name)
     if target.suffix.lower() != ".xmpuzzle":
         return spec_yaml(loaded).encode("utf-8")
     return puzzle_file(loaded, target)[0]
+
+
+def written_problems(problems: list[tuple[str, dict[str, Any]]], target: PurePath, name: str) -> bytes:
+    """The file a puzzle of several problems (each a name and its edited spec) is saved as: one
+    BurrTools file sharing their shapes (a YAML spec holds one problem: more are refused with the
+    way out); each problem checked as `written` checks a spec, its message naming the problem."""
+    _check_suffix(target, name)
+    if len(problems) == 1:
+        return written(problems[0][1], target, name)
+    loaded = [(title, _checked(spec, f"{name}: problem {title!r}")) for title, spec in problems]
+    return document_file(loaded, target)[0]
+
+
+def _check_suffix(target: PurePath, name: str) -> None:
+    if target.suffix.lower() not in WRITTEN_SUFFIXES:
+        raise CpsolveError(f"{name}: the editor saves .yaml, .yml or .xmpuzzle files; save under such a name")
+
+
+def _checked(spec: dict[str, Any], name: str) -> LoadedSpec:
+    puzzle = formats.puzzle_from_data(spec, name)
+    editable(puzzle)  # each shape's cells checked (a volume that does not add up yet is kept: a drawing mid-way)
+    return puzzle.loaded

@@ -92,7 +92,8 @@ def refusal_of(errors: Sequence[Any]) -> str:
     if first.get("type") == "json_invalid":
         return "the body is not JSON"
     place = ".".join(location[1:] if location[:1] in (["body"], ["path"], ["query"]) else location) or "the request"
-    return printable(f"{place}: {str(first.get('msg', 'refused'))[:200]}")
+    said = str(first.get("msg", "refused")).removeprefix("Value error, ")  # a model's own check says it whole
+    return printable(f"{place}: {said[:200]}")
 
 
 def _as_typed(value: Any) -> Any:

@@ -21,7 +21,7 @@ from itertools import count
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from cpsolve import formats, jobs
 from cpsolve.errors import CpsolveError, printable
@@ -60,6 +60,9 @@ class JobRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     spec: dict[str, Any] | None = Field(default=None, description="a spec as JSON: the YAML spec's fields")
+    name: str | None = Field(
+        default=None, max_length=500, description="the file a spec is drawn from: what its errors and report name it"
+    )
     path: str | None = Field(default=None, description="a puzzle file in the workspace")
     problem: str | None = Field(default=None, description="which problem of a file: a number from 0 or a name")
     options: Options = Field(default_factory=Options, description="the run's options, as `cpsolve run` takes them")
@@ -109,11 +112,41 @@ class FileBody(BaseModel):
     base: str | None = Field(default=None, description="the revision read: refused (409) where the file changed since")
 
 
-class SpecBody(BaseModel):
+MAX_PROBLEMS = 1_000  # problems a saved puzzle may hold (BurrTools' largest examples hold a few dozen)
+
+
+class ProblemBody(BaseModel):
+    """One problem of a puzzle the editor saves: its name and its spec."""
+
     model_config = ConfigDict(extra="forbid")
 
-    spec: dict[str, Any] = Field(description="the puzzle as a spec (the editor's form: shapes as cells)")
+    name: str = Field(max_length=200, description="the problem's name (BurrTools' problems may have none)")
+    spec: dict[str, Any] = Field(description="the problem as a spec (the editor's form: shapes as cells)")
+
+
+class SpecBody(BaseModel):
+    """What the editor saves: one spec, or a puzzle of problems (saved as one BurrTools file)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    spec: dict[str, Any] | None = Field(default=None, description="the puzzle as a spec (shapes as cells)")
+    problems: list[ProblemBody] | None = Field(
+        default=None, min_length=1, max_length=MAX_PROBLEMS, description="or its problems, each a name and a spec"
+    )
     base: str | None = Field(default=None, description="the revision read: refused (409) where the file changed since")
+
+    @model_validator(mode="after")
+    def one_of(self) -> SpecBody:
+        if (self.spec is None) == (self.problems is None):
+            raise ValueError("give `spec` (one puzzle) or `problems` (a puzzle of problems), one of the two")
+        return self
+
+    def named_problems(self) -> list[tuple[str, dict[str, Any]]]:
+        """Each problem as a name and its spec (a spec alone: one problem, named by the spec)."""
+        if self.problems is None:
+            assert self.spec is not None
+            return [("", self.spec)]
+        return [(problem.name, problem.spec) for problem in self.problems]
 
 
 class Busy(CpsolveError):
@@ -311,7 +344,7 @@ class Studio:
         if (request.spec is None) == (request.path is None):
             raise CpsolveError("give either spec (a spec as JSON) or path (a puzzle file in the workspace)")
         if request.spec is not None:
-            return jobs.load(request.spec, settings)
+            return formats.puzzle_from_data(request.spec, request.name or formats.SPEC_AS_DATA)
         assert request.path is not None
         file = PuzzleFile(request.path, self.workspace.read(request.path))
         found = formats.puzzles(file, ReadOptions(self.workspace.max_bytes, settings.problem))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from cpsolve.colours import copy_shade, palette
 from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid
@@ -28,9 +30,16 @@ def packing_scene(
     assert isinstance(model, PackingModel)
     pieces = model.puzzle.pieces
     colours = palette(len(pieces))
+    # each piece's placements: a piece with very few is what a designer looks at
+    placed = np.bincount(model.placements.arrays.pieces, minlength=len(pieces)).tolist()
     legend = [
-        {"name": piece.name, "colour": colour, "copies": _copies(piece.bounds.low, piece.bounds.high)}
-        for piece, colour in zip(pieces, colours, strict=True)
+        {
+            "name": piece.name,
+            "colour": colour,
+            "copies": _copies(piece.bounds.low, piece.bounds.high),
+            "placements": placed[number],
+        }
+        for number, (piece, colour) in enumerate(zip(pieces, colours, strict=True))
     ]
     piece_index = {piece.name: index for index, piece in enumerate(pieces)}
     grid = model.puzzle.grid

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from cpsolve.studio.security import studio_of
-from cpsolve.studio.state import Missing, Studio
+from cpsolve.studio.state import MAX_PROBLEMS, ProblemBody, Studio
 
 router = APIRouter(prefix="/api", tags=["drafts"])
 StudioNeeded = Depends(studio_of)
@@ -22,6 +22,9 @@ class Draft(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     spec: dict[str, Any] | None = Field(default=None, description="the drawing, as the editor's spec")
+    problems: list[ProblemBody] | None = Field(
+        default=None, max_length=MAX_PROBLEMS, description="the puzzle's problems, where the page edits several"
+    )
     content: str | None = Field(default=None, description="the file's text, as typed")
     base: str | None = Field(default=None, description="the revision of the file it was made from")
     problem: int = Field(default=0, ge=0, description="the problem of the file it edits")
@@ -32,6 +35,10 @@ class KeptDraft(Draft):
     path: str
     kept: float = Field(description="when it was kept (seconds since 1970)")
     changed_since: bool = Field(default=False, description="the file changed on disk since the draft was made from it")
+
+
+class DraftFound(BaseModel):
+    draft: KeptDraft | None = Field(description="the file's draft, or null where there is none")
 
 
 class DraftList(BaseModel):
@@ -57,14 +64,17 @@ def list_drafts(studio: Studio = StudioNeeded) -> DraftList:
 
 
 @router.get("/drafts/{relative:path}")
-def get_draft(relative: str, studio: Studio = StudioNeeded) -> KeptDraft:
-    """The draft of a file (404: none), and whether the file changed on disk since it was made."""
+def get_draft(relative: str, studio: Studio = StudioNeeded) -> DraftFound:
+    """The draft of a file (null: none), and whether the file changed on disk since it was made."""
     record = studio.drafts.get(relative)
     if record is None:
-        raise Missing(f"{relative}: no draft")
-    fields = {name: record.get(name) for name in ("spec", "content", "base", "problem", "client", "path", "kept")}
+        return DraftFound(draft=None)
+    fields = {
+        name: record.get(name) for name in ("spec", "problems", "content", "base", "problem", "client", "path", "kept")
+    }
     changed = record.get("base") is not None and studio.workspace.revision(relative) != record.get("base")
-    return KeptDraft(**{name: value for name, value in fields.items() if value is not None}, changed_since=changed)
+    kept = KeptDraft(**{name: value for name, value in fields.items() if value is not None}, changed_since=changed)
+    return DraftFound(draft=kept)
 
 
 @router.put("/drafts/{relative:path}")

@@ -3,7 +3,7 @@ command line prints them (the report), draws them (the page) and writes them (th
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
@@ -16,10 +16,9 @@ from cpsolve.studio.exports import MEDIA_TYPES, ExportKind, exported, file_name
 from cpsolve.studio.security import studio_of
 from cpsolve.studio.state import ExportRequest, JobRequest, JobStarted, JobStatus, Studio
 
-# A job's page runs its own inline script and style and nothing from elsewhere
+# A job's page runs its own inline module and style and nothing from elsewhere
 PAGE_POLICY = (
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:;"
-    " connect-src 'self'; frame-src 'self'; frame-ancestors 'self'"
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'"
 )
 
 router = APIRouter(prefix="/api/jobs", tags=["jobs"])
@@ -57,6 +56,14 @@ def cancel_job(number: str, studio: Studio = StudioNeeded) -> JobStatus:
     record.job.cancel()
     record.job.wait(10)
     return record.state()
+
+
+@router.get("/{number}/scene")
+def job_scene(number: str, studio: Studio = StudioNeeded) -> dict[str, Any]:
+    """What the finished job's solutions look like, as the viewer draws them (the page's scene):
+    the studio draws it with the viewer module every page carries."""
+    record = studio.finished(number, "scene")
+    return Outcome(record.job.result(), record.collected).scene
 
 
 @router.get("/{number}/page", response_class=HTMLResponse)

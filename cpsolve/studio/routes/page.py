@@ -11,15 +11,16 @@ from importlib import resources
 from fastapi import APIRouter, Depends
 from fastapi.responses import HTMLResponse, Response
 
+from cpsolve.pictures import three
 from cpsolve.studio import assets
 from cpsolve.studio.security import STATIC, studio_of
 from cpsolve.studio.state import Missing, Studio
 
 # The studio's page runs its scripts from this server (three.js among them) and the one inline
-# import map whose hash it names, fetches from this server alone and frames the job's page
+# import map whose hash it names, and fetches from this server alone
 STUDIO_POLICY = (
     "default-src 'none'; script-src 'self' '{import_map}'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;"
-    " connect-src 'self'; frame-src 'self'; frame-ancestors 'none'"
+    " connect-src 'self'; frame-ancestors 'none'"
 )
 
 router = APIRouter(tags=["page"])
@@ -35,12 +36,12 @@ def page(studio: Studio = StudioNeeded) -> HTMLResponse:
     return HTMLResponse(html, headers={"Content-Security-Policy": STUDIO_POLICY.format(import_map=import_map)})
 
 
-@router.get(STATIC + "{token}/vendor/{name}")
+@router.get(STATIC + "{token}/vendor/{name:path}")
 def vendor(token: str, name: str) -> Response:
     """A file of three.js as the page imports it (installed by `cpsolve compile`)."""
-    path = assets.vendor_file(name)
+    path = three.vendor_file(name)
     if path is None:
-        raise Missing(assets.NOT_INSTALLED if name in assets.VENDOR_FILES else f"no file {name!r}")
+        raise Missing(three.NOT_INSTALLED if name in three.VENDOR_FILES else f"no file {name!r}")
     return Response(path.read_bytes(), media_type=assets.MEDIA[".js"])
 
 

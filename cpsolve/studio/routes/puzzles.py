@@ -15,7 +15,7 @@ from cpsolve.formats import PuzzleFile, ReadOptions
 from cpsolve.limits import Deadline
 from cpsolve.options import Options
 from cpsolve.studio import state
-from cpsolve.studio.editable import read_editable, written
+from cpsolve.studio.editable import read_editable, written_problems
 from cpsolve.studio.routes.files import Saved
 from cpsolve.studio.security import studio_of
 from cpsolve.studio.state import JobRequest, SpecBody, Studio
@@ -32,6 +32,9 @@ class Editable(BaseModel):
     why: str = Field(default="", description="why it is edited as text, where it is")
     problems: list[str] = Field(description="the names of the file's problems")
     problem: int = Field(description="the problem given, from 0")
+    specs: list[dict[str, Any]] | None = Field(
+        description="each problem's spec, where the page edits the file's problems together (null: one at a time)"
+    )
     revision: str = Field(description="the file's revision: give it back as `base` to save over this version only")
 
 
@@ -52,18 +55,24 @@ def read_puzzle(relative: str, problem: str | None = None, studio: Studio = Stud
 
 @router.put("/puzzle/{relative:path}")
 def write_puzzle(relative: str, body: SpecBody, new: bool = False, studio: Studio = StudioNeeded) -> Saved:
-    """Save an edited spec as YAML or a BurrTools file (by the name's suffix), checked as the
-    command line checks a spec; with `new` only as a new file, with `base` only over the file of
-    that revision (409 otherwise). A BurrTools file of several problems is not replaced by one."""
+    """Save an edited spec, or a puzzle of problems, as YAML or a BurrTools file (by the name's
+    suffix), checked as the command line checks a spec; with `new` only as a new file, with `base`
+    only over the file of that revision (409 otherwise). A BurrTools file of several problems is
+    replaced only by its problems (`problems`), not by one spec."""
     studio.workspace.check(relative)
-    if not new and relative.lower().endswith(".xmpuzzle") and studio.workspace.exists(relative):
+    if (
+        body.problems is None
+        and not new
+        and relative.lower().endswith(".xmpuzzle")
+        and studio.workspace.exists(relative)
+    ):
         existing = PuzzleFile(relative, studio.workspace.read(relative))
         problems = len(formats.puzzles(existing, ReadOptions(studio.workspace.max_bytes)))
         if problems > 1:
             raise CpsolveError(
                 f"{relative}: holds {problems} problems; saving one would drop the others: save under a new name"
             )
-    content = written(body.spec, PurePosixPath(relative), relative)
+    content = written_problems(body.named_problems(), PurePosixPath(relative), relative)
     revision = studio.workspace.write(relative, content, new=new, base=body.base)
     studio.drafts.drop(relative)
     return Saved(path=relative, revision=revision)

@@ -1,29 +1,39 @@
-// The studio's editor: a puzzle's pieces and target drawn in 3-D (three.js) and as one layer in
-// 2-D, edited with the mouse and the keyboard, one undo step per stroke. A design is the spec the
-// server hands over (cpsolve.studio.editable: every shape as cells) and `toSpec` gives it back in
-// the same form, to run as a job or to save.
+// The studio's editor: a puzzle's target and pieces drawn in 3-D (the one viewer's stage and
+// cells: cpsolve/pictures/viewer.js) and as one layer in 2-D, on any of the five grids (their
+// descriptions: grids.js), edited with the mouse and the keyboard, one undo step per stroke. A
+// design is the spec the server hands over (cpsolve.studio.editable: every shape as cells) and
+// `toSpec` gives it back in the same form, to run as a job, to keep as a draft or to save.
 import * as THREE from "three";
-import { OrbitControls } from "three/addons/OrbitControls.js";
-import { GRIDS, cellOf, key, layerRange, layerWindow, moved } from "./grids.js";
+import { Cells, Look, Stage, TARGET_COLOUR } from "./viewer.js";
+import { cellOf, key, shifted } from "./grids.js";
 
-const PALETTE = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#bfef45",
-  "#fabed4", "#469990", "#dcbeff", "#9a6324", "#800000", "#aaffc3", "#808000", "#000075", "#a9a9a9"];
-const TARGET_COLOUR = "#9aa4b1";
 const HISTORY = 200; // undo steps kept
-const LAYER_PIXELS = 280;
+const LAYER_PIXELS = 300;
+const NEAR_SQUARED = 4; // a free cell of the layer whose centre is within 2 of the shape's is kept in view
 
-export function colourOfName(name) { // a constraint colour's swatch: the same name, the same hue
-  let hash = 0;
-  for (const ch of name) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
-  return `hsl(${hash % 360}, 70%, 45%)`;
+// the colours: the pieces' as the pictures draw them (by their place in the spec), a constraint
+// colour as cpsolve.colours.constraint_colour says (a colour word is that colour, colourN
+// BurrTools' N-th, #rrggbb itself, another name the next of BurrTools' colours)
+export class Colours {
+  constructor(look) { Object.assign(this, look); }
+  piece(index) { return this.piece_colours[index % this.piece_colours.length]; }
+  constraint(name, number) {
+    const word = name.trim().toLowerCase();
+    if (this.colour_words[word]) return this.colour_words[word];
+    if (/^#[0-9a-f]{6}$/.test(word)) return word;
+    const numbered = /^colour([0-9]+)$/.exec(word);
+    const list = this.burrtools_colours;
+    if (numbered && Number(numbered[1]) >= 1) return list[(Number(numbered[1]) - 1) % list.length];
+    return list[number % list.length];
+  }
 }
 
 // -- the design: shapes (the target first, then the pieces) and everything else of the spec
 export class Design {
-  constructor(spec) {
+  constructor(spec, grids) {
     const { pieces, target, ...rest } = structuredClone(spec);
     this.rest = rest;
-    this.grid = GRIDS[rest.grid || "cube"];
+    this.grid = grids[rest.grid || "cube"];
     const { cells, optional = [], colours = {}, ...targetMeta } = target;
     const variable = new Set(optional.map(key));
     this.shapes = [{ name: "target", piece: false, cells: readCells(cells, colours, variable), meta: targetMeta }];
@@ -31,12 +41,13 @@ export class Design {
       const { cells: pieceCells, colours: pieceColours = {}, ...meta } = piece;
       this.shapes.push({ name, piece: true, cells: readCells(pieceCells, pieceColours, new Set()), meta });
     }
-    this.edited = false;
+    this.edits = 0; // how many changes since it was made: its modified mark
+    this.shapesEdited = false;
   }
 
   toSpec() {
     const spec = structuredClone(this.rest);
-    if (this.edited) delete spec.expected; // counts of the puzzle as it was
+    if (this.shapesEdited) delete spec.expected; // counts of the puzzle as it was
     const shapeOf = (shape) => {
       const colours = {};
       for (const [text, state] of shape.cells) if (state.colour) (colours[state.colour] ||= []).push(cellOf(text));
@@ -50,9 +61,21 @@ export class Design {
     return spec;
   }
 
-  snapshot() { return this.shapes.map((s) => ({ ...s, cells: new Map([...s.cells].map(([k, v]) => [k, { ...v }])), meta: structuredClone(s.meta) })); }
-  restore(shapes) { this.shapes = shapes; this.edited = true; }
-  colours() { return [...new Set(this.shapes.flatMap((s) => [...s.cells.values()].map((v) => v.colour).filter(Boolean)))].sort(); }
+  snapshot() {
+    return {
+      shapes: this.shapes.map((s) => ({ ...s, cells: new Map([...s.cells].map(([k, v]) => [k, { ...v }])), meta: structuredClone(s.meta) })),
+      rest: structuredClone(this.rest),
+    };
+  }
+
+  restore(snapshot) { this.shapes = snapshot.shapes; this.rest = snapshot.rest; this.edits += 1; this.shapesEdited = true; }
+
+  colours() { // every constraint colour of the puzzle: its cells' and its rule's, in order of appearance
+    const names = new Set();
+    for (const shape of this.shapes) for (const state of shape.cells.values()) if (state.colour) names.add(state.colour);
+    for (const pair of this.rest.colour_rule || []) for (const name of pair) names.add(name);
+    return [...names];
+  }
 }
 
 function readCells(cells, colours, variable) {
@@ -67,10 +90,11 @@ function readCells(cells, colours, variable) {
 
 // -- the editor: one design, one shape shown, strokes, history, the 3-D and the layer view
 export class Editor {
-  constructor(canvas, layerCanvas, changed) {
+  constructor(canvas, layerCanvas, colours, changed) {
     this.canvas = canvas;
     this.layerCanvas = layerCanvas;
-    this.changed = changed; // called after every change: the page updates its lists and buttons
+    this.colours = colours;
+    this.changed = changed; // after every change: the page updates its lists, buttons and the draft
     this.design = null;
     this.index = 0;
     this.layer = 0;
@@ -79,47 +103,61 @@ export class Editor {
     this.undoStack = [];
     this.redoStack = [];
     this.stroke = null;
-    this.setUp3d();
+    this.stage = new Stage(canvas);
+    this.raycaster = new THREE.Raycaster();
+    this.floor = new THREE.Group();
+    this.stage.scene.add(this.floor);
+    canvas.addEventListener("pointerdown", (e) => this.pressed(e), { capture: true });
+    canvas.addEventListener("pointermove", (e) => this.dragged(e));
+    canvas.addEventListener("pointerup", (e) => this.released(e));
+    canvas.addEventListener("pointerleave", () => this.hideGhost());
+    canvas.addEventListener("contextmenu", (e) => e.preventDefault());
     this.setUpLayerView();
   }
 
   get shape() { return this.design.shapes[this.index]; }
-  colourOf(index) { return index ? PALETTE[(index - 1) % PALETTE.length] : TARGET_COLOUR; }
   get grid() { return this.design.grid; }
+  colourOf(index) { return index ? this.colours.piece(index - 1) : TARGET_COLOUR; }
+  constraintColour(name) { return this.colours.constraint(name, Math.max(0, this.design.colours().indexOf(name))); }
 
   load(design) {
     this.design = design;
-    this.ghost.geometry.dispose(); // the wire frame where a click would add: a cube or a ball
-    this.ghost.geometry = design.grid.solid === "ball" ? new THREE.SphereGeometry(0.5, 12, 8) : new THREE.BoxGeometry(1, 1, 1);
+    // the grid's own solids (a cube's is the unit cube), or balls: as the viewer draws solutions
+    this.look = new Look(design.grid.balls ? { ball: 0.5 } : { solids: design.grid.solids });
+    if (this.cells) this.stage.scene.remove(this.cells.group);
+    this.cells = new Cells(this.look);
+    this.stage.scene.add(this.cells.group);
+    if (this.ghost) this.stage.scene.remove(this.ghost);
+    this.ghost = null;
     this.index = design.shapes.length > 1 ? 1 : 0;
     this.undoStack = [];
     this.redoStack = [];
+    this.layer = 0;
     this.select(this.index);
-    this.frame();
   }
 
   select(index) {
     this.index = Math.max(0, Math.min(index, this.design.shapes.length - 1));
-    if (this.shape.piece) this.brush.variable = false; // a piece's cells are all there: only a target has optional ones
-    const [low, high] = layerRange(this.shape.cells, this.grid);
+    if (this.shape.piece) this.brush.variable = false; // only a target has optional cells
+    const [low, high] = this.grid.layerRange(this.shape.cells.keys());
     this.layer = Math.max(low, Math.min(this.layer, high));
     this.redraw();
+    this.frame();
   }
 
   // -- history: one step for each stroke or operation
-  remember(before = { shapes: this.design.snapshot(), index: this.index }) {
+  remember(before = this.state()) {
     this.undoStack.push(before);
     if (this.undoStack.length > HISTORY) this.undoStack.shift();
     this.redoStack = [];
-    this.design.edited = true;
+    this.design.edits += 1;
   }
 
-  begin(kind, extra = {}) { // a stroke: what it does, and the design before it (its undo step)
-    return { kind, changed: false, before: { shapes: this.design.snapshot(), index: this.index }, ...extra };
-  }
-
-  end(stroke) { // a stroke that changed something is one undo step
-    if (stroke && stroke.changed) this.remember(stroke.before);
+  state() { return { design: this.design.snapshot(), index: this.index }; }
+  begin(kind, extra = {}) { return { kind, changed: false, before: this.state(), ...extra }; }
+  end(stroke) {
+    if (stroke && stroke.changed) { this.remember(stroke.before); this.design.shapesEdited = true; }
+    if (!this.stage.inView(this.framePoints())) this.frame(); // the shape grew past the view: it follows
     this.changed();
   }
 
@@ -128,16 +166,41 @@ export class Editor {
   step(from, to) {
     const last = from.pop();
     if (!last) return;
-    to.push({ shapes: this.design.snapshot(), index: this.index });
-    this.design.restore(last.shapes);
+    to.push(this.state());
+    this.design.restore(last.design);
     this.index = Math.min(last.index, this.design.shapes.length - 1);
     this.redraw();
   }
 
   // -- operations on the shape shown or on the design
-  apply(how, sign = 1) { // turn x/y/z, mirror, shift x/y/z (sign: the direction)
+  shift(how, sign = 1) {
     this.remember();
-    this.shape.cells = moved(this.shape.cells, how, this.grid, sign);
+    this.design.shapesEdited = true;
+    this.shape.cells = shifted(this.shape.cells, how, this.grid, sign);
+    this.followShape();
+  }
+
+  async turn(how, turned) { // `turned`: the server's turn of the cells (the grid's own transformations)
+    const texts = [...this.shape.cells.keys()];
+    if (!texts.length) return;
+    const cells = await turned(this.grid.name, texts.map(cellOf), how);
+    this.remember();
+    this.design.shapesEdited = true;
+    const states = [...this.shape.cells.values()];
+    this.shape.cells = new Map(cells.map((cell, i) => [key(cell), states[i]]));
+    this.followShape();
+  }
+
+  followShape() { // after a turn or a shift: the layer view on the shape's cells, the camera on the shape
+    const [low, high] = this.grid.layerRange(this.shape.cells.keys());
+    if (this.layer < low || this.layer > high) this.layer = low;
+    this.redraw();
+    this.frame();
+  }
+
+  edit(change) { // a change of the design's other fields, one undo step
+    this.remember();
+    change(this.design);
     this.redraw();
   }
 
@@ -146,7 +209,19 @@ export class Editor {
     const taken = new Set(this.design.shapes.map((s) => s.name));
     let name = "";
     for (let n = 0; !name || taken.has(name); n++) name = n < 26 ? String.fromCharCode(65 + n) : `P${n}`;
-    this.design.shapes.push({ name, piece: true, cells: new Map(), meta: {} });
+    this.design.shapes.push({ name, piece: true, cells: new Map([[key(this.grid.firstCell()), { variable: false, colour: null }]]), meta: {} });
+    this.design.shapesEdited = true;
+    this.select(this.design.shapes.length - 1);
+  }
+
+  takeShape(shape) { // another problem's piece, as it is there (its name, unless this problem has one so named)
+    this.remember();
+    const taken = new Set(this.design.shapes.map((s) => s.name));
+    let name = shape.name;
+    for (let n = 2; taken.has(name); n++) name = `${shape.name}-${n}`;
+    const cells = new Map([...shape.cells].map(([text, cell]) => [text, { ...cell }]));
+    this.design.shapes.push({ name, piece: true, cells, meta: structuredClone(shape.meta) });
+    this.design.shapesEdited = true;
     this.select(this.design.shapes.length - 1);
   }
 
@@ -154,6 +229,7 @@ export class Editor {
     if (!this.shape.piece || this.design.shapes.length <= 2) return;
     this.remember();
     this.design.shapes.splice(this.index, 1);
+    this.design.shapesEdited = true;
     this.select(this.index);
   }
 
@@ -161,7 +237,9 @@ export class Editor {
     name = name.trim();
     if (!name || name === "target" || this.design.shapes.some((s) => s.name === name)) return false;
     this.remember();
+    const old = this.shape.name;
     this.shape.name = name;
+    for (const group of Object.values(this.design.rest.groups || {})) if (group.pieces) group.pieces = group.pieces.map((p) => (p === old ? name : p));
     this.redraw();
     return true;
   }
@@ -183,7 +261,7 @@ export class Editor {
   }
 
   // -- cells
-  put(cell) { // add a cell with the brush (no change where one is)
+  put(cell) {
     if (!this.grid.valid(cell) || this.shape.cells.has(key(cell))) return false;
     this.shape.cells.set(key(cell), { variable: this.brush.variable && !this.shape.piece, colour: this.brush.colour });
     return true;
@@ -198,105 +276,54 @@ export class Editor {
   take(cell) { return this.shape.cells.delete(key(cell)); }
 
   // -- the 3-D view
-  setUp3d() {
-    const renderer = new THREE.WebGLRenderer({ canvas: this.canvas, antialias: true, preserveDrawingBuffer: true });
-    renderer.setPixelRatio(window.devicePixelRatio || 1);
-    this.renderer = renderer;
-    this.scene = new THREE.Scene();
-    this.scene.background = new THREE.Color("#f4f5f7");
-    this.camera = new THREE.PerspectiveCamera(40, 1, 0.1, 1000);
-    this.camera.up.set(0, 0, 1);
-    this.scene.add(new THREE.HemisphereLight("#ffffff", "#8a8f99", 1.6));
-    const sun = new THREE.DirectionalLight("#ffffff", 1.6);
-    sun.position.set(3, -5, 8);
-    this.scene.add(sun);
-    this.solid = null;
-    this.ghost = new THREE.Mesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshBasicMaterial({ color: "#222", wireframe: true }));
-    this.ghost.visible = false;
-    this.scene.add(this.ghost);
-    this.floor = new THREE.Group();
-    this.scene.add(this.floor);
-    this.raycaster = new THREE.Raycaster();
-    // the editor's listeners come before the controls': a press on a cell or the layer's floor is
-    // a stroke and the controls never see it; a press elsewhere turns (left) or pans (right) the view
-    this.canvas.addEventListener("pointerdown", (e) => this.pressed(e));
-    this.canvas.addEventListener("pointermove", (e) => this.dragged(e));
-    this.canvas.addEventListener("pointerup", (e) => this.released(e));
-    this.canvas.addEventListener("contextmenu", (e) => e.preventDefault());
-    this.controls = new OrbitControls(this.camera, this.canvas);
-    this.controls.addEventListener("change", () => this.render());
-    new ResizeObserver(() => this.resize()).observe(this.canvas);
+  item(text, state) {
+    const cell = cellOf(text);
+    const colour = state.colour ? this.constraintColour(state.colour) : this.colourOf(this.index);
+    return { kind: this.grid.kindOf(cell), origin: this.grid.origin(cell), colour, style: state.variable ? "faint" : "solid", key: text };
   }
 
-  resize() {
-    const { clientWidth: w, clientHeight: h } = this.canvas;
-    if (!w || !h) return;
-    this.renderer.setSize(w, h, false);
-    this.camera.aspect = w / h;
-    this.camera.updateProjectionMatrix();
-    this.render();
-  }
-
-  position(cell) { const s = this.grid.spacing; return new THREE.Vector3(cell[0] * s, cell[1] * s, cell[2] * s); }
-
-  frame() { // the camera looks at the shape shown from above one corner
-    const cells = [...this.shape.cells.keys()].map(cellOf);
-    const centre = new THREE.Vector3();
-    for (const cell of cells) centre.add(this.position(cell));
-    if (cells.length) centre.divideScalar(cells.length);
-    const span = Math.max(4, ...cells.map((c) => this.position(c).distanceTo(centre) * 2 + 1));
-    this.controls.target.copy(centre);
-    this.camera.position.copy(centre).add(new THREE.Vector3(0.9, -1.6, 1.3).multiplyScalar(span));
-    this.controls.update();
-    this.render();
-  }
-
-  geometry() {
-    return this.grid.solid === "ball" ? new THREE.SphereGeometry(0.48, 20, 14) : new THREE.BoxGeometry(0.94, 0.94, 0.94);
-  }
-
-  rebuild() { // the shape's cells as two instanced meshes (solid, and optional cells see-through)
-    for (const mesh of [this.solid, this.optional]) if (mesh) { this.scene.remove(mesh); mesh.dispose(); }
-    const entries = [...this.shape.cells];
-    const base = new THREE.Color(this.colourOf(this.index));
-    const make = (list, material) => {
-      const mesh = new THREE.InstancedMesh(this.geometry(), material, Math.max(1, list.length));
-      mesh.count = list.length;
-      const matrix = new THREE.Matrix4();
-      list.forEach(([text, state], i) => {
-        mesh.setMatrixAt(i, matrix.makeTranslation(this.position(cellOf(text))));
-        mesh.setColorAt(i, state.colour ? new THREE.Color(colourOfName(state.colour)) : base);
-      });
-      mesh.userData.cells = list.map(([text]) => text);
-      this.scene.add(mesh);
-      return mesh;
-    };
-    this.solid = make(entries.filter(([, s]) => !s.variable), new THREE.MeshLambertMaterial());
-    this.optional = make(entries.filter(([, s]) => s.variable), new THREE.MeshLambertMaterial({ transparent: true, opacity: 0.35, depthWrite: false }));
+  rebuild() {
+    this.cells.set([...this.shape.cells].map(([text, state]) => this.item(text, state)));
     this.rebuildFloor();
   }
 
-  rebuildFloor() { // the active layer: a grid the size of the layer view, where a click adds a cell
-    this.floor.clear();
-    const w = layerWindow(this.shape.cells, this.grid);
-    const points = [];
-    const s = this.grid.spacing;
-    const at = (c, r) => this.position(this.grid.fromLayer(c, r, this.layer));
-    for (let i = 0; i <= w.size; i++) {
-      for (const [a, b] of [[[w.column + i - 0.5, w.row - 0.5], [w.column + i - 0.5, w.row + w.size - 0.5]],
-        [[w.column - 0.5, w.row + i - 0.5], [w.column + w.size - 0.5, w.row + i - 0.5]]]) {
-        points.push(at(...a), at(...b));
-      }
+  centreOf(cell) { return this.look.centre(this.grid.kindOf(cell), this.grid.origin(cell)); }
+
+  frame() { this.stage.frame(this.framePoints()); }
+
+  framePoints() { // what the view must hold: the shape and the free cells of the layer beside it (a click's reach)
+    const points = this.cells.points();
+    if (!points.length) points.push(this.centreOf(this.grid.firstCell()));
+    const centres = [...this.shape.cells.keys()].map((text) => this.centreOf(cellOf(text)));
+    for (const cell of this.floorCells || []) {
+      const centre = this.centreOf(cell);
+      if (!centres.length || centres.some((c) => c.distanceToSquared(centre) <= NEAR_SQUARED)) points.push(centre);
     }
-    const lines = new THREE.LineSegments(new THREE.BufferGeometry().setFromPoints(points), new THREE.LineBasicMaterial({ color: "#b8bec8" }));
-    lines.position.z = -0.5 * s * (this.grid.solid === "ball" ? 0.7 : 1);
-    this.floor.add(lines);
-    this.window = w;
+    return points;
   }
 
-  render() {
-    this.renderer.render(this.scene, this.camera);
+  layerCells() { // the active layer's window: every valid cell's place, as the layer view draws them
+    const w = this.grid.layerWindow(this.shape.cells.keys());
+    const cells = [];
+    for (let r = 0; r < w.size; r++) for (let c = 0; c < w.size; c++) {
+      const cell = this.grid.fromLayer(c + w.column, r + w.row, this.layer);
+      if (this.grid.valid(cell)) cells.push(cell);
+    }
+    return { window: w, cells };
   }
+
+  rebuildFloor() { // the active layer's free cells, faint dots where a click adds a cell
+    this.floor.clear();
+    const { cells } = this.layerCells();
+    this.floorCells = cells.filter((cell) => !this.shape.cells.has(key(cell)));
+    const points = this.floorCells.map((cell) => this.centreOf(cell));
+    const dots = new THREE.Points(new THREE.BufferGeometry().setFromPoints(points), new THREE.PointsMaterial({ color: "#8a93a3", size: 4, sizeAttenuation: false }));
+    this.floor.add(dots);
+    const z = points.length ? points.reduce((s, p) => s + p.z, 0) / points.length : 0;
+    this.floorHeight = z;
+  }
+
+  render() { this.stage.render(); }
 
   redraw() {
     this.rebuild();
@@ -310,30 +337,27 @@ export class Editor {
     return new THREE.Vector2(((event.clientX - rect.left) / rect.width) * 2 - 1, -((event.clientY - rect.top) / rect.height) * 2 + 1);
   }
 
-  pick(event) { // the cell under the pointer and the face's outward normal, or a free cell of the active layer
-    this.raycaster.setFromCamera(this.pointer(event), this.camera);
-    const hits = this.raycaster.intersectObjects([this.solid, this.optional].filter(Boolean), false);
-    if (hits.length) {
-      const hit = hits[0];
-      const text = hit.object.userData.cells[hit.instanceId];
-      const cell = cellOf(text);
-      const normal = this.grid.solid === "ball" ? hit.point.clone().sub(this.position(cell)).toArray() : hit.face.normal.toArray();
-      return { cell, normal };
-    }
-    const free = this.onLayer(this.raycaster.ray, this.layer);
+  pick(event) { // the cell under the pointer and the face it hit, or the active layer's free cell nearest the pointer
+    this.raycaster.setFromCamera(this.pointer(event), this.stage.camera);
+    const hit = this.cells.pick(this.raycaster);
+    if (hit) return { cell: cellOf(hit.item.key), face: hit.face, normal: hit.normal };
+    const free = this.onFloor(this.raycaster.ray);
     return free ? { free } : null;
   }
 
-  onLayer(ray, layer) { // where a ray meets a layer, as that layer's nearest cell inside the window
-    const height = this.position(this.grid.fromLayer(0, 0, layer)).z;
-    const point = ray.intersectPlane(new THREE.Plane(new THREE.Vector3(0, 0, 1), -height), new THREE.Vector3());
-    if (!point) return null;
-    const s = this.grid.spacing;
-    const [c, r] = this.grid.toLayer([point.x / s, point.y / s, layer]).map((v) => Math.round(v));
-    const w = this.window;
-    if (c < w.column || r < w.row || c >= w.column + w.size || r >= w.row + w.size) return null;
-    return this.grid.fromLayer(c, r, layer);
+  onFloor(ray) {
+    const point = ray.intersectPlane(new THREE.Plane(new THREE.Vector3(0, 0, 1), -this.floorHeight), new THREE.Vector3());
+    if (!point || !this.floorCells.length) return null;
+    let best = null, nearest = Infinity;
+    for (const cell of this.floorCells) {
+      const centre = this.centreOf(cell);
+      const distance = Math.hypot(centre.x - point.x, centre.y - point.y);
+      if (distance < nearest) { nearest = distance; best = cell; }
+    }
+    return nearest < 1.2 ? best : null;
   }
+
+  target(found) { return found.cell ? this.grid.beside(found.cell, found.face, found.normal) : found.free; }
 
   pressed(event) {
     const removing = event.button === 2 || event.ctrlKey || event.altKey;
@@ -342,6 +366,7 @@ export class Editor {
     if (!found || (removing && !found.cell) || (this.mode === "paint" && !removing && !found.cell)) return; // the controls turn or pan
     event.stopImmediatePropagation();
     this.canvas.setPointerCapture(event.pointerId);
+    this.hideGhost();
     if (removing) {
       this.stroke = this.begin("remove");
       this.stroke.changed = this.take(found.cell);
@@ -349,31 +374,19 @@ export class Editor {
       this.stroke = this.begin("paint");
       this.stroke.changed = this.paint(found.cell);
     } else {
-      const cell = found.cell ? this.grid.beside(found.cell, found.normal) : found.free;
-      this.stroke = this.begin("add", { layer: cell[2] });
-      this.stroke.changed = this.put(cell);
+      this.stroke = this.begin("add");
+      this.stroke.changed = this.put(this.target(found));
     }
     this.redraw();
   }
 
   dragged(event) {
     if (!this.stroke) { this.hover(event); return; }
+    const found = this.pick(event);
     let changedNow = false;
-    if (this.stroke.kind === "add") { // a drag adds cells in the layer the stroke began in
-      this.raycaster.setFromCamera(this.pointer(event), this.camera);
-      const saved = this.window;
-      this.window = { column: -1e9, row: -1e9, size: 2e9 };
-      const cell = this.onLayer(this.raycaster.ray, this.stroke.layer);
-      this.window = saved;
-      if (cell) changedNow = this.put(cell);
-    } else {
-      const found = this.pick(event);
-      if (found && found.cell) changedNow = this.stroke.kind === "remove" ? this.take(found.cell) : this.paint(found.cell);
-    }
-    if (changedNow) {
-      this.stroke.changed = true;
-      this.redraw();
-    }
+    if (found && this.stroke.kind === "add" && found.free) changedNow = this.put(found.free);
+    else if (found && found.cell && this.stroke.kind !== "add") changedNow = this.stroke.kind === "remove" ? this.take(found.cell) : this.paint(found.cell);
+    if (changedNow) { this.stroke.changed = true; this.redraw(); }
   }
 
   released(event) {
@@ -384,17 +397,25 @@ export class Editor {
     this.end(stroke);
   }
 
+  hideGhost() { if (this.ghost) { this.ghost.visible = false; this.render(); } }
+
   hover(event) { // the wire frame where a click would add a cell
     const found = event.buttons ? null : this.pick(event);
-    const cell = found && this.mode === "add" ? (found.cell ? this.grid.beside(found.cell, found.normal) : found.free) : null;
-    this.ghost.visible = Boolean(cell && this.grid.valid(cell));
-    if (this.ghost.visible) {
-      this.ghost.position.copy(this.position(cell));
+    const cell = found && this.mode === "add" ? this.target(found) : null;
+    if (!cell || !this.grid.valid(cell) || this.shape.cells.has(key(cell))) { this.hideGhost(); return; }
+    const kind = this.grid.kindOf(cell);
+    if (!this.ghost || this.ghost.userData.kind !== kind) {
+      if (this.ghost) this.stage.scene.remove(this.ghost);
+      this.ghost = new THREE.Mesh(this.look.geometry(kind), new THREE.MeshBasicMaterial({ color: "#222222", wireframe: true }));
+      this.ghost.userData.kind = kind;
+      this.stage.scene.add(this.ghost);
     }
+    this.ghost.position.set(...this.grid.origin(cell));
+    this.ghost.visible = true;
     this.render();
   }
 
-  // -- the layer view: the active layer of the shape as a 2-D grid, drawn and edited with the mouse
+  // -- the layer view: the active layer as a 2-D drawing (each cell its solid seen from above), edited with the mouse
   setUpLayerView() {
     const canvas = this.layerCanvas;
     canvas.width = canvas.height = LAYER_PIXELS;
@@ -425,82 +446,134 @@ export class Editor {
     return this.put(cell);
   }
 
-  layerCell(event) {
-    const rect = this.layerCanvas.getBoundingClientRect();
-    const w = this.layerWindowNow;
-    const side = rect.width / w.size;
-    const c = Math.floor((event.clientX - rect.left) / side) + w.column;
-    const r = Math.floor((event.clientY - rect.top) / side) + w.row;
-    return this.grid.fromLayer(c, r, this.layer);
-  }
-
-  layerCentre(column, row) { // the page position of a layer-view square (for the page's tests)
-    const rect = this.layerCanvas.getBoundingClientRect();
-    const w = this.layerWindowNow;
-    const side = rect.width / w.size;
-    return [rect.left + (column - w.column + 0.5) * side, rect.top + (row - w.row + 0.5) * side];
+  outline(cell) { // a cell as the layer view draws it: on a grid of one kind of cell (cubes, balls) a
+    // square or a circle at its column and row, as `layers` are written; else its solid seen from above
+    if (this.grid.kinds.length === 1) {
+      const [c, r] = this.grid.toLayer(cell);
+      if (this.grid.balls) return { circle: [c + 0.5, r + 0.5] };
+      return { polygon: [[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]] };
+    }
+    const points = this.look.corners(this.grid.kindOf(cell), this.grid.origin(cell)).map((p) => [p.x, p.y]);
+    return { polygon: hull(points) };
   }
 
   drawLayer() {
     const canvas = this.layerCanvas;
     const g = canvas.getContext("2d");
-    const w = layerWindow(this.shape.cells, this.grid);
-    this.layerWindowNow = w;
-    const side = canvas.width / w.size;
+    const { cells } = this.layerCells();
+    const shapes = cells.map((cell) => ({ cell, ...this.outline(cell) }));
+    const xs = shapes.flatMap((s) => (s.circle ? [s.circle[0] - 0.5, s.circle[0] + 0.5] : s.polygon.map((p) => p[0])));
+    const ys = shapes.flatMap((s) => (s.circle ? [s.circle[1] - 0.5, s.circle[1] + 0.5] : s.polygon.map((p) => p[1])));
+    const low = [Math.min(...xs), Math.min(...ys)], high = [Math.max(...xs), Math.max(...ys)];
+    const scale = (canvas.width - 8) / Math.max(high[0] - low[0], high[1] - low[1], 1);
+    const at = (x, y) => [4 + (x - low[0]) * scale, 4 + (y - low[1]) * scale]; // row y down, as layers are written
+    this.layerShapes = shapes.map((s) => ({ ...s, at }));
     g.clearRect(0, 0, canvas.width, canvas.height);
     const base = this.colourOf(this.index);
-    for (let r = 0; r < w.size; r++) for (let c = 0; c < w.size; c++) {
-      const cell = this.grid.fromLayer(c + w.column, r + w.row, this.layer);
-      const state = this.shape.cells.get(key(cell));
-      const x = c * side, y = r * side;
-      g.strokeStyle = "#c9ced6";
+    for (const s of shapes) {
+      const state = this.shape.cells.get(key(s.cell));
+      g.beginPath();
+      if (s.circle) { const [x, y] = at(...s.circle); g.arc(x, y, scale * 0.46, 0, 2 * Math.PI); }
+      else s.polygon.forEach(([x, y], i) => { const [px, py] = at(x, y); if (i) g.lineTo(px, py); else g.moveTo(px, py); });
+      g.closePath();
       g.fillStyle = state ? base : "#ffffff";
       g.globalAlpha = state && state.variable ? 0.35 : 1;
-      g.beginPath();
-      if (this.grid.solid === "ball") g.arc(x + side / 2, y + side / 2, side * 0.45, 0, 2 * Math.PI);
-      else g.rect(x + 1, y + 1, side - 2, side - 2);
       g.fill();
       g.globalAlpha = 1;
+      g.strokeStyle = "#c9ced6";
       g.stroke();
-      if (state && state.colour) { // a constraint colour: a dot of its hue
-        g.fillStyle = colourOfName(state.colour);
-        g.beginPath();
-        g.arc(x + side / 2, y + side / 2, side * 0.18, 0, 2 * Math.PI);
-        g.fill();
+      if (state && state.colour) { // a constraint colour: a dot of its colour in the cell's middle
+        const middle = s.circle || s.polygon.reduce((m, p) => [m[0] + p[0] / s.polygon.length, m[1] + p[1] / s.polygon.length], [0, 0]);
+        const [x, y] = at(...middle);
+        g.fillStyle = this.constraintColour(state.colour);
+        g.beginPath(); g.arc(x, y, Math.max(3, scale * 0.15), 0, 2 * Math.PI); g.fill();
       }
     }
   }
 
+  layerCell(event) { // the cell of the layer view under the pointer
+    const rect = this.layerCanvas.getBoundingClientRect();
+    const x = ((event.clientX - rect.left) / rect.width) * this.layerCanvas.width;
+    const y = ((event.clientY - rect.top) / rect.height) * this.layerCanvas.height;
+    for (const s of [...(this.layerShapes || [])].reverse()) {
+      if (s.circle) {
+        const [cx, cy] = s.at(...s.circle);
+        const [ex] = s.at(s.circle[0] + 0.46, s.circle[1]);
+        if (Math.hypot(x - cx, y - cy) <= ex - cx) return s.cell;
+      } else if (inside([x, y], s.polygon.map((p) => s.at(...p)))) return s.cell;
+    }
+    return null;
+  }
+
+  layerCentre(cell) { // the page position of a cell in the layer view (for the page's tests)
+    const s = (this.layerShapes || []).find((shape) => key(shape.cell) === key(cell));
+    if (!s) return null;
+    const middle = s.circle || s.polygon.reduce((m, p) => [m[0] + p[0] / s.polygon.length, m[1] + p[1] / s.polygon.length], [0, 0]);
+    const [x, y] = s.at(...middle);
+    const rect = this.layerCanvas.getBoundingClientRect();
+    return [rect.left + (x / this.layerCanvas.width) * rect.width, rect.top + (y / this.layerCanvas.height) * rect.height];
+  }
+
   setLayer(layer) { this.layer = layer; this.redraw(); }
 
-  layerSpan() { // the layers the slider offers: the shape's, one beyond each side, and the active one
-    const [low, high] = layerRange(this.shape.cells, this.grid);
+  layerSpan() {
+    const [low, high] = this.grid.layerRange(this.shape.cells.keys());
     return [Math.min(low - 1, this.layer), Math.max(high + 1, this.layer)];
   }
 
   // -- for the page's tests and measurements
-  screenOf(cell, normal) { // the page position of a cell's face (the face whose outward normal is given)
-    const p = this.position(cell).add(new THREE.Vector3(...normal).multiplyScalar(this.grid.solid === "ball" ? 0.35 : 0.47));
-    p.project(this.camera);
-    const rect = this.canvas.getBoundingClientRect();
-    return [rect.left + (p.x + 1) / 2 * rect.width, rect.top + (1 - p.y) / 2 * rect.height];
+  screenOfCell(cell) { return this.stage.screenOf(this.centreOf(cell)); }
+  screenOfFace(cell, face) { // the page position of the middle of one face of a cell's solid (or a ball's side)
+    if (this.grid.balls) {
+      const c = this.centreOf(cell);
+      return this.stage.screenOf(c.add(new THREE.Vector3(...face).multiplyScalar(0.35)));
+    }
+    const corners = this.grid.solids[this.grid.kindOf(cell)][face];
+    const origin = this.grid.origin(cell);
+    const centre = this.centreOf(cell);
+    const middle = corners.reduce((m, p) => m.add(new THREE.Vector3(p[0] + origin[0], p[1] + origin[1], p[2] + origin[2])), new THREE.Vector3()).divideScalar(corners.length);
+    return this.stage.screenOf(middle.lerp(centre, 0.15));
   }
-
-  floorOf(cell) { // the page position of a free cell of the active layer
-    const p = this.position(cell);
-    p.z = this.position(this.grid.fromLayer(0, 0, this.layer)).z;
-    p.project(this.camera);
-    const rect = this.canvas.getBoundingClientRect();
-    return [rect.left + (p.x + 1) / 2 * rect.width, rect.top + (1 - p.y) / 2 * rect.height];
+  floorOf(cell) { const c = this.centreOf(cell); c.z = this.floorHeight; return this.stage.screenOf(c); }
+  screenOf(cell, step) { // the page position of the face of a cell across which `step` leads (a ball: its side towards it)
+    if (this.grid.balls || !this.grid.across) return this.screenOfFace(cell, step);
+    const face = this.grid.across[this.grid.kindOf(cell)].findIndex((s) => s.every((v, a) => v === step[a]));
+    return this.screenOfFace(cell, face);
   }
-
+  layerPlace(column, row) { return this.layerCentre(this.grid.fromLayer(column, row, this.layer)); }
   timePaint(cell) { // milliseconds from a cell painted to the frame drawn (the GPU's work included)
     const started = performance.now();
     const stroke = this.begin("add");
     stroke.changed = this.put(cell) || this.take(cell);
     this.remember(stroke.before);
     this.redraw();
-    this.renderer.getContext().finish();
+    this.stage.renderer.getContext().finish();
     return performance.now() - started;
   }
+  frustumHolds() { return this.stage.inView(this.cells.points()); }
+  drawnColour() { return this.cells.firstColour(); }
+}
+
+function hull(points) { // the convex hull of 2-D points, counter-clockwise (Andrew's monotone chain)
+  const sorted = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const half = (list) => {
+    const out = [];
+    for (const p of list) {
+      while (out.length >= 2 && cross(out[out.length - 2], out[out.length - 1], p) <= 1e-12) out.pop();
+      out.push(p);
+    }
+    return out;
+  };
+  const lower = half(sorted), upper = half([...sorted].reverse());
+  return [...lower.slice(0, -1), ...upper.slice(0, -1)];
+}
+
+function inside(point, polygon) { // ray casting
+  let within = false;
+  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
+    const [xi, yi] = polygon[i], [xj, yj] = polygon[j];
+    if ((yi > point[1]) !== (yj > point[1]) && point[0] < ((xj - xi) * (point[1] - yi)) / (yj - yi) + xi) within = !within;
+  }
+  return within;
 }
