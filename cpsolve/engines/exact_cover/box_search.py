@@ -176,7 +176,9 @@ class BoxSearch:
         open_near = near[pair] | _SUBSETS[_SUBSETS_START[free[pair]] + within]
         all_atoms = atoms[pair]
         all_keys = (cells[pair] * lists + open_near) * pieces + problem.atom_piece[all_atoms]
-        order = np.argsort(all_keys)
+        # stable: atoms of one key stay in their order on every machine (numpy's default sort breaks
+        # ties by its version and the CPU's vector unit, which moved the Tetris cube's breaking choice)
+        order = np.argsort(all_keys, kind="stable")
         most = np.array([high for _, high in problem.piece_bounds], np.int64)
         return BoxSearch(
             problem,
