@@ -187,10 +187,12 @@ def run(
             prepared, enumeration = listed
             tally = _classifier(prepared, enumeration, options, on_progress)
             assert not isinstance(tally, Counting)  # a listing engine's search
-            _classify(enumeration, tally, classes, options.search.limit_reason, on_progress, started, None)
+            _classify(enumeration, tally, classes, options.search.limit_reason, on_progress, started, deadline)
             classifier = tally
     else:
-        _classify(enumeration, classifier, classes, options.search.limit_reason, on_progress, started, estimate)
+        _classify(
+            enumeration, classifier, classes, options.search.limit_reason, on_progress, started, deadline, estimate
+        )
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
     if classes.checker is not None:
         seconds -= classes.checker.load_seconds
@@ -289,22 +291,29 @@ def _classify(
     limit_reason: StopReason,
     on_progress: ProgressHook | None,
     started: float,
+    deadline: Deadline,
     estimate: float | None = None,
 ) -> None:
     """Hand every solution the search finds to the classifier and each new class to `classes`,
-    until the search ends, enough assemblies came apart, or the user stops it."""
+    until the search ends, enough assemblies came apart, the deadline passes (read between the
+    chunks of a batch too: the classes of 1,024 solutions of 3,000 pieces took 5 s) or the user
+    stops it."""
     batches = enumeration.batches()
     try:
         for batch in batches:
+            found = classifier.add_batch(batch, deadline)
             if classes.one_at_a_time():
-                for new_class in classifier.add_batch(batch):
+                for new_class in found:
                     if new_class is not None:
                         classes.add(new_class)
                         if classes.enough():
                             enumeration.interrupt(limit_reason)
                             return
             else:  # a batch's new classes together: --disassemble takes them apart in one call
-                classes.add_all([new_class for new_class in classifier.add_batch(batch) if new_class is not None])
+                classes.add_all([new_class for new_class in found if new_class is not None])
+            if len(found) < len(batch):  # the deadline passed while a large batch was classified
+                enumeration.interrupt(StopReason.of_deadline(deadline))
+                return
             if on_progress is not None:
                 on_progress(_listing_progress(classifier, enumeration, time.perf_counter() - started, estimate))
     except ClassStoreFull:

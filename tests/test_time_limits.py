@@ -12,16 +12,18 @@ import pytest
 from conftest import SPECS, built
 from typer.testing import CliRunner
 
-from cpsolve import cli
+from cpsolve import cli, geometry
 from cpsolve.cli import app
+from cpsolve.counting import classes
 from cpsolve.disassembly import AssembledPiece, Disassembler, Outcome
 from cpsolve.engines import SearchOptions
+from cpsolve.engines.base import StopReason
 from cpsolve.engines.exact_cover.cover_search import BUDGET_WORDS, FEWEST, LOWEST_CELL, CoverSearch
 from cpsolve.engines.frontier import counter
 from cpsolve.errors import OutOfTimeError
 from cpsolve.formats import read_puzzle
 from cpsolve.grids import base, grid_named
-from cpsolve.limits import Deadline
+from cpsolve.limits import Cancel, Deadline
 from cpsolve.models.base import CoverProblem
 from cpsolve.run import RunOptions, run
 from cpsolve.stl import Pieces, StlOptions, stl_meshes
@@ -92,6 +94,53 @@ def test_target_symmetries_found_in_batches_are_those_found_at_once(monkeypatch:
     with pytest.raises(OutOfTimeError):
         sphere.self_maps(cells, True, deadline=deadline)
     assert deadline.looks == 4
+
+
+def test_a_cube_targets_symmetries_in_blocks_are_those_at_once_and_the_blocks_read_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 4x4x2 box's self-maps on the cube grid in blocks of one turn and all at once: the same
+    maps; a deadline that passes stops between blocks (48 turns of 100,000 cells were one 1.7 s step)."""
+    cells = list(built(SPECS / "soma.yaml").puzzle.target)  # type: ignore[attr-defined]
+    cube = grid_named("cube")
+    at_once = cube.self_maps(cells, True)
+    monkeypatch.setattr(geometry, "SELF_MAP_BLOCK_ENTRIES", 1)
+    one_by_one = cube.self_maps(cells, True)
+    assert np.array_equal(at_once[0], one_by_one[0]) and at_once[1] == one_by_one[1] and len(at_once[1]) == 48
+    deadline = AfterLooks(5)
+    with pytest.raises(OutOfTimeError):
+        cube.self_maps(cells, True, deadline=deadline)
+    assert deadline.looks == 6
+
+
+def test_classifying_a_batch_stops_between_chunks_once_the_deadline_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two dominoes in a 2x2 square: one solution given ten times as one batch in chunks of one;
+    with a deadline that passes at its third look, the classes of the first three alone (a
+    prefix; the rest not counted). A run cancelled as its first class arrives stops inside that
+    batch (the classes of 3,000 long solutions took 5 s past the limit, read only between batches)."""
+    spec = tmp_path / "dominoes.yaml"
+    spec.write_text("pieces:\n  D: {box: [2, 1], count: 2}\ntarget: {box: [2, 2]}\n")
+    model = built(spec)
+    placements = model.placements  # type: ignore[attr-defined]
+    solution = next(
+        (a, b)
+        for a in range(len(placements))
+        for b in range(a + 1, len(placements))
+        if len(set(placements[a].cells) | set(placements[b].cells)) == 4
+    )
+    monkeypatch.setattr(classes, "IMAGE_CHUNK_BYTES", 1)  # a chunk of one solution
+    classifier = classes.Classifier(model.group)
+    deadline = AfterLooks(2)
+    found = classifier.add_batch([solution] * 10, deadline)
+    assert len(found) == 3 and found[0] is not None and found[1:] == [None, None]
+    assert classifier.raw_seen == 3 and deadline.looks == 3
+    cancel = Cancel()
+    report = run(
+        read_puzzle(SPECS / "soma.yaml"), RunOptions(show=0), on_new_class=lambda *_: cancel.set(), cancel=cancel
+    )
+    assert report.stopped_by is StopReason.CANCELLED and report.counts.raw < 11520
 
 
 def test_the_frontier_sorts_a_level_with_the_clock_read() -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from cpsolve.counting.classes import Counts, image_keys, solution_of
+from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.symmetry import Breaking, Solution, SymmetryGroup
 
 IMAGE_BATCH = 4096  # solutions whose images are found with one array operation
@@ -32,11 +33,15 @@ class Tally:
     unique_share: Fraction = field(default_factory=Fraction)
     rotation_share: Fraction = field(default_factory=Fraction)
 
-    def add_batch(self, solutions: Sequence[Solution]) -> list[None]:
-        """Add solutions; no class is ever new (none is kept), so a list of None, one each."""
+    def add_batch(self, solutions: Sequence[Solution], deadline: Deadline = NO_DEADLINE) -> list[None]:
+        """Add solutions; no class is ever new (none is kept), so a list of None, one for each
+        solution added: fewer than given where the deadline passed between two chunks (the rest
+        not added)."""
         proper = self.group.proper.tolist()
         is_valid = self.group.is_valid
         for start in range(0, len(solutions), IMAGE_BATCH):
+            if start and deadline.passed():
+                return [None] * start
             chunk = solutions[start : start + IMAGE_BATCH]
             images = image_keys(self.group, chunk)
             for number, solution in enumerate(chunk):

@@ -69,7 +69,7 @@ class PackingModel(PuzzleModel):
             self.breaking_candidates = [atoms for _, atoms in singles]
             self.breaking_labels = [f"piece {puzzle.pieces[index].name}" for index, _ in singles]
         else:
-            cell_sets = self._cell_sets(self.fixed_atoms)
+            cell_sets = self._cell_sets(self.fixed_atoms, deadline)
             self.breaking_candidates = [atoms for _, atoms in cell_sets]
             self.breaking_labels = [f"cell {cell}" for cell, _ in cell_sets]
         self.drawing = PackingDrawing(puzzle, self.placements, options.top_first)
@@ -214,12 +214,14 @@ class PackingModel(PuzzleModel):
             if low == high == 1 and index not in fixed_pieces
         ]
 
-    def _cell_sets(self, fixed_atoms: list[int]) -> list[tuple[Cell, list[int]]]:
+    def _cell_sets(self, fixed_atoms: list[int], deadline: Deadline) -> list[tuple[Cell, list[int]]]:
         """Where no piece is used exactly once (copies, ranges), the placements that cover one cell
         that must be filled: every solution holds exactly one of them as well, so they break
         symmetry as a piece does. One cell of each orbit under the target's symmetries (the others
         break alike), the smallest orbits first (the most symmetries keep their cell), at most
-        MAX_CELL_SETS; placements in search order."""
+        MAX_CELL_SETS; placements in search order. The placements of all the chosen cells found in
+        one pass over the placements' cells (a pass per cell took 3.6 s of 25,000 T-tetracubes in a
+        50x50x40 box)."""
         maps = self.group.cell_maps
         if maps is None or self.group.order < 2:
             return []
@@ -232,11 +234,18 @@ class PackingModel(PuzzleModel):
             for _, index in sorted(zip(size.tolist(), first.tolist(), strict=True))
             if target[index] not in self.puzzle.optional and target[index] not in fixed_cells
         ][:MAX_CELL_SETS]
+        deadline.check("choosing the symmetry breaking")
         cells = self._placement_arrays.cells
-        in_search_order = self._in_search_order()
-        return [
-            (target[index], in_search_order[(cells[in_search_order] == index).any(axis=1)].tolist()) for index in chosen
-        ]
+        slot = np.full(len(target) + 1, -1, np.int64)  # the chosen cell's number, by target cell (the last: outside)
+        slot[chosen] = np.arange(len(chosen))
+        rank = np.empty(self.atom_count, np.int64)  # each atom's place in search order
+        rank[self._in_search_order()] = np.arange(self.atom_count)
+        atoms, places = np.nonzero(slot[np.minimum(cells, len(target))] >= 0)
+        which = slot[cells[atoms, places]]
+        order = np.lexsort((rank[atoms], which))  # by chosen cell, then in search order
+        atoms, which = atoms[order], which[order]
+        bounds = np.searchsorted(which, np.arange(len(chosen) + 1))
+        return [(target[index], atoms[bounds[n] : bounds[n + 1]].tolist()) for n, index in enumerate(chosen)]
 
     def _in_search_order(self) -> Any:
         """The atoms by their first target cell (branching then fills the target in order), then by
