@@ -102,6 +102,12 @@ class ShapeSpec(StrictModel):
             raise ValueError("hollow applies to box only")
         if self.cells is not None and not self.cells:
             raise ValueError("cells is empty")
+        if self.cells is not None and len({len(cell) for cell in self.cells}) > 1:
+            flat = next(n for n, cell in enumerate(self.cells) if len(cell) != len(self.cells[0]))
+            raise ValueError(
+                f"cell {flat} is {list(self.cells[flat])} among cells of {len(self.cells[0])} coordinates: give every"
+                " cell of a shape as [x, y] (z = 0) or every one as [x, y, z]"
+            )
         return self
 
 

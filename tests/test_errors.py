@@ -51,6 +51,11 @@ def test_good_spec_counts(tmp_path: Path) -> None:
             "duplicate key 'I'",
         ),
         (GOOD.replace("{box: [2, 1, 1]}", "{cells: []}"), 3, "pieces.I: cells is empty"),
+        (
+            GOOD.replace("{box: [2, 1, 1]}", "{cells: [[0,0,0],[1,0,0],[0,1]]}"),
+            3,
+            "pieces.I: cell 2 is [0, 1] among cells of 3 coordinates: give every cell of a shape as [x, y]",
+        ),
         (GOOD.replace("{box: [2, 1, 1]}", "{layers: [['...']]}"), 3, "pieces.I.layers: no filled cells"),
         (GOOD.replace("{box: [2, 1, 1]}", "{}"), 3, "give exactly one of cells, layers, box"),
         (GOOD.replace("box: [5, 1]", "box: [6, 1]"), 2, "the pieces have 5 cells but the target has 6"),
