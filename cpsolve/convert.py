@@ -25,6 +25,8 @@ from cpsolve.spec import LoadedSpec, PackingSpec
 
 WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml"}
 FLOW_CELLS = 8  # a list of this many cells or fewer is written on one line, as a person writes a small piece
+LAYERS_SPARSENESS = 8  # a shape is written as layers where their box holds at most this many times its cells
+SQUARE_LAYER_GRIDS = ("sphere",)  # grids whose `layers` are not their cells' coordinates (square layers of balls)
 
 
 def packing_puzzle(loaded: LoadedSpec, reason: str) -> PackingPuzzle:
@@ -49,21 +51,73 @@ def _scalar(item: Any) -> bool:
     return isinstance(item, int | float | str | bool) or item is None
 
 
+class _Layers(list[list[str]]):
+    """A shape's layers: each on a line of its own (its rows side by side), z = 0 first."""
+
+
+def _layers(dumper: yaml.SafeDumper, layers: _Layers) -> yaml.Node:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", list(layers), flow_style=False)
+
+
 _SpecDumper.add_representer(list, _list)
+_SpecDumper.add_representer(_Layers, _layers)
 
 
 def spec_yaml(loaded: LoadedSpec) -> str:
-    """The spec as YAML, fields at their defaults left out, each cell on one line."""
+    """The spec as YAML, fields at their defaults left out, each cell on one line; a packing's
+    shapes of more than FLOW_CELLS cells that fill their box densely as `layers` (PelikanBurr
+    was 880 lines of one cell each)."""
     data = loaded.spec.model_dump(mode="json", exclude_defaults=True)
     data.pop("kind", None) if data.get("kind") == "packing" else None
+    if isinstance(loaded.spec, PackingSpec) and loaded.spec.grid not in SQUARE_LAYER_GRIDS:
+        for piece in data.get("pieces", {}).values():
+            _cells_as_layers(piece, "cells")
+        if "target" in data:
+            _cells_as_layers(data["target"], "cells", "optional")
     return yaml.dump(data, Dumper=_SpecDumper, sort_keys=False, allow_unicode=True, width=120)
 
 
+def _cells_as_layers(shape: dict[str, Any], cells_key: str, optional_key: str | None = None) -> None:
+    """A shape's `cells` (and a target's `optional`, as `+`) written as `layers` in place, where
+    the layers keep every cell where it is (no coordinate below 0) and their box holds at most
+    LAYERS_SPARSENESS times the cells; else left as cells."""
+    cells = shape.get(cells_key)
+    if not isinstance(cells, list) or len(cells) <= FLOW_CELLS or not all(len(c) == 3 for c in cells):
+        return
+    optional = {tuple(c) for c in shape.get(optional_key, [])} if optional_key else set()
+    points = [tuple(c) for c in cells]
+    if min(min(c) for c in points) < 0:
+        return
+    size = [max(c[axis] for c in points) + 1 for axis in range(3)]
+    if size[0] * size[1] * size[2] > LAYERS_SPARSENESS * len(points):
+        return
+    marks = {c: "+" if c in optional else "#" for c in points} | dict.fromkeys(optional - set(points), "+")
+    layers = _Layers(
+        ["".join(marks.get((x, y, z), ".") for x in range(size[0])) for y in range(size[1])] for z in range(size[2])
+    )
+    rest = {key: value for key, value in shape.items() if key not in (cells_key, optional_key)}
+    shape.clear()
+    shape.update({"layers": layers, **rest})
+
+
 def convert(source: Path, target: Path, problem: str | None = None, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
-    """Write `source` (any format cpsolve reads) as `target` (by its suffix); return a line saying what."""
-    _writer(target)  # refused before the source is read
+    """Write `source` (any format cpsolve reads) as `target` (by its suffix); return a line saying
+    what. A file of several problems converts whole into a BurrTools file (its problems side by
+    side); a YAML spec holds one, so `problem` must name it."""
+    kind = _writer(target)  # refused before the source is read
     refuse_inputs(target, [source], "the target")
-    return write_puzzle(formats.read_puzzle(source, formats.ReadOptions(max_bytes, problem)).loaded, target)
+    found = formats.read_puzzles(source, formats.ReadOptions(max_bytes, problem))
+    if len(found) > 1 and kind != "burrtools":
+        raise CpsolveError(
+            f"{source}: holds {len(found)} problems and a YAML spec holds one: give --problem N (from 0, or its"
+            " name), or convert to a .xmpuzzle file, which keeps them all"
+        )
+    if len(found) == 1:
+        return write_puzzle(found[0].loaded, target)
+    names = [str(puzzle.document.names[puzzle.index]) for puzzle in found]
+    data, said = document_file([(name, puzzle.loaded) for name, puzzle in zip(names, found, strict=True)], target)
+    write_file(target, data, "the BurrTools file")
+    return said
 
 
 def _writer(target: PurePath) -> str:

@@ -333,14 +333,42 @@ def test_a_written_file_says_the_problem_is_solved_as_burrtools_does(
     assert len(re.findall(r"^\d{3}: ", listed.stdout, re.M)) == solutions
 
 
-def test_converted_specs_write_each_cell_on_one_line(tmp_path: Path) -> None:
-    out = tmp_path / "cage.yaml"
-    code, output = cli("convert", corpus_dir("burrtools") / "CubeInCage.xmpuzzle", out)
+def test_converted_specs_write_shapes_as_layers_and_small_ones_as_cells(tmp_path: Path) -> None:
+    """PelikanBurr as YAML: its cage, pieces and target as layers, a layer a line (59 lines; 880
+    with one cell a line), the same counts; a piece of a few cells stays a list of cells, each cell
+    on one line where the list is long (CubeInCage's frames: 532 lines with one coordinate a line)."""
+    out = tmp_path / "pelikan.yaml"
+    code, output = cli("convert", corpus_dir("burrtools") / "PelikanBurr.xmpuzzle", out)
     assert code == 0, output
-    lines = out.read_text().splitlines()
-    cells = [line for line in lines if line.lstrip().startswith("- [")]
-    assert cells and all(re.fullmatch(r"\s*- \[-?\d+, -?\d+, -?\d+\]", line) for line in cells)
-    assert len(lines) < 200  # 532 with one coordinate a line
+    spec = yaml.safe_load(out.read_text())
+    assert all("layers" in shape for shape in [*spec["pieces"].values(), spec["target"]])
+    assert len(out.read_text().splitlines()) < 80
+    assert checked_run(out).counts == checked_run(corpus_dir("burrtools") / "PelikanBurr.xmpuzzle").counts
+    cage = tmp_path / "cage.yaml"
+    code, output = cli("convert", corpus_dir("burrtools") / "CubeInCage.xmpuzzle", cage)
+    assert code == 0, output
+    lines = cage.read_text().splitlines()
+    cells = [line for line in lines if line.lstrip().startswith("- [") and "'" not in line]
+    assert all(re.fullmatch(r"\s*- \[-?\d+, -?\d+, -?\d+\]", line) for line in cells)
+    assert len(lines) < 200
+
+
+def test_a_file_of_several_problems_converts_whole_or_one_problem_at_a_time(tmp_path: Path) -> None:
+    """DemoMirrorParadox's two problems: into a BurrTools file both, each with its counts; into
+    YAML one, named by --problem, else refused in one line with the way out."""
+    source = corpus_dir("burrtools") / "DemoMirrorParadox.xmpuzzle"
+    whole = tmp_path / "both.xmpuzzle"
+    code, output = cli("convert", source, whole)
+    assert code == 0 and "2 problems" in output, output
+    for problem in ("0", "1"):
+        options = RunOptions(show=0, problem=problem)
+        assert checked_run(whole, options).counts == checked_run(source, options).counts
+    code, output = cli("convert", source, tmp_path / "one.yaml")
+    assert code == 2 and "holds 2 problems and a YAML spec holds one: give --problem N" in output
+    assert not (tmp_path / "one.yaml").exists()
+    code, output = cli("convert", source, tmp_path / "one.yaml", "--problem", "1")
+    assert code == 0, output
+    assert checked_run(tmp_path / "one.yaml").counts == checked_run(source, RunOptions(show=0, problem="1")).counts
 
 
 # -- every file BurrTools opens ----------------------------------------------------------------------
