@@ -20,6 +20,7 @@ from typing import Any
 
 from cpsolve import formats, peers
 from cpsolve.engines import DEFAULT, SearchOptions, StopReason
+from cpsolve.engines.base import stop_words
 from cpsolve.errors import CpsolveError
 from cpsolve.formats import Puzzle
 from cpsolve.jobs import follow, ignore, start_loaded
@@ -93,7 +94,7 @@ class BenchRow:
             found.extend(f"{result.engine}: {m}" for m in result.mismatches)
             found.extend(f"{result.engine}: {p}" for p in result.identity_problems)
         if self.mode == "count":
-            found.extend(f"{r.engine}: stopped by {r.stopped_by}" for r in self.results if not self._left_out(r))
+            found.extend(f"{r.engine}: {stop_words(r.stopped_by)}" for r in self.results if not self._left_out(r))
         found.extend(self._peer_disagreements())
         return found
 

@@ -59,6 +59,20 @@ class Progress:
     def solutions_per_second(self) -> float | None:
         return None if self.solutions is None or self.seconds <= 0 else self.solutions / self.seconds
 
+    @property
+    def share_done(self) -> float | None:
+        """How much of the estimated search is done (0 to 1; an estimate is only that), where the
+        run has an estimate and counts its placements here."""
+        if not self.placements or not self.estimated_placements:
+            return None
+        return min(1.0, self.placements / self.estimated_placements)
+
+    def line(self) -> str:
+        """What a progress line says: what the run is doing, and the share of the estimated search
+        done where there is an estimate."""
+        share = self.share_done
+        return self.doing if share is None else f"{self.doing}, about {share:.0%} of the estimated search"
+
     def as_json(self) -> dict[str, Any]:
         return {
             "event": "progress",
@@ -69,6 +83,7 @@ class Progress:
             "placements": self.placements,
             "placements_per_second": self.placements_per_second,
             "estimated_placements": self.estimated_placements,
+            "share_done": self.share_done,
         }
 
 

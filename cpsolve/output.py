@@ -16,6 +16,7 @@ import typer
 
 from cpsolve import engines
 from cpsolve.engines import StopReason
+from cpsolve.engines.base import stop_words
 from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.events import Progress
 from cpsolve.files import same_file
@@ -129,7 +130,7 @@ def progress(enabled: bool) -> Iterator[ProgressHook | None]:
     state = {"started": False, "last": 0.0}
 
     def update(event: Progress) -> None:
-        doing, elapsed = event.doing, event.seconds
+        doing, elapsed = event.line(), event.seconds
         if elapsed < PROGRESS_AFTER_SECONDS or elapsed - state["last"] < 0.1:
             return
         if not state["started"]:
@@ -166,7 +167,7 @@ def batch_progress(total: int, enabled: bool) -> Iterator[Callable[[list[dict[st
 
 def format_report(report: RunReport) -> str:
     counts = report.counts
-    status = "complete" if report.complete else f"INCOMPLETE: stopped by {report.stopped_by}"
+    status = "complete" if report.complete else f"INCOMPLETE: {stop_words(report.stopped_by)}"
     lines = [
         f"{report.name} ({report.kind}, {report.source})",
         f"counts{'' if report.complete else ' (at least)'}: raw {counts.raw}  rotations {counts.rotations}"
@@ -181,10 +182,14 @@ def format_report(report: RunReport) -> str:
         identity = "FAILED" if report.identity_problems else "ok"
         lines.append(f"orbit-stabiliser check: {identity} ({plural(report.symmetries, 'symmetry', 'symmetries')})")
         lines.extend(f"  {p}" for p in report.identity_problems)
-    if "burrtools_unique" in report.extra_counts:
+    if "burrtools_unique" in report.extra_counts:  # the puzzle has pieces BurrTools' mirror rule pairs
+        theirs = report.extra_counts["burrtools_unique"]
         lines.append(
-            f"BurrTools would count {report.extra_counts['burrtools_unique']} unique: its mirror rule pairs pieces"
-            " whatever their numbers (docs/formats.md, BurrTools files)"
+            f"BurrTools would count {theirs} unique: its mirror rule pairs pieces whatever their numbers"
+            " (docs/formats.md, BurrTools files)"
+            if theirs != report.counts.unique
+            else f"BurrTools would count the same {theirs} unique (its mirror rule, which pairs pieces whatever"
+            " their numbers, joins no two classes here)"
         )
     if report.disassembly is not None:
         lines.append(report.disassembly.describe())
@@ -231,7 +236,7 @@ class BenchPrinter:
         reference = f"{engines.DEFAULT.reference.name} s"
         # per peer program a column pair (its seconds, its time over cpsolve's fastest), then the notes
         peer = (
-            "".join(f" {name + ' s':>10} {'ratio':>6}" for name in _peer_programs()) + " note"
+            "".join(f" {name + ' s':>10} {'/ours':>6}" for name in _peer_programs()) + " note"
             if self.with_peers
             else ""
         )
@@ -240,8 +245,12 @@ class BenchPrinter:
                 typer.echo(line)
         counted = f" {'count s':>8} {'list/count':>10}" if self.counting else ""
         typer.echo(
+            "ratios: ref/other = the reference engine's seconds / the other engine's; list/count = the fastest"
+            " listing's / the count's; /ours = a peer's / cpsolve's fastest (above 1x: the divisor is faster)"
+        )
+        typer.echo(
             f"{'puzzle':44} {'mode':5} {'raw/rotations/unique':>22} {'agree':>6}"
-            f" {reference:>9} {'other engine':>17} {'s':>7} {'ratio':>6}{counted}{peer}"
+            f" {reference:>9} {'other engine':>17} {'s':>7} {'ref/other':>9}{counted}{peer}"
         )
 
     def __call__(self, row: BenchRow) -> None:
@@ -269,7 +278,7 @@ class BenchPrinter:
         engine = "-" if other is None or other.engine is None else other.engine
         typer.echo(
             f"{name:44} {row.mode:5} {shown:>22} {agree:>6} {self._time(reference):>9} {engine:>17}"
-            f" {self._time(other):>7} {ratio:>6}{self._counted(row)}{self._peers(row)}"
+            f" {self._time(other):>7} {ratio:>9}{self._counted(row)}{self._peers(row)}"
         )
 
     def _counted(self, row: BenchRow) -> str:

@@ -421,7 +421,7 @@ def test_first_stops_at_the_first_assembly_that_comes_apart(tmp_path: Path) -> N
     outcomes = [line["disassembly"]["outcome"] for line in lines]
     assert outcomes[-1] == str(Outcome.APART) and outcomes.count(str(Outcome.APART)) == 1
     assert 1 < len(lines) < 84  # stuck ones first, and not the whole search
-    assert "INCOMPLETE: stopped by first solution" in result.stdout
+    assert "INCOMPLETE: stopped at the first solution" in result.stdout
     assert (
         f"disassembly: 1 of {len(lines)} assemblies come apart (one checked per class; highest level 3.5.16.6.4)"
         in result.stdout

@@ -325,8 +325,9 @@ def test_bench_table(tmp_path: Path) -> None:
     result = runner.invoke(app, ["bench", str(bench_dir(tmp_path, *names))])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].split()[:3] == ["puzzle", "mode", "raw/rotations/unique"]
-    rows = {line.split()[0]: line.split() for line in lines[1:] if line.split()[0] in names}
+    assert lines[0].startswith("ratios: ref/other = the reference engine's seconds / the other engine's")
+    assert lines[1].split()[:3] == ["puzzle", "mode", "raw/rotations/unique"]
+    rows = {line.split()[0]: line.split() for line in lines[2:] if line.split()[0] in names}
     assert rows["coffin.yaml"][1:4] == ["count", "24/1/1", "yes"]
     assert rows["coffin.yaml"][5] == "exact-cover" and rows["coffin.yaml"][7].endswith("x")  # a ratio
     assert rows["snake_standard.yaml"][5] == "chain-dfs"
@@ -379,7 +380,7 @@ def test_a_count_stopped_by_the_bench_limit_is_left_out_while_another_engine_com
     assert row.problems == []
     alone = BenchOptions(include_slow=True, count_time_limit=5.0, engine="cpsat")
     (row,) = bench([SPECS / "pentominoes_6x10.yaml"], alone)
-    assert row.problems == ["cpsat: stopped by time limit"]  # nothing complete to compare with
+    assert row.problems == ["cpsat: stopped by the time limit"]  # nothing complete to compare with
 
 
 def test_bench_missing_path() -> None:

@@ -133,7 +133,7 @@ def test_bench_says_where_it_looked_for_peers_that_are_not_built(monkeypatch: py
     assert "not built: burrTxt, soma; looked in $CPSOLVE_PEERS (/nowhere)" in result.output
     assert "bash ../shared/peers/build.sh DEST" in result.output
     header = next(line for line in result.output.splitlines() if line.startswith("puzzle"))
-    assert header.endswith("    soma s  ratio  burrTxt s  ratio note")  # a column pair for each peer, then the notes
+    assert header.endswith("    soma s  /ours  burrTxt s  /ours note")  # a column pair for each peer, then the notes
     assert "no peer built" in result.output
 
 

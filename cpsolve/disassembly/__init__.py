@@ -881,7 +881,8 @@ class DisassemblySummary:
         if self.undecided:
             text += f"; {self.undecided} undecided (position or time limit)"
         if self.one_piece:
-            text += f"; {self.one_piece} of one piece"
+            single = "a single piece" if self.one_piece == 1 else "single pieces"
+            text += f"; {self.one_piece} of them {single}, nothing to take apart"
         return text
 
 

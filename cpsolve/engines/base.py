@@ -45,12 +45,37 @@ class StopReason(StrEnum):
     MEMORY_LIMIT = "memory limit"  # the classes kept reached --max-memory
     CANCELLED = "cancelled"  # the job was cancelled (cpsolve.jobs.Job.cancel)
 
+    @property
+    def words(self) -> str:
+        """Why, as a sentence says it ("stopped by the time limit", "cancelled")."""
+        return STOP_WORDS[self]
+
     @staticmethod
     def of_deadline(deadline: Deadline) -> StopReason:
         """Why a deadline that has passed ended the work: its job was cancelled, or time ran out."""
         if deadline.cancel is not None and deadline.cancel.is_set():
             return StopReason(deadline.cancel.reason)
         return StopReason.TIME_LIMIT
+
+
+STOP_WORDS = {
+    StopReason.TIME_LIMIT: "stopped by the time limit",
+    StopReason.MAX_SOLUTIONS: "stopped at the most solutions asked for",
+    StopReason.FIRST_SOLUTION: "stopped at the first solution",
+    StopReason.INTERRUPTED: "interrupted",
+    StopReason.TERMINATED: "terminated",
+    StopReason.SOLVER_FAILED: "the solver failed",
+    StopReason.MEMORY_LIMIT: "stopped by the memory limit",
+    StopReason.CANCELLED: "cancelled",
+}
+
+
+def stop_words(reason: str | None) -> str:
+    """A `stopped_by` (a StopReason's value, as reports and summaries hold it) as a sentence says it."""
+    return "complete" if reason is None else StopReason(reason).words if reason in STOP_VALUES else f"stopped: {reason}"
+
+
+STOP_VALUES = {str(reason) for reason in StopReason}
 
 
 @dataclass(frozen=True)

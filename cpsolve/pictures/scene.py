@@ -27,6 +27,7 @@ def scene(report: RunReport, collected: ClassCollector) -> dict[str, Any]:
         "counts": report.counts.as_dict(),
         "complete": report.complete,
         "stopped_by": None if report.stopped_by is None else str(report.stopped_by),
+        "stopped": None if report.stopped_by is None else report.stopped_by.words,
         "shown": len(solutions),
         "solutions": [],
     }

@@ -570,9 +570,7 @@ async function run(kind) {
 function progressLine(event) {
   const parts = [`running ${event.seconds.toFixed(1)} s: ${event.doing}`];
   if (event.placements_per_second) parts.push(`${Math.round(event.placements_per_second).toLocaleString("en")} placements/s`);
-  if (event.estimated_placements && event.placements) {
-    parts.push(`about ${Math.min(100, (100 * event.placements) / event.estimated_placements).toFixed(0)} % of the estimated search`);
-  }
+  if (event.share_done !== null && event.share_done !== undefined) parts.push(`about ${Math.round(100 * event.share_done)}% of the estimated search`);
   return parts.join(", ");
 }
 
