@@ -25,6 +25,7 @@ from cpsolve.options import OptionError, Options, Outputs, RunOptions
 from cpsolve.outcome import Kept, Outcome
 from cpsolve.report import RunReport
 from cpsolve.run import ClassCollector
+from cpsolve.words import plural
 
 
 @dataclass
@@ -70,19 +71,21 @@ class Result:
         outputs: Outputs = Outputs.of({"stl": Path(folder), "stl_unit": unit, "stl_gap": gap, "stl_bevel": bevel})
         held = self.outcome.held()
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= held:
-            raise OptionError(f"save_stl: solution {number!r}: the result holds {held} unique solutions, from 1")
+            holds = plural(held, "unique solution")
+            raise OptionError(f"save_stl: solution {number!r}: the result holds {holds}, from 1")
         return write_stl(Path(folder), self.outcome.pieces(number, stl_options(outputs)))[0]
 
-    def save_png(self, path: str | Path, number: int = 1) -> None:
-        """A picture of solution `number` (from 1), as `cpsolve run --png`."""
+    def save_png(self, path: str | Path, number: int = 1, explode: bool = False) -> None:
+        """A picture of solution `number` (from 1), as `cpsolve run --png` (`explode`: as --explode)."""
         held = self.outcome.held()
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= max(1, held):
-            raise OptionError(f"save_png: solution {number!r}: the result holds {held} unique solutions, from 1")
+            holds = plural(held, "unique solution")
+            raise OptionError(f"save_png: solution {number!r}: the result holds {holds}, from 1")
         from cpsolve.files import write_file
 
         png = Path(path)
         Outputs.of({"png": png})  # its suffix checked as --png's
-        write_file(png, self.outcome.picture(number, png.suffix), "the picture")
+        write_file(png, self.outcome.picture(number, png.suffix, explode is True), "the picture")
 
     def _repr_html_(self) -> str:
         """Jupyter shows the page in a frame of its own, so that its script and style stay in it."""

@@ -6,8 +6,8 @@ Shared by every family's part of a picture (cpsolve.models) and the drawers (cps
 from __future__ import annotations
 
 import colorsys
-import functools
 import math
+import threading
 
 GOLDEN_TURN = 0.381966  # hues this far apart stay distinct for many pieces
 # What a constraint colour is drawn in, and written to a BurrTools file as: a colour word is that
@@ -77,31 +77,49 @@ def palette(count: int) -> list[str]:
 
 def copy_shade(colour: str, copy: int) -> str:
     """The colour of a piece's `copy`-th copy (from 0): the piece's own for the first, then
-    shades of its hue, each as far as it can be from the shades before it (`copy_shades`), so
-    that copies side by side are told apart and still look akin."""
-    return _copy_shades(colour, copy + 1)[copy]
+    shades of its hue, each as far as it can be from the shades before it, so that copies side by
+    side are told apart and still look akin. Each colour's shades are chosen once, as far as the
+    copies asked for go (chosen again for every copy, a 50x50 board of dominoes took 34 s)."""
+    with _SHADES_LOCK:
+        shades = _SHADES.get(colour)
+        if shades is None:
+            if len(_SHADES) >= MAX_SHADED_COLOURS:
+                _SHADES.clear()
+            shades = _SHADES[colour] = _Shades(colour)
+        return shades.upto(copy)
 
 
-@functools.lru_cache(maxsize=256)
-def _copy_shades(colour: str, count: int) -> tuple[str, ...]:
-    """The piece's colour, then greedily the shade farthest (CIELAB) from the nearest chosen,
-    among its hue and two near it at lightnesses 0.25 to 0.8. Lightness steps of +-0.16 from the
-    colour (clamped) left a light piece's copies 5.1 apart (CubeInCage's two frames: two greens)."""
-    red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
-    hue, _, saturation = colorsys.rgb_to_hls(red, green, blue)
-    candidates = [
-        hex_colour((hue + turn) % 1.0, lightness / 20, saturation)
-        for turn in (-0.04, 0.0, 0.04)
-        for lightness in range(5, 17)
-    ]
-    labs = [lab_of(candidate) for candidate in candidates]
-    chosen = [colour]
-    nearest = [_distance(lab_of(colour), lab) for lab in labs]
-    while len(chosen) < count:
-        best = max(range(len(candidates)), key=nearest.__getitem__)
-        chosen.append(candidates[best])
-        nearest = [min(d, _distance(labs[best], lab)) for d, lab in zip(nearest, labs, strict=True)]
-    return tuple(chosen)
+class _Shades:
+    """A piece's colour, then greedily the shade farthest (CIELAB) from the nearest chosen, among
+    its hue and two near it at lightnesses 0.25 to 0.8, grown as copies are asked for (the greedy
+    choice makes each list the start of the next). Lightness steps of +-0.16 from the colour
+    (clamped) left a light piece's copies 5.1 apart (CubeInCage's two frames: two greens)."""
+
+    def __init__(self, colour: str) -> None:
+        red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
+        hue, _, saturation = colorsys.rgb_to_hls(red, green, blue)
+        self.candidates = [
+            hex_colour((hue + turn) % 1.0, lightness / 20, saturation)
+            for turn in (-0.04, 0.0, 0.04)
+            for lightness in range(5, 17)
+        ]
+        self.labs = [lab_of(candidate) for candidate in self.candidates]
+        self.chosen = [colour]
+        self.nearest = [_distance(lab_of(colour), lab) for lab in self.labs]
+
+    def upto(self, copy: int) -> str:
+        while len(self.chosen) <= copy:
+            best = max(range(len(self.candidates)), key=self.nearest.__getitem__)
+            self.chosen.append(self.candidates[best])
+            self.nearest = [
+                min(d, _distance(self.labs[best], lab)) for d, lab in zip(self.nearest, self.labs, strict=True)
+            ]
+        return self.chosen[copy]
+
+
+MAX_SHADED_COLOURS = 256  # colours whose shades are kept (a palette has a few dozen)
+_SHADES: dict[str, _Shades] = {}
+_SHADES_LOCK = threading.Lock()
 
 
 def lab_of(colour: str) -> tuple[float, float, float]:

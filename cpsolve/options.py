@@ -268,6 +268,11 @@ class Outputs(Request):
         description="which unique solution `png` and `stl` draw, from 1 (unset: `show`'s last, or 1)",
         json_schema_extra=_cli("N"),
     )
+    explode: bool = Field(
+        default=False,
+        description="`png`: the pieces drawn pushed apart, as the page's explode slider at its end (what a cage holds"
+        " in view)",
+    )
     stl: Path | None = Field(
         default=None,
         description="write each piece of the first solution (or the one `solution` names) as an STL file in this"

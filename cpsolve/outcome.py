@@ -137,11 +137,12 @@ class Outcome:
         # a lone surrogate in a name (from a file's bytes) becomes "?" rather than a UnicodeEncodeError
         return page_html(self.scene).encode("utf-8", errors="replace")
 
-    def picture(self, number: int = 1, suffix: str = ".png") -> bytes:
-        """Solution `number` (from 1; the last kept where fewer are) as a PNG (or JPEG) image."""
+    def picture(self, number: int = 1, suffix: str = ".png", explode: bool = False) -> bytes:
+        """Solution `number` (from 1; the last kept where fewer are) as a PNG (or JPEG) image,
+        its pieces pushed apart with `explode`."""
         from cpsolve.pictures.png import png_bytes
 
-        return png_bytes(self.scene, min(number, max(1, self.held())) - 1, suffix)
+        return png_bytes(self.scene, min(number, max(1, self.held())) - 1, suffix, explode)
 
     def pieces(
         self, number: int = 1, options: StlOptions | None = None, deadline: Deadline = NO_DEADLINE
@@ -151,7 +152,7 @@ class Outcome:
 
         model = self.collected.model
         if model is None or not 1 <= number <= self.held():
-            raise CpsolveError(f"solution {number}: the run kept {self.held()} unique solutions")
+            raise CpsolveError(f"solution {number}: the run kept {plural(self.held(), 'unique solution')}")
         pieces = solution_pieces(model, self.collected.solutions[number - 1])
         return stl_files(pieces, options or StlOptions(), deadline)
 
@@ -178,7 +179,7 @@ class Outcome:
             write_file(outputs.html, self.page(), "the page")
             said.append(f"{outputs.html}: a page of {plural(self.held(), 'unique solution')}")
         if outputs.png is not None:
-            said.append(self._write_picture(outputs.png, number))
+            said.append(self._write_picture(outputs.png, number, outputs.explode))
         if outputs.stl is not None:
             said.append(self._write_pieces(outputs.stl, number or 1, stl_options(outputs), deadline))
         return said
@@ -191,11 +192,11 @@ class Outcome:
         kept = f"{self.report.name!r} with {plural(written.assemblies, 'assembly', 'assemblies')}"
         return [f"note: {path}: BurrTools file of {kept} ({written.left_out})"]
 
-    def _write_picture(self, path: Path, number: int | None) -> str:
+    def _write_picture(self, path: Path, number: int | None, explode: bool) -> str:
         if not self.held():
             return f"{path}: not written: the run found no solution to draw"
         wanted = self.first_view() if number is None else number
-        write_file(path, self.picture(wanted, path.suffix), "the picture")
+        write_file(path, self.picture(wanted, path.suffix, explode), "the picture")
         if wanted > self.held():
             held = plural(self.held(), "unique solution")
             return f"{path}: drew solution {self.held()}: the picture holds the first {held}, not {wanted}"

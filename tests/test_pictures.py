@@ -542,3 +542,71 @@ def test_every_picture_says_what_it_wrote_and_a_jpg_is_a_jpeg(tmp_path: Path) ->
     refused = CliRunner().invoke(app, ["run", str(SPECS / "soma.yaml"), "--png", str(tmp_path / "x.gif")])
     assert refused.exit_code == 2 and "x.gif: expected a .png (or .jpg, JPEG) file, not .gif" in refused.output
     assert not (tmp_path / "x.gif").exists()
+
+
+def test_a_pngs_blank_is_cut_its_tile_labels_stay_in_their_tiles_and_explode_shows_what_a_cage_holds(
+    tmp_path: Path,
+) -> None:
+    """Soma's picture ends a margin after its legend (the right third was blank); on the bugs
+    board no label crosses the edge between two tiles (the side ones run along their edge and a
+    long one is squeezed); PelikanBurr with --explode shows its pieces beside the cage (hidden
+    inside it otherwise: the pieces' pixels to the cage's, 0.47 before, 2.1 apart)."""
+    image_module = pytest.importorskip("PIL.Image")
+    pictures = {}
+    for name, path, extra in (
+        ("soma", SOMA, []),
+        ("bugs", SPECS / "tiles_bugs_3x3.yaml", []),
+        ("cage", corpus_dir("burrtools") / "PelikanBurr.xmpuzzle", []),
+        ("apart", corpus_dir("burrtools") / "PelikanBurr.xmpuzzle", ["--explode"]),
+    ):
+        out = tmp_path / f"{name}.png"
+        result = runner.invoke(app, ["run", str(path), "--png", str(out), "--show", "0", *extra])
+        assert result.exit_code == 0, result.output
+        pictures[name] = image_module.open(out).convert("RGB")
+    soma = pictures["soma"]
+    assert soma.width < 640
+    margin = [soma.getpixel((x, y)) for x in range(soma.width - 11, soma.width) for y in range(soma.height)]
+    assert set(margin) == {(255, 255, 255)}  # a margin of white, then the legend
+    last = [soma.getpixel((soma.width - 13, y)) for y in range(soma.height)]
+    assert set(last) != {(255, 255, 255)}
+    bugs = pictures["bugs"]
+    size, left = 170, (760 - 3 * 170) // 2  # the board's layout in the picture (png._tiles)
+    edges = [left + k * size for k in (1, 2)]
+    crossing = [(x, y) for x in edges for y in range(36, 36 + 3 * size) if bugs.getpixel((x, y)) == (0, 0, 0)]
+    assert crossing == []
+
+    def pieces_to_cage(picture: Any) -> float:
+        """The pixels of the pieces for each pixel of the cage (its reds)."""
+        pixels = [picture.getpixel((x, y)) for x in range(picture.width) for y in range(30, picture.height)]
+        cage = sum(1 for r, g, b in pixels if r > g + 50 and r > b + 50)
+        return sum(1 for p in pixels if p != (255, 255, 255)) / cage - 1
+
+    assert pieces_to_cage(pictures["cage"]) < 0.6 < 1.5 < pieces_to_cage(pictures["apart"])  # 0.47 and 2.1
+
+
+def test_a_name_of_several_lines_is_drawn_on_one_and_copies_shades_are_chosen_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A puzzle and a piece named over two lines: the PNG draws them on one (Pillow refused to
+    measure them: a ValueError out of `--png`, `save_png` and the studio's export). A thousand
+    copies of one piece: their shades chosen once each, not again for every copy (a 50x50 board
+    of dominoes took 34 s to draw)."""
+    spec = tmp_path / "lines.yaml"
+    spec.write_text('name: "two\\nlines"\npieces:\n  "A\\nB": {box: [2, 1], count: 2}\ntarget: {box: [2, 2]}\n')
+    out = tmp_path / "lines.png"
+    result = runner.invoke(app, ["run", str(spec), "--png", str(out)])
+    assert result.exit_code == 0 and out.stat().st_size > 1000, result.output
+    from cpsolve import colours
+
+    looks = {"distances": 0}
+    distance = colours._distance
+
+    def counted(a: Any, b: Any) -> float:
+        looks["distances"] += 1
+        return distance(a, b)
+
+    monkeypatch.setattr(colours, "_distance", counted)
+    monkeypatch.setattr(colours, "_SHADES", {})
+    shades = [colours.copy_shade("#3a7bd5", copy) for copy in range(1000)]
+    assert shades[0] == "#3a7bd5" and len(set(shades[:20])) == 20
+    assert looks["distances"] <= 36 * 1001  # the candidates' distances once a copy: linear, not quadratic

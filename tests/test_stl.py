@@ -189,7 +189,7 @@ def test_the_api_saves_the_same_meshes(tmp_path: Path) -> None:
     assert written and all(path.suffix == ".stl" for path in written)
     for path in written:
         assert_closed(trimesh.load(path))
-    with pytest.raises(CpsolveError, match="holds 1 unique solutions"):
+    with pytest.raises(CpsolveError, match="holds 1 unique solution, from 1"):
         result.save_stl(tmp_path / "other", number=2)
 
 

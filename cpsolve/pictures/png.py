@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cpsolve.errors import CpsolveError
 
 YAW, PITCH = -0.65, 0.5  # the page's first view
 SIZE = (760, 560)
+MARGIN = 12  # around what is drawn (the headline starts this far in)
+CENTRED = ("tiles",)  # drawings laid out in the middle of the width, kept so
+LABEL_ROOM = 0.48  # of a tile's side: what an edge's label may take (the page squeezes one to it)
 FACES: tuple[tuple[tuple[int, int, int], tuple[tuple[int, int, int], ...]], ...] = (
     ((1, 0, 0), ((1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1))),
     ((-1, 0, 0), ((0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0))),
@@ -35,21 +38,29 @@ def check_installed() -> None:
         raise CpsolveError('--png needs Pillow: pip install "cpsolve[pictures]"') from None
 
 
-def png_bytes(scene: dict[str, Any], number: int = 0, suffix: str = ".png") -> bytes:
+def png_bytes(scene: dict[str, Any], number: int = 0, suffix: str = ".png", explode: bool = False) -> bytes:
     """Solution `number` (0: the first) of a scene drawn as an image file's bytes: PNG, or JPEG
-    where `suffix` says so (a .jpg gets JPEG bytes, not PNG ones)."""
+    where `suffix` says so (a .jpg gets JPEG bytes, not PNG ones); with `explode` its pieces
+    pushed apart as the page's explode slider at its end moves them (what a cage holds in view).
+    The picture is cut to what is drawn, a margin around it."""
     check_installed()
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageChops, ImageDraw, ImageFont
 
     if not scene["solutions"]:
         raise CpsolveError("nothing to draw: the run found no solution")
     solution = scene["solutions"][min(number, len(scene["solutions"]) - 1)]
+    if explode and "apart" in solution:
+        solution = {**solution, "shift": solution["apart"]}
     image = Image.new("RGB", SIZE, "white")
     draw = ImageDraw.Draw(image)
     # Pillow's own scalable font (its bitmap default lost the spaces: "rotations612")
     draw.font = ImageFont.load_default(size=13)
     _write_headline(draw, _headline(scene), SIZE[0] - 24)
-    DRAWERS[scene["drawing"]](draw, scene, solution)
+    DRAWERS[scene["drawing"]](image, draw, scene, solution)
+    drawn = ImageChops.difference(image, Image.new("RGB", SIZE, "white")).getbbox()
+    if drawn is not None:  # the blank the layout left below (and right of a drawing of pieces) cut away
+        right = SIZE[0] if scene["drawing"] in CENTRED else min(SIZE[0], drawn[2] + MARGIN)
+        image = image.crop((0, 0, right, min(SIZE[1], drawn[3] + MARGIN)))
     encoded = io.BytesIO()
     kind = IMAGE_FORMATS.get(suffix.lower(), "PNG")
     image.save(encoded, format=kind, **({"optimize": True} if kind == "PNG" else {"quality": 92}))
@@ -76,8 +87,14 @@ def _headline(scene: dict[str, Any]) -> str:
     bound = "" if scene.get("complete", True) else "at least "
     said = f"{bound}raw {counts['raw']}, rotations {counts['rotations']}, unique {counts['unique']}"
     if not scene.get("complete", True):
-        said += f" (stopped by {scene.get('stopped_by')})"
-    return f"{scene['name']}: {said}"
+        said += f" ({scene.get('stopped') or scene.get('stopped_by')})"
+    return f"{_one_line(scene['name'])}: {said}"
+
+
+def _one_line(text: str) -> str:
+    """A name drawn on one line: its line breaks and tabs as spaces (Pillow cannot measure text of
+    several lines, and a headline is one)."""
+    return " ".join(str(text).split())
 
 
 def _rotate(point: Point) -> Point:
@@ -94,17 +111,25 @@ def _shade(colour: str, normal: tuple[float, float, float]) -> tuple[int, int, i
     return tuple(min(255, round(channel * light)) for channel in (value >> 16, (value >> 8) & 255, value & 255))  # type: ignore[return-value]
 
 
-CubeItems = list[tuple[list[int], str, bool]]  # each cube, its colour, and whether it is marked
+# each cube, its colour, whether it is marked, its group (a piece) and the shift of its group
+CubeItems = list[tuple[list[int], str, bool, int, Sequence[float]]]
 
 
-def _pieces(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
-    """Pieces of cubes (on another grid its solids, or balls), each in its piece's colour, and
-    the legend."""
+def _pieces(image: Any, draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
+    """Pieces of cubes (on another grid its solids, or balls), each in its piece's colour (moved by
+    its `shift` where the picture is exploded), and the legend."""
     colours = [unit["colour"] for unit in solution["units"]]
+    apart = "shift" in solution  # pieces apart: each its own group of faces; together, one
+    shift = solution["shift"] if apart else [[0.0, 0.0, 0.0]] * len(colours)
     if "grid" in scene:
-        _solids(draw, scene, [(cell[0], cell[1:4], colours[int(cell[4])]) for cell in solution["cells"]])
+        items = []
+        for cell in solution["cells"]:
+            unit = int(cell[4])
+            items.append((cell[0], [cell[1 + axis] + shift[unit][axis] for axis in range(3)], colours[unit]))
+        _solids(draw, scene, items)
     else:
-        _cubes(draw, [(cube[:3], colours[cube[3]], False) for cube in solution["cubes"]])
+        cubes = solution["cubes"]
+        _cubes(draw, [(cube[:3], colours[cube[3]], False, cube[3] if apart else 0, shift[cube[3]]) for cube in cubes])
     _legend(draw, scene, solution)
 
 
@@ -154,13 +179,13 @@ def _cross(points: list[list[float]]) -> Point:
     return (normal[0] / length, normal[1] / length, normal[2] / length)
 
 
-def _chain(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
+def _chain(image: Any, draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
     """A chain's cubes coloured along it, the segment ends outlined, and over them, as the page
     draws it, the path through the cubes' centres with the number of each cube where the chain
     turns (and of its first and last), so that the picture can be followed cube by cube."""
     colours, ends = scene["chain_colours"], set(solution["ends"])
     path = solution["path"]
-    place = _cubes(draw, [(cell, colours[i], i in ends) for i, cell in enumerate(path)])
+    place = _cubes(draw, [(cell, colours[i], i in ends, 0, (0.0, 0.0, 0.0)) for i, cell in enumerate(path)])
     centres = [place((cell[0] + 0.5, cell[1] + 0.5, cell[2] + 0.5)) for cell in path]
     draw.line(centres, fill=(20, 20, 20), width=3, joint="curve")
     for number in sorted({0, len(path) - 1, *ends}):
@@ -172,22 +197,24 @@ def _chain(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
 
 
 def _cubes(draw: Any, items: CubeItems) -> Callable[[Point], tuple[float, float]]:
-    """Draw the cubes, farthest faces first; returns where a point of space lands in the picture."""
-    occupied = {tuple(cell) for cell, _, _ in items}
-    centre = [sum(cell[axis] + 0.5 for cell, _, _ in items) / len(items) for axis in range(3)]
+    """Draw the cubes, farthest faces first (a face hidden where its group has the cube beside it;
+    each group moved by its shift); returns where a point of space lands in the picture."""
+    occupied = {(group, *cell) for cell, _, _, group, _ in items}
+    where = [[cell[axis] + shift[axis] for axis in range(3)] for cell, _, _, _, shift in items]
+    centre = [sum(point[axis] + 0.5 for point in where) / len(items) for axis in range(3)]
     # the farthest corner from the centre bounds what any view shows
-    extent = max(math.dist([c + 0.5 for c in cell], centre) + 0.87 for cell, _, _ in items)
+    extent = max(math.dist([c + 0.5 for c in point], centre) + 0.87 for point in where)
     area = (SIZE[0] - 200, SIZE[1] - 40)
     scale = min(area) / (2 * extent)
     faces = []
-    for cell, colour, marked in items:
+    for (cell, colour, marked, group, _), point in zip(items, where, strict=True):
         for normal, corners in FACES:
             if _rotate((float(normal[0]), float(normal[1]), float(normal[2])))[2] > 0:
                 continue
-            if (cell[0] + normal[0], cell[1] + normal[1], cell[2] + normal[2]) in occupied:
+            if (group, cell[0] + normal[0], cell[1] + normal[1], cell[2] + normal[2]) in occupied:
                 continue
             points = [
-                _rotate((cell[0] + k[0] - centre[0], cell[1] + k[1] - centre[1], cell[2] + k[2] - centre[2]))
+                _rotate((point[0] + k[0] - centre[0], point[1] + k[1] - centre[1], point[2] + k[2] - centre[2]))
                 for k in corners
             ]
             depth = sum(p[2] for p in points) / 4
@@ -218,7 +245,7 @@ def _legend(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
     for row, unit in enumerate(units[:34]):
         y = top + row * 15
         draw.rectangle((left, y, left + 11, y + 11), fill=unit["colour"], outline="black")
-        draw.text((left + 18, y), unit_name(unit, scene), fill="black")
+        draw.text((left + 18, y), _one_line(unit_name(unit, scene)), fill="black")
     if len(units) > 34:
         draw.text((left, top + 34 * 15), f"... {len(units) - 34} more", fill="black")
 
@@ -230,7 +257,7 @@ def unit_name(unit: dict[str, Any], scene: dict[str, Any]) -> str:
     return unit["label"] if unit["label"] == piece else f"{unit['label']} ({piece})"
 
 
-def _tiles(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
+def _tiles(image: Any, draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
     columns, rows = scene["board"]
     size = max(24, min((SIZE[0] - 40) // columns, (SIZE[1] - 50) // rows))
     corners = (((0, 0), (1, 0)), ((1, 0), (1, 1)), ((1, 1), (0, 1)), ((0, 1), (0, 0)))
@@ -249,17 +276,34 @@ def _tiles(draw: Any, scene: dict[str, Any], solution: dict[str, Any]) -> None:
             fill = scene["label_colours"][str(label)] if equal else ("#f4f4f4" if side % 2 else "#e8e8e8")
             draw.polygon(triangle, fill=fill, outline=(80, 80, 80))
             if not equal:
-                draw.text(
-                    (left + label_at[side][0] * size, top + label_at[side][1] * size),
-                    str(label),
-                    fill="black",
-                    anchor="mm",
-                )
+                at = (left + label_at[side][0] * size, top + label_at[side][1] * size)
+                _edge_label(image, draw, at, str(label), side, LABEL_ROOM * size)
         _tile_badge(
             draw,
             (left + size / 2, top + size / 2),
             f"{place['tile']}" + (f" r{place['turns']}" if place["turns"] else ""),
         )
+
+
+def _edge_label(image: Any, draw: Any, at: tuple[float, float], text: str, side: int, room: float) -> None:
+    """An edge's label along its edge (the sides' turned, as the page turns them), in the largest
+    size from 13 down to 8 that fits its triangle's room; past that its end gives way."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    for points in range(13, 7, -1):
+        font = ImageFont.load_default(size=points)
+        if draw.textlength(text, font=font) <= room:
+            break
+    while draw.textlength(text, font=font) > room and len(text) > 1:
+        text = text[:-2] + "…"
+    if side % 2 == 0:
+        draw.text(at, text, fill="black", font=font, anchor="mm")
+        return
+    box = draw.textbbox((0, 0), text, font=font, anchor="lt")
+    label = Image.new("L", (box[2] + 2, box[3] + 2), 0)
+    ImageDraw.Draw(label).text((1, 1), text, fill=255, font=font, anchor="lt")
+    turned = label.rotate(-90 if side == 1 else 90, expand=True)  # the right side reads downwards
+    image.paste((0, 0, 0), (round(at[0] - turned.width / 2), round(at[1] - turned.height / 2)), turned)
 
 
 def _tile_badge(draw: Any, centre: tuple[float, float], text: str) -> None:
@@ -272,7 +316,7 @@ def _tile_badge(draw: Any, centre: tuple[float, float], text: str) -> None:
 
 
 # a drawer per family drawing (models.Family.drawing)
-DRAWERS: dict[str, Callable[[Any, dict[str, Any], dict[str, Any]], None]] = {
+DRAWERS: dict[str, Callable[[Any, Any, dict[str, Any], dict[str, Any]], None]] = {
     "pieces": _pieces,
     "chain": _chain,
     "tiles": _tiles,

@@ -213,7 +213,6 @@ function faceOf(triangles, index) { // which face of a solid a triangle of its f
 }
 
 // -- a solution's pieces: build order, explode, the disassembly played --------------------------
-const AXES = [[0, 0, 1], [0, 0, -1], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0]];
 
 export class Pieces {
   constructor(stage, scene) {
@@ -277,20 +276,9 @@ export class Pieces {
     return 1 + Math.max(size.x, size.y, size.z);
   }
 
-  explodedOffsets() { // per unit, where explode 1 moves it: out from the middle; those in the middle (a cage's core) each along an axis
-    const middle = new THREE.Vector3();
-    for (const unit of this.units) middle.add(unit.centre);
-    middle.divideScalar(Math.max(1, this.units.length));
-    const span = this.span();
-    const away = this.units.map((unit) => unit.centre.clone().sub(middle));
-    const central = away.map((d, u) => [d.length(), u]).filter(([length]) => length < 0.2 * span).map(([, u]) => u);
-    central.sort((a, b) => this.units[b].cells.length - this.units[a].cells.length || a - b);
-    central.forEach((u, rank) => {
-      if (rank === 0) { away[u] = new THREE.Vector3(); return; } // the largest (a cage) stays
-      const axis = AXES[(rank - 1) % AXES.length], times = 1 + Math.floor((rank - 1) / AXES.length);
-      away[u] = new THREE.Vector3(...axis).multiplyScalar(span * times);
-    });
-    return away;
+  explodedOffsets() { // per unit, where explode 1 moves it: the scene says (models/packing/scene.py, the PNG's too)
+    const apart = this.solution.apart || [];
+    return this.units.map((_, u) => new THREE.Vector3(...(apart[u] || [0, 0, 0])));
   }
 
   asideOffsets() { // per move that takes pieces out, where they are set aside: on an arc behind the assembly, in view
@@ -500,7 +488,7 @@ export function drawTiles(holder, scene, index) {
     place.shown.forEach((label, side) => {
       const [a, b] = edges[side];
       const points = [[a[0], a[1]], [b[0], b[1]], [0.5, 0.5]].map((p) => `${ox + p[0] * size},${oy + p[1] * size}`).join(" ");
-      const colour = scene.match === "equal" ? scene.label_colours[String(label)] : side % 2 ? "#f4f4f4" : "#e8e8e8";
+      const colour = scene.match === "equal" ? (Object.hasOwn(scene.label_colours, String(label)) ? scene.label_colours[String(label)] : "#cccccc") : side % 2 ? "#f4f4f4" : "#e8e8e8";
       group.appendChild(make("polygon", { points, fill: colour, stroke: "#555555" }));
       if (scene.match !== "equal") {
         const x = ox + labelAt[side][0] * size, y = oy + labelAt[side][1] * size;
@@ -529,7 +517,7 @@ export function drawTiles(holder, scene, index) {
 export function countsLine(scene) {
   const c = scene.counts;
   const bound = scene.complete ? "" : "at least ";
-  let text = `${bound}raw ${c.raw} · rotations ${c.rotations} · unique ${c.unique} (${scene.complete ? "complete" : `incomplete: stopped by ${scene.stopped_by}`})`;
+  let text = `${bound}raw ${c.raw} · rotations ${c.rotations} · unique ${c.unique} (${scene.complete ? "complete" : `incomplete: ${scene.stopped || scene.stopped_by}`})`;
   if (scene.disassembly) {
     const d = scene.disassembly;
     text += ` · ${d.comes_apart} of ${d.checked} come apart` + (d.highest_level ? ` (highest level ${d.highest_level})` : "");

@@ -54,7 +54,7 @@ def exported(
     if kind == "html":
         return outcome.page()
     if kind == "png":
-        return outcome.picture(number)
+        return outcome.picture(number, explode=outputs.explode)
     if kind == "stl":
         packed = io.BytesIO()
         with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:

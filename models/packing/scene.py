@@ -65,12 +65,38 @@ def packing_scene(
                 **({"cubes": cubes, "empty": [list(cell) for cell in empty]} if grid is CUBE else {}),
                 **(_solids(grid, cubes, empty) if grid is not CUBE else {}),
                 "units": units,
+                "apart": _apart(grid, [piece.cells for piece in assembled]),
                 "order": order or _bottom_first(assembled),
                 "order_from": "disassembly" if order else "bottom layer first",
                 **({"level": disassembly["level"], "plan": _plan(grid, plan, labels)} if plan is not None else {}),
             }
         )
     return {"pieces": legend, "solutions": drawn, **(_grid_scene(grid) if grid is not CUBE else {})}
+
+
+AXES = ((0, 0, 1), (0, 0, -1), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0))
+CENTRAL = 0.2  # a unit whose middle is this share of the assembly's span from its middle is in the middle
+
+
+def _apart(grid: Grid, units: Sequence[Sequence[Cell]]) -> list[list[float]]:
+    """Per unit, where the explode slider at its end moves it (in the drawing's space, as the plan's
+    offsets): out from the middle, by how far its own middle lies from the assembly's; those in the
+    middle (what a cage holds) each along an axis of its own by the assembly's span, the largest
+    of them (the cage) staying, so that none stays hidden inside another. The page's viewer and
+    the PNG (`--explode`) both move the pieces by these."""
+    centres = np.array([grid.real(cells).mean(axis=0) for cells in units]).reshape(-1, 3)
+    middle = centres.mean(axis=0)
+    every = grid.real([cell for cells in units for cell in cells])
+    span = 1 + float((every.max(axis=0) - every.min(axis=0)).max())
+    away = centres - middle
+    distance = np.linalg.norm(away, axis=1)
+    central = sorted(
+        (unit for unit in range(len(units)) if distance[unit] < CENTRAL * span), key=lambda u: (-len(units[u]), u)
+    )
+    for rank, unit in enumerate(central):
+        axis = AXES[(rank - 1) % len(AXES)] if rank else (0, 0, 0)
+        away[unit] = np.array(axis, np.float64) * span * (1 + (rank - 1) // len(AXES) if rank else 0)
+    return [[round(float(v), 4) for v in offset] for offset in away]
 
 
 def _plan(grid: Grid, plan: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> list[dict[str, Any]]:
