@@ -101,10 +101,12 @@ def _part_progress(say: Callable[[str], None], box: str) -> Callable[[int, int],
 
 def census_text(summary: dict[str, object], out: Path | None, checkpoint: Path | None) -> str:
     """The summary as a few lines of text."""
+    from cpsolve.engines.base import stop_words
+
     lines = [f"census of chains in {summary['box']}:"]
     if not summary["complete"]:
         lines.append(
-            f"  stopped by {summary['stopped_by']} after {summary['parts_done']} of {summary['parts']} parts"
+            f"  {stop_words(str(summary['stopped_by']))} after {summary['parts_done']} of {summary['parts']} parts"
             + ("; run again with the same --checkpoint to go on" if checkpoint else "; --checkpoint FILE keeps them")
         )
         return "\n".join(lines)
@@ -202,9 +204,11 @@ def design_text(
     summary: dict[str, Any], written: list[dict[str, Any]], out: Path, level: int, below_level: bool
 ) -> str:
     """The summary as a few lines of text, a line per design written."""
+    from cpsolve.design import DESIGN_STOPS
+
     lines = [
         f"{summary['designs']} new designs in {out} ({summary['held']} there in all),"
-        f" stopped by {summary['stopped_by']}",
+        f" {DESIGN_STOPS.get(summary['stopped_by'], summary['stopped_by'])}",
         f"  candidates checked: {summary['checked']:,} in {summary['seconds']} s ({summary['per_second']} a second)",
         f"  best level: {summary['best_level'] or 'none yet'}",
     ]

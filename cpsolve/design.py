@@ -463,6 +463,7 @@ def _search_task(unit: SearchUnit) -> Iterator[Found]:
 
 RESULTS: Final = "designs.jsonl"
 CONFIRM_SECONDS: Final = 60.0  # the full count of a design found (its page's assemblies) stops here
+LEAST_CONFIRM_SECONDS: Final = 0.1  # ... or where the run's deadline leaves less, then (an unfinished check)
 
 
 def request_record(request: DesignRequest) -> dict[str, Any]:
@@ -472,6 +473,7 @@ def request_record(request: DesignRequest) -> dict[str, Any]:
         "pieces": request.pieces,
         "sizes": [request.smallest, request.largest],
         "goal": request.goal,
+        **({"holes": request.holes} if request.holes else {}),  # folders of filled designs say none
     }
 
 
@@ -513,7 +515,7 @@ class DesignBook:
                 if not isinstance(record.get("run"), int) or record.get("request") != wanted:
                     raise CpsolveError(
                         f"{self.journal.path}:{number}: these designs were searched for another target, piece count,"
-                        " sizes or goal; give another --out folder"
+                        " sizes, goal or number of holes; give another --out folder"
                     )
             elif record.get("record") == "design":
                 try:
@@ -525,24 +527,36 @@ class DesignBook:
                 self.best = max(self.best, level_tuple(level))
                 self.count = max(self.count, int(record.get("number", 0)))
 
+    def _free_number(self) -> int:
+        """After the last design this folder's results list, and past any file of that number the
+        folder holds already (a user's own 001.xmpuzzle, the very target read from it)."""
+        number = self.count + 1
+        while any((self.folder / f"{number:03d}{suffix}").exists() for suffix in (".xmpuzzle", ".html")):
+            number += 1
+        return number
+
     def wants(self, design: Design) -> bool:
         if design.key in self.keys:
             return False
         return self.request.goal == "unique" or level_tuple(design.level) > self.best
 
-    def write(self, design: Design, search_number: int) -> dict[str, Any] | None:
+    def write(self, design: Design, search_number: int, deadline: Deadline = NO_DEADLINE) -> dict[str, Any] | None:
         """Write the design's files and its line, once checked again in full (every assembly
-        counted, each taken apart); None when the full check does not confirm it."""
+        counted, each taken apart, within CONFIRM_SECONDS and what the run's deadline leaves);
+        None when the full check does not confirm it. Its number is the next free one: no file
+        the search did not make is written over."""
         from cpsolve import formats
         from cpsolve.api import solve
         from cpsolve.convert import write_puzzle
         from cpsolve.options import Outputs
 
-        number = self.count + 1
+        number = self._free_number()
         name = f"{number:03d}"
         title = f"cpsolve design {name}: {len(design.cut)} pieces, level {design.level}"
         spec = spec_of(design.cut, self.request, title)
-        result = solve(spec, pictured=1, disassemble=True, workers=1, time_limit=CONFIRM_SECONDS)
+        remaining = deadline.remaining()
+        confirm = CONFIRM_SECONDS if remaining is None else min(CONFIRM_SECONDS, max(LEAST_CONFIRM_SECONDS, remaining))
+        result = solve(spec, pictured=1, disassemble=True, workers=1, time_limit=confirm)
         report = result.report
         if self.request.goal == "unique":
             levels = [(solution.get("disassembly") or {}).get("level") for solution in result.solutions]
@@ -582,6 +596,14 @@ def level_tuple(level: str) -> tuple[int, ...]:
     return tuple(int(part) for part in level.split(".")) if level else ()
 
 
+DESIGN_STOPS = {  # why a design search ended, as its summary says it
+    "designs": "stopped at the designs asked for",
+    "candidates": "stopped at the candidates asked for",
+    "time limit": "stopped by the time limit",
+    "interrupted": "interrupted",
+}
+
+
 @dataclasses.dataclass
 class DesignReport:
     """What a design run did."""
@@ -592,7 +614,7 @@ class DesignReport:
     seconds: float
     best_level: str
     held: int  # designs in the folder, earlier runs' included
-    stopped_by: str  # "designs", "candidates", "time limit", "interrupted"
+    stopped_by: str  # "designs", "candidates", "time limit", "interrupted" (DESIGN_STOPS says them)
     below_level: bool = False  # no cut reached --level: the one design written is the best that came apart
 
     def summary(self) -> dict[str, Any]:
@@ -654,7 +676,7 @@ def design(
                         best_apart = item.best_apart
                 elif isinstance(item, Design) and book.wants(item):
                     checked[index] = max(checked.get(index, 0), item.candidate)
-                    record = book.write(item, units[index].number)
+                    record = book.write(item, units[index].number, deadline)
                     if record is not None:
                         written.append(record)
                         best = max(best, level_tuple(item.level))
@@ -670,7 +692,7 @@ def design(
         finally:
             place.close()
         if request.goal == "level" and not written and best_apart is not None and book.wants(best_apart):
-            kept_below = book.write(best_apart, -1)  # no cut reached --level: the best one is kept
+            kept_below = book.write(best_apart, -1, deadline)  # no cut reached --level: the best one is kept
             if kept_below is not None:
                 written.append(kept_below)
                 best = max(best, level_tuple(best_apart.level))

@@ -33,7 +33,7 @@ from cpsolve.events import Failed, Finished, JobEvent, NewClass, Progress, Start
 from cpsolve.formats import Puzzle, ReadOptions
 from cpsolve.limits import MAX_PICTURED, Cancel
 from cpsolve.models import PuzzleModel
-from cpsolve.options import Options
+from cpsolve.options import OptionError, Options
 from cpsolve.report import RunReport
 from cpsolve.run import ReadyHook, RunOptions, run
 from cpsolve.symmetry import Solution
@@ -83,6 +83,8 @@ class Job:
         self._classes = 0
         self._last_progress = -PROGRESS_EVERY_SECONDS
         self._thread = threading.Thread(target=self._run, name=f"cpsolve job {puzzle.name[:40]}", daemon=True)
+        self._reader: str | None = None  # who reads the events: "events" (one iterator) or "next_event"
+        self._reader_lock = threading.Lock()
 
     def begin(self) -> Job:
         """Start the run's thread (once)."""
@@ -107,11 +109,12 @@ class Job:
     def done(self) -> bool:
         return self._ended.is_set()
 
-    def cancel(self, reason: StopReason = StopReason.CANCELLED) -> None:
+    def cancel(self, reason: StopReason | None = StopReason.CANCELLED) -> None:
         """Stop the run from any thread: within the engine's next slice, every process it started
-        ended, its report incomplete and `stopped_by` this reason (the command line gives
-        `interrupted` for Ctrl-C). Nothing happens to a job that has ended, but the reason is kept
-        (`stop_asked`)."""
+        ended, its report incomplete and `stopped_by` this reason (None: cancelled; the command
+        line gives `interrupted` for Ctrl-C). Nothing happens to a job that has ended, but the
+        reason is kept (`stop_asked`). OptionError for a reason that is no StopReason."""
+        reason = StopReason.CANCELLED if reason is None else _stop_reason(reason)
         if self._stop_asked is None:
             self._stop_asked = reason
         if not self._ended.is_set():
@@ -134,20 +137,38 @@ class Job:
         return self._report
 
     def events(self) -> Iterator[JobEvent]:
-        """Each event as it happens, ending with Finished (or Failed). For one reader."""
-        while True:
-            event = self._events.get()
-            yield event
-            if isinstance(event, Finished | Failed):
-                return
+        """Each event as it happens, ending with Finished (or Failed). For one reader: a second
+        call (from this thread or another) is refused in one line, as is one after `next_event`
+        (an event is handed over once: a second iterator waited for ever)."""
+        self._take_reader("events")
+
+        def handed() -> Iterator[JobEvent]:
+            while True:
+                event = self._events.get()
+                yield event
+                if isinstance(event, Finished | Failed):
+                    return
+
+        return handed()
 
     def next_event(self, timeout: float | None = None) -> JobEvent | None:
         """The next event, or None when `timeout` seconds pass first (for a reader that must look
-        up between events: `follow`)."""
+        up between events: `follow`); refused once `events` has its reader."""
+        self._take_reader("next_event")
         try:
             return self._events.get(timeout=timeout)
         except queue.Empty:
             return None
+
+    def _take_reader(self, way: str) -> None:
+        with self._reader_lock:
+            if self._reader is None:
+                self._reader = way
+            elif way == "events" or self._reader != way:
+                raise CpsolveError(
+                    f"the job on {self.puzzle.name}: its events have a reader already (by {self._reader}); each"
+                    " event is handed over once: read them in one place and share what it reads"
+                )
 
     def drained(self) -> bool:
         """Whether every event sent has been read."""
@@ -209,10 +230,32 @@ def start(
     `first=True`, `disassemble=True`, `workers=2`, ...). `class_events`: how many new classes are
     sent as events (None: every one; 0: none, the cheapest). Raises CpsolveError at once for an
     option refused or a file that cannot be read; what the model refuses ends the job `failed`."""
+    _check_job_keywords(class_events, engines, on_ready)
     settings = Options.of(options)
     return start_loaded(
         load(puzzle, settings), settings.run_options(engines), class_events=class_events, on_ready=on_ready
     )
+
+
+def _check_job_keywords(class_events: Any, engines: Any, on_ready: Any) -> None:
+    """start()'s own keywords, refused in one line naming them (a bad one failed later, inside the
+    job, as a TypeError that named none)."""
+    if class_events is not None and (isinstance(class_events, bool) or not isinstance(class_events, int)):
+        raise OptionError(f"class_events = {class_events!r}: expected a whole number from 0, or None for every one")
+    if class_events is not None and class_events < 0:
+        raise OptionError(f"class_events = {class_events}: expected a whole number from 0, or None for every one")
+    if engines is not None and not isinstance(engines, Engines):
+        raise OptionError(f"engines = {engines!r}: expected a cpsolve.engines.Engines registry, or None")
+    if on_ready is not None and not callable(on_ready):
+        raise OptionError(f"on_ready = {on_ready!r}: expected a function of no arguments, or None")
+
+
+def _stop_reason(reason: Any) -> StopReason:
+    try:
+        return StopReason(reason)
+    except ValueError:
+        known = ", ".join(repr(str(r)) for r in StopReason)
+        raise OptionError(f"cancel: reason {reason!r}: expected a StopReason ({known})") from None
 
 
 def start_loaded(

@@ -66,6 +66,7 @@ DEFAULT_MAX_DISASSEMBLY_POSITIONS = 1_000_000
 # --html, --png and the notebook view: the unique solutions a picture holds (the first ones found).
 # The Soma cube's 240 make a page of 188 KB (140 KB when it was measured), Bedlam's first 1,000 one of 1,066 KB
 # (benchmarks/page_open.py; docs/pictures.md).
+MAX_WORKERS = 1024  # --workers: processes here or a cluster's workers (parts are cut in advance per worker)
 MAX_PICTURED = 1000
 MAX_PICTURED_ATOMS = 500_000  # placements in all the solutions a picture holds (fewer solutions when they are big)
 MAX_GAP_CACHE = 2_000_000  # gaps between pairs of pieces (and sets found from them) remembered for one assembly

@@ -35,6 +35,7 @@ from cpsolve.limits import (
     DEFAULT_MAX_TERMS,
     DEFAULT_UNIT_MM,
     MAX_UNIT_MM,
+    MAX_WORKERS,
     MIN_UNIT_MM,
     MOST_FILE_MB,
     MOST_MEMORY_MB,
@@ -113,6 +114,7 @@ class Options(Request):
     workers: int = Field(
         default=0,
         ge=0,
+        le=MAX_WORKERS,
         description="processes (or threads), each solving disjoint parts with one engine thread; a search"
         " estimated short begins on one and is shared once it proves long; 0: every core for a search big"
         " enough to gain from them, else 1",

@@ -476,6 +476,12 @@ def _all_items(task: Task, unit: Any) -> list[Any]:
     return list(task(unit))
 
 
+def usable_workers(processes: int, cluster: str | None) -> int:
+    """How many workers asked for can work: here at most MAX_WORKERS_PER_CORE a core (more only
+    share the cores, each holding the model); on a cluster as many as asked (Options bounds them)."""
+    return processes if cluster is not None else max(1, min(processes, MAX_WORKERS_PER_CORE * cores()))
+
+
 def workers_for(cluster: str | None, processes: int, threads: bool = False, stagger: bool = True) -> Workers:
     """A Dask cluster's workers (`cluster`: a scheduler's address, or `local` for a LocalCluster of
     `processes` here), else `processes` threads of this process where the search can use them
@@ -483,7 +489,7 @@ def workers_for(cluster: str | None, processes: int, threads: bool = False, stag
     or forked processes (one: this process). Raises CpsolveError when Dask is missing or the
     scheduler cannot be reached."""
     if cluster is None:
-        processes = min(processes, MAX_WORKERS_PER_CORE * cores())
+        processes = usable_workers(processes, cluster)
         if processes > 1 and threads:
             return Threaded(processes, THREADS_STAGGER_SECONDS if stagger else 0.0)
         return Forked(processes) if processes > 1 and fork_available() else InProcess()

@@ -4,6 +4,7 @@ paths, against an independent census (tests/chain_census_bruteforce.py), the per
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 from collections.abc import Iterable
@@ -15,6 +16,7 @@ from chain_census_bruteforce import census as independent_census
 from typer.testing import CliRunner
 
 import cpsolve
+from cpsolve.census import chains
 from cpsolve.census.chains import CensusBox, ChainCount, Tally, box_for, census, chains_of, parts_of, walk_part
 from cpsolve.cli import app
 from cpsolve.errors import CpsolveError
@@ -122,7 +124,7 @@ def test_a_walk_past_its_deadline_leaves_the_census_incomplete_and_writes_nothin
     assert walk_part(box, parts_of(box, 1)[0], Deadline.after(0.0)) is None
     out = tmp_path / "chains.jsonl"
     result = runner.invoke(app, ["census", "chains", "--time-limit", "0", "--out", str(out)])
-    assert result.exit_code == 0 and "stopped by time limit after 0 of" in result.output and not out.exists()
+    assert result.exit_code == 0 and "stopped by the time limit after 0 of" in result.output and not out.exists()
 
 
 def test_the_command_writes_a_line_per_chain_that_pastes_into_a_spec(tmp_path: Path) -> None:
@@ -155,6 +157,26 @@ def test_a_checkpoint_resumes_and_refuses_another_box_or_a_changed_line(tmp_path
     checkpoint.write_text(json.dumps(record) + "\n")
     with pytest.raises(CpsolveError, match="record 1 is not a finished part as cpsolve wrote it"):
         census((2, 3, 4), checkpoint=checkpoint)
+    # forged: arrays of the wrong size under a digest recomputed over them
+    original = json.loads(recorded[0])
+    fewer_keys = base64.b64encode(base64.b64decode(original["keys"])[:-8]).decode()
+    more_counts = base64.b64encode(base64.b64decode(original["counts"]) + bytes(8)).decode()
+    for field, value in (("keys", "AAAA"), ("counts", more_counts), ("keys", fewer_keys)):
+        forged = dict(original, **{field: value})
+        forged["check"] = chains._check(forged["census"], forged["unit"], forged["keys"], forged["counts"])
+        checkpoint.write_text(json.dumps(forged) + "\n")
+        with pytest.raises(CpsolveError, match=r"record 1 (is not a finished part as cpsolve wrote it|has )"):
+            census((2, 3, 4), checkpoint=checkpoint)
+
+
+def test_workers_past_the_bound_are_refused_and_cutting_parts_reads_the_clock() -> None:
+    """--workers 10,000 is refused in one line (its parts took 8.8 s to cut, 1,000,000 ended in
+    a MemoryError); the parts are cut for the workers the machine can use, the clock read as
+    they are cut."""
+    result = runner.invoke(app, ["census", "chains", "--workers", "10000"])
+    assert result.exit_code == 2 and "option workers (--workers) = 10000: expected 0 to 1024" in result.output
+    report = census((3, 3, 3), workers=1024, deadline=Deadline.after(0.0))
+    assert report.stopped_by == "time limit" and report.parts_done == 0
 
 
 @pytest.mark.parametrize(

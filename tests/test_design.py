@@ -226,7 +226,20 @@ def test_bad_design_input_is_one_line_and_exit_2(arguments: list[str], message: 
 def test_a_folder_of_another_search_is_refused(tmp_path: Path) -> None:
     run_design(tmp_path, *UNIQUE[:-1], "1")
     other = runner.invoke(app, ["design", "--out", str(tmp_path), "--box", "4x4x4", "--pieces", "5", "--sizes", "8-14"])
-    assert other.exit_code == 2 and "searched for another target, piece count, sizes or goal" in other.output
+    assert other.exit_code == 2 and "searched for another target, piece count, sizes, goal or number" in other.output
+    holes = runner.invoke(app, ["design", "--out", str(tmp_path), *UNIQUE[:-1], "1", "--holes", "1"])
+    assert holes.exit_code == 2 and "number of holes; give another --out folder" in holes.output
+
+
+def test_a_folder_of_the_users_own_files_keeps_them(tmp_path: Path) -> None:
+    """A folder that holds a user's 001.xmpuzzle and 001.html (a target read from it too): the
+    first design written is 002, and the user's files are as they were."""
+    (tmp_path / "001.xmpuzzle").write_bytes(b"the user's own puzzle")
+    (tmp_path / "001.html").write_text("the user's own page")
+    summary = run_design(tmp_path, *UNIQUE[:-1], "1")
+    assert summary["designs"] == 1 and [r["file"] for r in records(tmp_path)] == ["002.xmpuzzle"]
+    assert (tmp_path / "001.xmpuzzle").read_bytes() == b"the user's own puzzle"
+    assert (tmp_path / "001.html").read_text() == "the user's own page"
 
 
 def test_a_time_limit_ends_the_search_with_what_it_has(tmp_path: Path) -> None:
@@ -279,6 +292,6 @@ def test_ctrl_c_ends_the_search_with_the_designs_written(tmp_path: Path, workers
     started.send_signal(signal.SIGINT)
     output, errors = started.communicate(timeout=120)
     assert started.returncode == 130, errors
-    assert "stopped by interrupted" in output and "Traceback" not in errors
+    assert "new designs in" in output and "), interrupted" in output and "Traceback" not in errors
     kept = records(tmp_path)
     assert kept and all((tmp_path / str(record["file"])).exists() for record in kept)

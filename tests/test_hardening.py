@@ -28,6 +28,7 @@ from cpsolve.cli import app
 from cpsolve.errors import CpsolveError, OutputError
 from cpsolve.files import write_file
 from cpsolve.journal import Journal
+from cpsolve.limits import MAX_WORKERS
 from cpsolve.output import SolutionWriter
 from cpsolve.run import RunOptions, run_file
 
@@ -528,10 +529,15 @@ def test_big_foreign_files_are_refused_without_building_them(tmp_path: Path, nam
     refused(path, words)
 
 
-def test_workers_are_capped_by_parts_and_cores() -> None:
-    code, output = cli("run", SPECS / "soma.yaml", "--engine", "exact-cover", "--workers", "100000", "--json")
+def test_workers_are_capped_by_parts_and_cores_and_bounded() -> None:
+    """Up to MAX_WORKERS asked for, a run uses what its parts and the cores can take; more (a
+    cluster's parts are cut in advance per worker) are refused in one line."""
+    code, output = cli("run", SPECS / "soma.yaml", "--engine", "exact-cover", "--workers", str(MAX_WORKERS), "--json")
     assert code == 0
     assert json.loads(output)["workers"] <= 4 * (os.cpu_count() or 1)
+    code, output = cli("run", SPECS / "soma.yaml", "--workers", "100000")
+    assert code == 2
+    assert output.strip() == f"option workers (--workers) = 100000: expected 0 to {MAX_WORKERS}"
 
 
 # -- what a terminal and a pipe get -----------------------------------------------------------------
@@ -713,6 +719,7 @@ HOLDER_KILLED_WITH_A_CHILD = """
 import os, signal, sys
 from pathlib import Path
 from cpsolve.journal import Journal
+from cpsolve.limits import MAX_WORKERS
 journal = Journal(Path(sys.argv[1]), "unit", "a cpsolve checkpoint")
 child = os.fork()
 if child == 0:  # as a forked worker, still busy when its run is killed (the test's pipes let go)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -196,7 +197,7 @@ def test_a_results_pictures_are_numbered_from_one_and_mark_what_was_not_finished
     from cpsolve.pictures.png import _headline
 
     assert _headline(result.scene).startswith("Soma cube: at least raw 48")
-    assert "(stopped by max solutions)" in _headline(result.scene)
+    assert "(stopped at the most solutions asked for)" in _headline(result.scene)
     assert "at least" not in _headline(cpsolve.solve(SOMA).scene)
 
 
@@ -272,3 +273,40 @@ def test_a_ctrl_c_as_a_problem_ends_stops_the_run_command_before_the_next(monkey
     assert code == EXIT_INTERRUPTED
     reports = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
     assert len(reports) == 1 and reports[0]["complete"], output
+
+
+def test_a_second_reader_of_a_jobs_events_is_refused_and_start_names_a_bad_keyword() -> None:
+    """A job's events are handed over once: a second `events()` (from this thread or another)
+    and `next_event` after it are refused in one line (a second iterator waited for ever);
+    `start`'s own keywords are refused naming them; `cancel(None)` cancels (it made the job fail)."""
+    job = cpsolve.start(SOMA, class_events=0)
+    events = job.events()
+    for second in (job.events, lambda: job.next_event(0.1)):
+        with pytest.raises(CpsolveError, match="its events have a reader already"):
+            second()
+    in_another: list[BaseException] = []
+    thread = threading.Thread(target=lambda: _refused(job, in_another))
+    thread.start()
+    thread.join()
+    assert len(in_another) == 1 and "reader already" in str(in_another[0])
+    assert isinstance(list(events)[-1], Finished)
+    for keyword, value, words in (
+        ("class_events", -1, "class_events = -1: expected a whole number from 0"),
+        ("class_events", "all", "class_events = 'all': expected a whole number from 0"),
+        ("engines", ["exact-cover"], "engines = ['exact-cover']: expected a cpsolve.engines.Engines registry"),
+        ("on_ready", 3, "on_ready = 3: expected a function of no arguments"),
+    ):
+        with pytest.raises(OptionError, match=re.escape(words)):
+            cpsolve.start(SOMA, **{keyword: value})
+    long = cpsolve.start(BEDLAM, class_events=0, workers=1)
+    long.cancel(None)
+    assert long.result().stopped_by == StopReason.CANCELLED and long.state == "cancelled"
+    with pytest.raises(OptionError, match="cancel: reason 'stop': expected a StopReason"):
+        long.cancel("stop")
+
+
+def _refused(job: Job, found: list[BaseException]) -> None:
+    try:
+        job.events()
+    except CpsolveError as error:
+        found.append(error)

@@ -36,12 +36,12 @@ import numpy as np
 from cpsolve import native
 from cpsolve.census.codes import COLUMNS, PATHS, TURNED, TURNED_PROPER
 from cpsolve.engines.base import StopReason
-from cpsolve.errors import CpsolveError
+from cpsolve.errors import CpsolveError, OutOfTimeError
 from cpsolve.geometry import STEPS, Cell, step
 from cpsolve.journal import Journal
 from cpsolve.limits import NO_DEADLINE, Deadline
 from cpsolve.symmetry.target import target_symmetry_arrays
-from cpsolve.workers import DONE, STOPPED, workers_for
+from cpsolve.workers import DONE, STOPPED, usable_workers, workers_for
 
 MAX_CELLS: Final = 64  # the walk's board is one 64-bit word
 STEP_BUDGET: Final = 1 << 20  # steps per kernel call: the clock is read between calls (about 10 ms)
@@ -109,10 +109,10 @@ class CensusPart:
         return "-".join(map(str, self.prefix))
 
 
-def parts_of(box: CensusBox, wanted: int) -> list[CensusPart]:
+def parts_of(box: CensusBox, wanted: int, deadline: Deadline = NO_DEADLINE) -> list[CensusPart]:
     """The walk cut into at least `wanted` parts where the box allows: one first cell per orbit
     (of the colour a path must start on when the box has an odd number of cells), then every
-    prefix of the first few steps."""
+    prefix of the first few steps (the clock read at each step)."""
     orbit_of: dict[int, int] = {}
     for bit in range(len(box.cells)):
         orbit_of.setdefault(int(box.images[:, bit].min()), 0)
@@ -124,6 +124,7 @@ def parts_of(box: CensusBox, wanted: int) -> list[CensusPart]:
         if not odd or sum(box.cells[start]) % 2 == 0
     ]
     while len(parts) < wanted:
+        deadline.check("cutting the census into parts")
         longer = [CensusPart((*part.prefix, after), part.weight) for part in parts for after in _next_cells(box, part)]
         if not longer or len(longer) == len(parts):
             break
@@ -401,8 +402,15 @@ class CensusCheckpoint:
                 " match); give a new checkpoint file"
             )
         assert isinstance(unit, str) and isinstance(keys, str) and isinstance(counts, str)
-        found = np.frombuffer(base64.b64decode(keys), "<u8").astype(np.uint64)
-        counted = np.frombuffer(base64.b64decode(counts), "<i8").astype(np.int64).reshape(-1, COLUMNS)
+        try:  # a digest recomputed over arrays of the wrong size checks, and must still be refused
+            found = np.frombuffer(base64.b64decode(keys, validate=True), "<u8").astype(np.uint64)
+            counted = np.frombuffer(base64.b64decode(counts, validate=True), "<i8").astype(np.int64)
+            counted = counted.reshape(-1, COLUMNS)
+        except ValueError:
+            raise CpsolveError(
+                f"{self.path}: record {number} is not a finished part as cpsolve wrote it (its keys or counts are not"
+                f" whole arrays of {COLUMNS} counts a joint); give a new checkpoint file"
+            ) from None
         if len(found) != len(counted):
             raise CpsolveError(f"{self.path}: record {number} has {len(found)} joints but {len(counted)} counts")
         self.finished[unit] = Tally(found, counted)
@@ -451,7 +459,11 @@ def census(
     Dask cluster), finished parts recorded in `checkpoint` and not walked again."""
     started = time.perf_counter()
     box = box_for(size)
-    parts = parts_of(box, PARTS_PER_WORKER * max(1, workers) if workers > 1 or cluster else 1)
+    workers = usable_workers(workers, cluster)  # parts are cut for these (10,000 asked for took 8.8 s to cut)
+    try:
+        parts = parts_of(box, PARTS_PER_WORKER * workers if workers > 1 or cluster else 1, deadline)
+    except OutOfTimeError:
+        return CensusReport(box, None, StopReason.of_deadline(deadline), time.perf_counter() - started, 0, 0, 0, [])
     book = None if checkpoint is None else CensusCheckpoint(checkpoint, box)
     try:
         tallies = Tallies()
