@@ -46,6 +46,7 @@ def studio_command(
     try:
         import uvicorn
 
+        from cpsolve.studio.connections import GuardedH11Protocol, quiet_floods
         from cpsolve.studio.server import create_app
         from cpsolve.studio.state import LOOPBACK_NAMES, Studio
         from cpsolve.studio.workspace import Workspace
@@ -80,7 +81,9 @@ def studio_command(
     if not no_browser:
         open_in_browser(address)
     try:
-        uvicorn.Server(uvicorn.Config(create_app(studio), log_level="warning")).run(sockets=[listening])
+        quiet_floods()
+        config = uvicorn.Config(create_app(studio), log_level="warning", http=GuardedH11Protocol)
+        uvicorn.Server(config).run(sockets=[listening])
     finally:
         listening.close()
         for record in list(studio.jobs.values()):

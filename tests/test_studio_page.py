@@ -364,9 +364,7 @@ def test_a_problem_is_added_given_its_pieces_solved_and_saved_beside_the_first(
     page.close()
 
 
-def test_a_piece_stays_in_view_and_on_its_layer_through_turns_mirrors_and_shifts(
-    chromium: Any, server: Server
-) -> None:
+def test_a_piece_stays_in_view_and_on_its_layer_through_turns_mirrors_and_shifts(chromium: Any, server: Server) -> None:
     """Soma's V turned about each axis, mirrored and shifted up, right and down by the keys: after
     each the whole piece is inside the camera's view and the layer view is on one of its layers;
     the wire frame that shows where a click adds is gone once the click has added."""
@@ -387,5 +385,29 @@ def test_a_piece_stays_in_view_and_on_its_layer_through_turns_mirrors_and_shifts
     until(page, f"Boolean({EDITOR}.ghost && {EDITOR}.ghost.visible)")
     page.mouse.click(x, y)
     until(page, f"!{EDITOR}.ghost.visible")
+    assert page.errors == []
+    page.close()
+
+
+@pytest.mark.parametrize("name", ["__proto__", "constructor"])
+def test_a_colour_named_as_an_objects_own_field_is_drawn_saved_and_solved(
+    chromium: Any, server: Server, workspace: Path, name: str
+) -> None:
+    """A colour named `__proto__` or `constructor` (they made the drawing impossible to save or
+    solve) paints a cell, is saved as the spec's colour, and the drawing solves."""
+    page = opened(chromium, server.address)
+    open_file(page, "soma.yaml")
+    page.click("#shapes button >> nth=0")
+    page.once("dialog", lambda dialog: dialog.accept(name))
+    page.select_option("#colour", "\u0000new")
+    page.check("input[name=mode][value=paint]")
+    click_at(page, f"{EDITOR}.screenOf([0, 0, 0], [0, 0, -1])")
+    assert page.evaluate(f"{EDITOR}.drawnColour()").startswith("#")
+    page.keyboard.press("Control+s")
+    expect(page.locator("#status")).to_have_text("saved soma.yaml")
+    saved = yaml.safe_load((workspace / "soma.yaml").read_text())
+    assert saved["target"]["colours"] == {name: [[0, 0, 0]]}
+    page.click("#solve")
+    expect(page.locator("#status")).to_have_attribute("data-state", "done", timeout=60_000)
     assert page.errors == []
     page.close()

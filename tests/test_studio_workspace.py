@@ -4,8 +4,12 @@ file that changed, drafts that outlive the server, a second tab, and finished jo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +18,7 @@ import pytest
 from conftest import SPECS, checked_run, corpus_dir
 
 pytest.importorskip("fastapi")
+import httpx
 from fastapi.testclient import TestClient
 
 from cpsolve.options import RunOptions
@@ -279,3 +284,60 @@ def test_a_yaml_spec_of_two_problems_is_refused_with_the_way_out_and_one_spec_do
     assert one.status_code == 400 and "saving one would drop the others" in one.json()["error"]
     both = client.put("/api/puzzle/soma.xmpuzzle", json={"spec": read["spec"], "problems": two})
     assert both.status_code == 400 and "one of the two" in both.json()["error"]
+
+
+def test_event_streams_past_the_bound_are_refused_and_a_stream_read_counts_while_it_is_read(
+    client: TestClient, studio: Studio
+) -> None:
+    """A page has one stream; past MAX_STREAMS open, a new one is refused (429, one line); a stream
+    read to its end counts no more (each waited in one of the sync routes' few threads, and 60 of
+    them slowed every request)."""
+    number = client.post("/api/jobs", json={"path": "soma.yaml"}).json()["id"]
+    with client.stream("GET", f"/api/jobs/{number}/events") as response:
+        assert any(line.startswith("event: finished") for line in response.iter_lines())
+    assert studio.streams == 0
+    studio.streams = state.MAX_STREAMS
+    refused = client.get(f"/api/jobs/{number}/events")
+    assert refused.status_code == 429
+    assert refused.json()["error"] == (
+        f"{state.MAX_STREAMS} event streams are open, the most the studio serves at once; close one"
+    )
+
+
+@pytest.mark.slow
+def test_connections_that_never_send_their_headers_are_let_go_and_a_flood_is_said_once(workspace: Path) -> None:
+    """300 connections that send half a request line: those past MAX_CONNECTIONS are closed as
+    they come, the rest once HEADER_SECONDS pass; then the user's request is answered, and the
+    server's log says the flood in a line or two, not one a connection."""
+    from cpsolve.studio import connections
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cpsolve", "studio", str(workspace), "--no-browser"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        address, token = process.stdout.readline().strip().removeprefix("cpsolve studio: ").split("/?token=")
+        port = int(address.rsplit(":", 1)[1])
+        slow = []
+        for _ in range(300):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=120)
+            sock.sendall(b"GET /api/files HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the headers never end
+            slow.append(sock)
+        closed = 0
+        for sock in slow:  # each ends: closed by the server at once (past the bound) or at its deadline
+            with contextlib.suppress(ConnectionResetError):  # closed with the half request unread: a reset
+                assert sock.recv(1024) == b""
+            closed += 1
+            sock.close()
+        assert closed == 300
+        answer = httpx.get(f"{address}/api/files", headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        assert answer.status_code == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    errors = process.stderr.read() if process.stderr is not None else ""
+    assert errors.count(f"more than {connections.MAX_CONNECTIONS} connections open") == 1, errors[:2000]
+    assert len(errors) < 5_000

@@ -46,7 +46,7 @@ def get_job(number: str, studio: Studio = StudioNeeded) -> JobStatus:
 @router.get("/{number}/events", response_class=StreamingResponse)
 def job_events(number: str, studio: Studio = StudioNeeded) -> StreamingResponse:
     """The job's events from its start, as server-sent events, until it ends."""
-    return StreamingResponse(studio.record(number).stream(), media_type="text/event-stream")
+    return StreamingResponse(studio.events_of(number), media_type="text/event-stream")
 
 
 @router.delete("/{number}", response_model_exclude_none=True)

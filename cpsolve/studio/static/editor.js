@@ -19,7 +19,7 @@ export class Colours {
   piece(index) { return this.piece_colours[index % this.piece_colours.length]; }
   constraint(name, number) {
     const word = name.trim().toLowerCase();
-    if (this.colour_words[word]) return this.colour_words[word];
+    if (Object.hasOwn(this.colour_words, word)) return this.colour_words[word]; // not "constructor", "toString"
     if (/^#[0-9a-f]{6}$/.test(word)) return word;
     const numbered = /^colour([0-9]+)$/.exec(word);
     const list = this.burrtools_colours;
@@ -48,10 +48,14 @@ export class Design {
   toSpec() {
     const spec = structuredClone(this.rest);
     if (this.shapesEdited) delete spec.expected; // counts of the puzzle as it was
-    const shapeOf = (shape) => {
-      const colours = {};
-      for (const [text, state] of shape.cells) if (state.colour) (colours[state.colour] ||= []).push(cellOf(text));
-      return Object.keys(colours).length ? { colours } : {};
+    const shapeOf = (shape) => { // by name in a Map: a colour may be named "__proto__" or "constructor"
+      const colours = new Map();
+      for (const [text, state] of shape.cells) {
+        if (!state.colour) continue;
+        if (!colours.has(state.colour)) colours.set(state.colour, []);
+        colours.get(state.colour).push(cellOf(text));
+      }
+      return colours.size ? { colours: Object.fromEntries(colours) } : {};
     };
     const target = this.shapes[0];
     const optional = [...target.cells].filter(([, state]) => state.variable).map(([text]) => cellOf(text));
