@@ -1,6 +1,6 @@
 """What the studio's server holds as jobs pile up: its resident memory after 10 and after N jobs.
 
-Usage: python benchmarks/studio_memory.py [--jobs N] [--puzzle SPEC]   (default 500 jobs of Soma)
+Usage: python benchmarks/studio_memory.py [--jobs N] [--puzzle SPEC] [--first]   (default 500 jobs of Soma)
 
 Starts `cpsolve studio` on a scratch workspace holding the puzzle, then through its HTTP API (as
 the page does) starts a job, follows its events to the end and reads its scene (the solutions the
@@ -33,9 +33,10 @@ def resident_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def one_job(client: httpx.Client, path: str) -> None:
+def one_job(client: httpx.Client, path: str, first: bool) -> None:
     """A job as the page runs one: started, its events followed to the end, its scene read."""
-    number = client.post("/api/jobs", json={"path": path, "options": {"show": 100}}).json()["id"]
+    options = {"show": 100, **({"first": True} if first else {})}
+    number = client.post("/api/jobs", json={"path": path, "options": options}).json()["id"]
     with client.stream("GET", f"/api/jobs/{number}/events") as events:
         for _ in events.iter_lines():
             pass
@@ -47,6 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=500)
     parser.add_argument("--puzzle", type=Path, default=SOMA)
+    parser.add_argument("--first", action="store_true", help="each job stops at its first solution")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         workspace = Path(folder)
@@ -62,7 +64,7 @@ def main() -> None:
                 client.get("/api/files").raise_for_status()
                 print(f"started: {resident_mb(process.pid):.0f} MB")
                 for done in range(1, arguments.jobs + 1):
-                    one_job(client, arguments.puzzle.name)
+                    one_job(client, arguments.puzzle.name, arguments.first)
                     if done in (REPORTED_AFTER, arguments.jobs):
                         print(f"after {done} jobs of {arguments.puzzle.name}: {resident_mb(process.pid):.0f} MB")
         finally:
