@@ -121,11 +121,14 @@ def generate_packing_command(
 
 def convert_command(
     source: Annotated[Path, typer.Argument(help="any file cpsolve reads")],
-    target: Annotated[Path, typer.Argument(help="a .xmpuzzle (BurrTools) or .yaml file to write")],
+    target: Annotated[
+        Path, typer.Argument(help="a .xmpuzzle (BurrTools), .yaml or .dlx (Knuth's exact-cover input) file to write")
+    ],
     problem: Annotated[str | None, typer.Option("--problem", help="which problem of a BurrTools file")] = None,
 ) -> None:
     """Convert a puzzle between a YAML spec and a BurrTools .xmpuzzle file (packings on any of
-    BurrTools' grids); a round trip keeps the spec's name, description, expected counts and box."""
+    BurrTools' grids); a round trip keeps the spec's name, description, expected counts and box.
+    A .dlx target gets a packing's exact cover as Knuth's programs read it (their count: raw)."""
     from cpsolve.convert import convert
     from cpsolve.errors import CpsolveError
 

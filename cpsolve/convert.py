@@ -16,14 +16,15 @@ import yaml
 from cpsolve import formats
 from cpsolve.errors import CpsolveError
 from cpsolve.files import refuse_inputs, write_file
-from cpsolve.formats import burrtools
+from cpsolve.formats import burrtools, dlx
 from cpsolve.found import ClassCollector
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
 from cpsolve.models.packing import PackingModel, PackingPuzzle, resolve
 from cpsolve.report import RunReport
 from cpsolve.spec import LoadedSpec, PackingSpec
 
-WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml"}
+WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml", ".dlx": "dlx"}
+ONE_PROBLEM = {"yaml": "a YAML spec", "dlx": "a DLX file"}  # formats that hold one problem
 FLOW_CELLS = 8  # a list of this many cells or fewer is written on one line, as a person writes a small piece
 LAYERS_SPARSENESS = 8  # a shape is written as layers where their box holds at most this many times its cells
 SQUARE_LAYER_GRIDS = ("sphere",)  # grids whose `layers` are not their cells' coordinates (square layers of balls)
@@ -109,9 +110,11 @@ def convert(source: Path, target: Path, problem: str | None = None, max_bytes: i
     found = formats.read_puzzles(source, formats.ReadOptions(max_bytes, problem))
     if len(found) > 1 and kind != "burrtools":
         raise CpsolveError(
-            f"{source}: holds {len(found)} problems and a YAML spec holds one: give --problem N (from 0, or its"
-            " name), or convert to a .xmpuzzle file, which keeps them all"
+            f"{source}: holds {len(found)} problems and {ONE_PROBLEM[kind]} holds one: give --problem N (from 0, or"
+            " its name), or convert to a .xmpuzzle file, which keeps them all"
         )
+    if kind == "dlx":
+        return write_exact_cover(found[0], target)
     if len(found) == 1:
         return write_puzzle(found[0].loaded, target)
     names = [str(puzzle.document.names[puzzle.index]) for puzzle in found]
@@ -124,8 +127,37 @@ def _writer(target: PurePath) -> str:
     """Which format a target's suffix asks for, or a CpsolveError."""
     kind = WRITERS.get(target.suffix.lower())
     if kind is None:
-        raise CpsolveError(f"{target}: cannot write this kind of file; give a .xmpuzzle, .yaml or .yml name")
+        raise CpsolveError(f"{target}: cannot write this kind of file; give a .xmpuzzle, .yaml, .yml or .dlx name")
     return kind
+
+
+def write_exact_cover(puzzle: formats.Puzzle, target: Path) -> str:
+    """Write a packing's exact cover as Knuth's DLX input (cpsolve.formats.dlx); return a line
+    saying what it holds and which of his programs read it."""
+    model, _ = puzzle.model()
+    if not isinstance(model, PackingModel):
+        raise CpsolveError(
+            f"{puzzle.loaded.source.path}: a {model.kind} puzzle is no exact cover; DLX files hold packings"
+        )
+    expected = puzzle.loaded.spec.expected
+    raw = "" if expected is None or expected.raw is None else f" ({expected.raw:,}, as the puzzle expects)"
+    axes = "x y" if all(cell[2] == model.puzzle.target[0][2] for cell in model.puzzle.target) else "x y z"
+    heading = [
+        f"| {_one_line(model.puzzle.name)}, from {_one_line(str(puzzle.loaded.source.path))}: its exact cover, written"
+        " by cpsolve convert",
+        f"| each solution is one of the puzzle's with the target held fixed, once: their count is cpsolve's raw{raw}",
+        f"| a cell is named by its {axes} from the target's least, a base-36 digit each (else c and its number)",
+    ]
+    lines, written = dlx.dlx_lines(
+        model.cover_problem(), model.puzzle.target, [p.name for p in model.puzzle.pieces], heading
+    )
+    write_file(target, lines, "the DLX file")
+    return f"{target}: {written.summary()}"
+
+
+def _one_line(text: str) -> str:
+    """Text for a comment line of a DLX file: its words on one line."""
+    return " ".join(text.split())
 
 
 def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
@@ -137,8 +169,11 @@ def write_puzzle(loaded: LoadedSpec, target: Path) -> str:
 
 def puzzle_file(loaded: LoadedSpec, target: PurePath) -> tuple[bytes, str]:
     """A loaded puzzle as the file `target`'s suffix asks for (a BurrTools file or a YAML spec),
-    and a line saying what it holds."""
-    if _writer(target) == "burrtools":
+    and a line saying what it holds. A DLX file is written from the built model (`convert`)."""
+    kind = _writer(target)
+    if kind == "dlx":
+        raise CpsolveError(f"{target}: a DLX file is written from the puzzle's model: cpsolve convert PUZZLE {target}")
+    if kind == "burrtools":
         kept = loaded.spec.model_dump(mode="json", include=set(burrtools.KEPT_FIELDS), exclude_defaults=True)
         puzzle = packing_puzzle(loaded, "cannot be written as a BurrTools file")
         data, written = burrtools.file_bytes(puzzle, kept=kept)
