@@ -228,11 +228,11 @@ def test_exact_cover_splits_a_search_without_symmetry_breaking_by_its_first_choi
     is begun on one worker and shared once it proves long: here it is handed over after its
     first placement.)"""
     from cpsolve import parts
-    from cpsolve.engines.exact_cover import box_search
+    from cpsolve.engines.exact_cover import cover_search
 
     monkeypatch.setattr(parts, "THREADS_AFTER_SECONDS", -1.0)
     monkeypatch.setattr(parts, "PARALLEL_AFTER_SECONDS", -1.0)
-    monkeypatch.setattr(box_search, "SPILL_STEP_BUDGET", 1)
+    monkeypatch.setattr(cover_search, "SPILL_STEP_BUDGET", 1)
     spec = tmp_path / "tripod.yaml"
     pieces = {"d": {"cells": [[0, 0, 0], [1, 0, 0]], "count": 3}, "m": {"cells": [[0, 0, 0]]}}
     spec.write_text(json.dumps({"pieces": pieces, "target": {"cells": TRIPOD}}))
