@@ -9,17 +9,19 @@ raw count, whose orbit-stabiliser identity the run checks.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import SPECS, checked_run, corpus_dir
+from conftest import SPECS, built, checked_run, corpus_dir
 from typer.testing import CliRunner
 
 from cpsolve import peers
 from cpsolve.cli import app
 from cpsolve.formats import dlx
+from cpsolve.models.packing import PackingModel
 
 runner = CliRunner()
 
@@ -142,6 +144,15 @@ def written(tmp_path: Path, source: Path) -> tuple[Path, int]:
     result = runner.invoke(app, ["convert", str(source), str(target)])
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"{target}: Knuth's DLX input for ")
+    cover = read_dlx(target.read_text())  # what the line says it holds is what the file holds
+    items, secondary, options = (
+        int(n.replace(",", "")) for n in re.findall(r"([\d,]+) (?:items?|secondary|options?)", result.output)
+    )
+    assert (items, secondary, options) == (
+        len(cover.bounds) + len(cover.secondary),
+        len(cover.secondary),
+        len(cover.options),
+    )
     return target, checked_run(source).counts.raw
 
 
@@ -176,6 +187,14 @@ def test_what_each_feature_is_written_as(tmp_path: Path) -> None:
     assert "| #p0 = a piece" in placed_file and "| #p1 = 00" in placed_file  # "00" is a cell's name
     assert placed.bounds["#p1"] == (2, 2)
     assert [sorted(option) for option in placed.options if "#f0" in option] == [["#f0", "02", "11", "12", "22", "T"]]
+    for name in sorted(INLINE):  # the nodes counted from the arrays are the file's
+        model = built(inline_spec(tmp_path, name))
+        assert isinstance(model, PackingModel)
+        lines, held = dlx.dlx_lines(
+            model.cover_problem(), model.puzzle.target, [p.name for p in model.puzzle.pieces], []
+        )
+        cover = read_dlx(b"".join(lines).decode())
+        assert held.nodes == sum(map(len, cover.options)) and held.options == len(cover.options)
     spread = read_dlx(written(tmp_path, inline_spec(tmp_path, "spread"))[0].read_text())
     assert sorted(name for name in spread.bounds if name.startswith("c")) == [f"c{n}" for n in range(6)]
 

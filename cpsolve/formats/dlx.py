@@ -22,6 +22,7 @@ coordinate passes 35), a piece its spec's name where that is a usable item name,
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -74,12 +75,12 @@ class Written:
 
 @dataclass(frozen=True)
 class _Cover:
-    """The cover's items and options as the file names them."""
+    """The cover's items as the file names them, and what its options need to be made."""
 
     primary: list[str]  # with their bounds where not exactly once
     secondary: list[str]
-    options: list[list[str]]
     needs_bounds: bool
+    holes: bool  # the optional cells primary, each with an option that leaves it empty
 
 
 def cell_names(cells: Sequence[Cell]) -> list[str]:
@@ -127,52 +128,74 @@ def _bounded(name: str, low: int, high: int) -> tuple[str, bool]:
     return (f"{low}|{name}" if low == high else f"{low}:{high}|{name}"), True
 
 
+def _holes(problem: CoverProblem) -> bool:
+    """Whether the hole limit binds: fewer holes allowed than there are optional cells."""
+    return problem.max_holes is not None and bool(problem.optional) and problem.max_holes < len(problem.optional)
+
+
 def _cover(problem: CoverProblem, cells: Sequence[str], pieces: Sequence[str]) -> _Cover:
-    holes = problem.max_holes is not None and problem.max_holes < len(problem.optional) and bool(problem.optional)
-    optional = sorted(problem.optional)
-    needs_bounds = holes
+    holes = _holes(problem)
+    needs_bounds = holes or bool(problem.group_bounds)
     primary = [name for number, name in enumerate(cells) if holes or number not in problem.optional]
-    secondary = [] if holes else [cells[number] for number in optional]
+    secondary = [] if holes else [cells[number] for number in sorted(problem.optional)]
     for name, (low, high) in zip(pieces, problem.piece_bounds, strict=True):
         item, bounded = _bounded(name, low, high)
         primary.append(item)
         needs_bounds |= bounded
-    groups = [f"{RESERVED}g{number}" for number in range(len(problem.group_bounds))]
-    for name, (low, high) in zip(groups, problem.group_bounds, strict=True):
-        item, _ = _bounded(name, low, high)
-        primary.append(item)
-        needs_bounds = True
+    primary += [_bounded(f"{RESERVED}g{n}", low, high)[0] for n, (low, high) in enumerate(problem.group_bounds)]
+    primary += [f"{RESERVED}f{number}" for number in range(len(problem.forced))]
+    if holes:
+        primary.append(_bounded(f"{RESERVED}holes", 0, problem.max_holes or 0)[0])
+    return _Cover(primary, secondary, needs_bounds, holes)
+
+
+def _options(problem: CoverProblem, cells: Sequence[str], pieces: Sequence[str], holes: bool) -> Iterator[list[str]]:
+    """The options in the model's order, made one at a time as they are written: each placement
+    (its piece, its cells, its group, a pre-placed one's own item), then each optional cell's
+    empty option where the hole limit binds."""
     forced = {atom: f"{RESERVED}f{number}" for number, atom in enumerate(problem.forced)}
-    primary.extend(forced.values())
-    options = []
     for atom, (row, piece) in enumerate(zip(problem.atom_cells.tolist(), problem.atom_piece.tolist(), strict=True)):
         if atom in problem.excluded:
             continue
         option = [pieces[piece], *(cells[cell] for cell in row if cell >= 0)]
         if problem.piece_group and problem.piece_group[piece] >= 0:
-            option.append(groups[problem.piece_group[piece]])
+            option.append(f"{RESERVED}g{problem.piece_group[piece]}")
         if atom in forced:
             option.append(forced[atom])
-        options.append(option)
+        yield option
     if holes:
-        primary.append(_bounded(f"{RESERVED}holes", 0, problem.max_holes or 0)[0])
-        options.extend([cells[number], f"{RESERVED}holes"] for number in optional)
-    return _Cover(primary, secondary, options, needs_bounds)
+        yield from ([cells[number], f"{RESERVED}holes"] for number in sorted(problem.optional))
+
+
+def _sizes(problem: CoverProblem, holes: bool) -> tuple[int, int]:
+    """How many options the cover has and how many nodes (item names in options), from the arrays."""
+    kept = np.ones(problem.atoms, bool)
+    kept[list(problem.excluded)] = False
+    lengths = (problem.atom_cells[kept] >= 0).sum(axis=1) + 1  # its cells and its piece
+    if problem.piece_group:
+        lengths += np.asarray(problem.piece_group, np.int64)[problem.atom_piece[kept]] >= 0
+    nodes = int(lengths.sum()) + sum(1 for atom in problem.forced if kept[atom])
+    options = int(kept.sum())
+    if holes:
+        options, nodes = options + len(problem.optional), nodes + 2 * len(problem.optional)
+    return options, nodes
 
 
 def dlx_lines(
     problem: CoverProblem, target: Sequence[Cell], piece_labels: Sequence[str], heading: Sequence[str]
 ) -> tuple[Iterator[bytes], Written]:
     """The cover as the lines of a DLX file (comments first: `heading`, then which name is which
-    piece), and what it holds. The lines are made as they are written."""
+    piece), and what it holds. The options are made as they are written (a cover of millions of
+    placements is never held whole as text); what it holds is counted from the arrays."""
     cells = cell_names(target)
     pieces = piece_names(piece_labels, set(cells))
     cover = _cover(problem, cells, pieces)
+    options, nodes = _sizes(problem, cover.holes)
     written = Written(
         items=len(cover.primary) + len(cover.secondary),
         secondary=len(cover.secondary),
-        options=len(cover.options),
-        nodes=sum(len(option) for option in cover.options),
+        options=options,
+        nodes=nodes,
         needs_bounds=cover.needs_bounds,
     )
     renamed = [f"| {name} = {label}" for name, label in zip(pieces, piece_labels, strict=True) if name != label]
@@ -181,7 +204,8 @@ def dlx_lines(
         comments = [*heading, f"| for {written.programs()}", *renamed]
         yield "".join(f"{line}\n" for line in comments).encode("utf-8", errors="replace")
         yield (" ".join(cover.primary) + (" | " + " ".join(cover.secondary) if cover.secondary else "") + "\n").encode()
-        for start in range(0, len(cover.options), 4096):
-            yield "".join(" ".join(option) + "\n" for option in cover.options[start : start + 4096]).encode()
+        made = _options(problem, cells, pieces, cover.holes)
+        while chunk := list(itertools.islice(made, 4096)):
+            yield "".join(" ".join(option) + "\n" for option in chunk).encode()
 
     return lines(), written

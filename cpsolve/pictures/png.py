@@ -70,15 +70,22 @@ def png_bytes(scene: dict[str, Any], number: int = 0, suffix: str = ".png", expl
 def _write_headline(draw: Any, text: str, width: int) -> None:
     """The headline across the top, in the largest size from 16 down to 11 that fits the width;
     past that the name's end gives way."""
+    text, font = _fitted(draw, text, width, range(16, 10, -1))
+    draw.text((12, 10), text, fill="black", font=font)
+
+
+def _fitted(draw: Any, text: str, room: float, sizes: range) -> tuple[str, Any]:
+    """The text and the font of the largest of `sizes` in which it fits `room`; past the
+    smallest, the text's end gives way."""
     from PIL import ImageFont
 
-    for size in range(16, 10, -1):
+    for size in sizes:
         font = ImageFont.load_default(size=size)
-        if draw.textlength(text, font=font) <= width:
-            break
-    while draw.textlength(text, font=font) > width and len(text) > 1:
+        if draw.textlength(text, font=font) <= room:
+            return text, font
+    while draw.textlength(text, font=font) > room and len(text) > 1:
         text = text[:-2] + "…"
-    draw.text((12, 10), text, fill="black", font=font)
+    return text, font
 
 
 def _headline(scene: dict[str, Any]) -> str:
@@ -288,14 +295,9 @@ def _tiles(image: Any, draw: Any, scene: dict[str, Any], solution: dict[str, Any
 def _edge_label(image: Any, draw: Any, at: tuple[float, float], text: str, side: int, room: float) -> None:
     """An edge's label along its edge (the sides' turned, as the page turns them), in the largest
     size from 13 down to 8 that fits its triangle's room; past that its end gives way."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
-    for points in range(13, 7, -1):
-        font = ImageFont.load_default(size=points)
-        if draw.textlength(text, font=font) <= room:
-            break
-    while draw.textlength(text, font=font) > room and len(text) > 1:
-        text = text[:-2] + "…"
+    text, font = _fitted(draw, text, room, range(13, 7, -1))
     if side % 2 == 0:
         draw.text(at, text, fill="black", font=font, anchor="mm")
         return
