@@ -36,6 +36,7 @@ Coordinates = Annotated[list[Coordinate], Field(min_length=2, max_length=3)]
 Side = Annotated[int, Field(ge=1, le=MAX_SIDE)]
 Copies = Annotated[int, Field(ge=0, le=MAX_COPIES)]
 Layer = list[str] | str
+Stick = Annotated[list[Coordinate], Field(min_length=4, max_length=4)]
 
 
 class StrictModel(BaseModel):
@@ -68,6 +69,11 @@ class ShapeSpec(StrictModel):
         description="a flat 5x5 foam piece with a solid 3x3 centre: its 16 border cells, 1 filled, 0 empty,"
         " clockwise from the top-left corner",
     )
+    sticks: list[Stick] | None = Field(
+        None,
+        description="on an edge grid (sticks, trigs, twigs): straight runs [x1, y1, x2, y2] from one lattice"
+        " point to another, each a row of unit segments",
+    )
 
     @field_validator("tile")
     @classmethod
@@ -94,7 +100,7 @@ class ShapeSpec(StrictModel):
 
     @model_validator(mode="after")
     def _one_way(self) -> ShapeSpec:
-        ways = ("cells", "layers", "box", "tile", "ring")
+        ways = ("cells", "layers", "box", "tile", "ring", "sticks")
         given = [name for name in ways if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError(f"give exactly one of {', '.join(ways)} (found {', '.join(given) or 'none'})")
@@ -102,6 +108,8 @@ class ShapeSpec(StrictModel):
             raise ValueError("hollow applies to box only")
         if self.cells is not None and not self.cells:
             raise ValueError("cells is empty")
+        if self.sticks is not None and not self.sticks:
+            raise ValueError("sticks is empty")
         if self.cells is not None and len({len(cell) for cell in self.cells}) > 1:
             flat = next(n for n, cell in enumerate(self.cells) if len(cell) != len(self.cells[0]))
             raise ValueError(
@@ -196,7 +204,9 @@ class PackingSpec(SpecBase):
     grid: str = Field(
         "cube",
         description="the cells: cube, prism (triangular prisms), sphere (balls in a close packing), rhombic"
-        " (rhombic dodecahedra) or tetra-octa, in BurrTools' coordinates (docs/spec.md, Grids)",
+        " (rhombic dodecahedra) or tetra-octa, in BurrTools' coordinates; triangle (flat polyiamonds), hex"
+        " (polyhexes, hexagonal prisms), or the edges of a square, triangular or hexagonal grid: sticks, trigs,"
+        " twigs (docs/spec.md, Grids)",
         json_schema_extra={"enum": list(GRID_NAMES)},
     )
 
@@ -221,6 +231,11 @@ class PackingSpec(SpecBase):
         " cell only when their pair is listed; an uncoloured cell fits any",
     )
     max_holes: Copies | None = Field(None, description="at most this many optional target cells stay empty")
+    crossing: Literal["forbidden", "allowed"] = Field(
+        "forbidden",
+        description="on an edge grid: whether two pieces may cross at a point where both pass through it"
+        " (the published polystick puzzles forbid it)",
+    )
 
 
 class ChainShape(StrictModel):

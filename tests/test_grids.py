@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from cpsolve import geometry
 from cpsolve.cli import app
 from cpsolve.geometry import Cell
-from cpsolve.grids import CUBE, GRIDS, Grid, grid_named
+from cpsolve.grids import BURRTOOLS_GRIDS, CUBE, GRIDS, Grid, grid_named
 from cpsolve.grids import base as grid_base
 from cpsolve.models.packing import placements
 from cpsolve.run import RunOptions
@@ -53,6 +53,8 @@ def test_transforms_and_translations_keep_the_grid(grid: Grid) -> None:
         for transform in grid.transforms:
             assert grid.cell_mask(grid.image(cells, transform)).all(), transform
     steps = np.array(list(itertools.product(range(-6, 7), repeat=3)), np.int64)
+    if grid.flat:  # no translation takes a flat grid's cells off their layer
+        steps = steps[steps[:, 2] == 0]
     for step in steps[grid.in_lattice(steps)]:
         assert grid.cell_mask(cells + step).all(), step
 
@@ -73,6 +75,13 @@ def test_group_sizes_are_burrtools() -> None:
         "sphere": (120, 240),  # BurrTools' 120 turns, not a group: each piece keeps those that land
         "rhombic": (24, 48),
         "tetra-octa": (24, 48),
+        # the flat polyforms: the plane's symmetries (8 of a square, 12 of a hexagon) as turns in
+        # space, each with the layer as a mirror
+        "triangle": (12, 24),
+        "hex": (12, 24),
+        "sticks": (8, 16),
+        "trigs": (12, 24),
+        "twigs": (12, 24),
     }
 
 
@@ -310,7 +319,7 @@ def burrtools_assemblies(path: Path) -> int:
     return int(found.group(1))
 
 
-@pytest.mark.parametrize("grid", [g for g in GRIDS if g is not CUBE], ids=lambda g: g.name)
+@pytest.mark.parametrize("grid", [g for g in BURRTOOLS_GRIDS if g is not CUBE], ids=lambda g: g.name)
 def test_puzzles_made_here_count_as_burrtools_counts(tmp_path: Path, grid: Grid) -> None:
     sizes = {"prism": 14, "sphere": 14, "rhombic": 60, "tetra-octa": 30}
     for seed in range(3):
@@ -352,7 +361,7 @@ def test_a_polyiamond_strip_counts_and_draws_its_layer(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ({"grid": "hexagon"}, "grid: Input should be 'cube', 'prism', 'sphere', 'rhombic' or 'tetra-octa'"),
+        ({"grid": "hexagon"}, "grid: Input should be 'cube', 'prism', 'sphere', 'rhombic', 'tetra-octa', 'triangle', 'hex',"),
         (
             {"grid": "sphere", "target": {"cells": [[0, 0, 0], [1, 0, 0]]}},
             "target.cells: cell [1, 0, 0] is not a cell of the sphere grid (x + y + z must be even)",
@@ -510,7 +519,8 @@ def test_the_pages_description_of_a_grid_is_the_grids_own(name: str) -> None:
     for _ in range(400):
         triple = (chooser.randint(-15, 15), chooser.randint(-15, 15), chooser.randint(-15, 15))
         valid = tuple(v % p for v, p in zip(triple, period, strict=True)) in residues
-        assert valid == grid.is_cell(triple), triple
+        valid &= not drawn["flat"] or triple[2] == 0
+        assert valid == bool(grid.given_mask(np.array([triple]))[0]), triple
         if not valid:
             continue
         layered = to_layers @ np.array(triple)
@@ -519,12 +529,14 @@ def test_the_pages_description_of_a_grid_is_the_grids_own(name: str) -> None:
         kind = tuple(v % p for v, p in zip(triple, drawn["kind_period"], strict=True))
         number, origin = grid.placed_cells([list(triple)])[0]
         assert kinds[number] == kind
-        expected = np.array(drawn["real_scale"]) * (np.array(triple) - np.array(kind))
+        expected = np.array(drawn["real"]) @ (np.array(triple) - np.array(kind))
         assert np.allclose(origin, expected)
         if drawn["across"] is None:
             continue
         faces = drawn["solids"][number]
         for face, step in zip(faces, drawn["across"][number], strict=True):
+            if grid.flat and not any(step):  # a flat tile's top and bottom, a stick's sides: no cell across
+                continue
             other = tuple(v + s for v, s in zip(triple, step, strict=True))
             assert grid.is_cell(other) and other != triple
             other_number, other_origin = grid.placed_cells([list(other)])[0]
@@ -542,13 +554,12 @@ def test_the_editors_turns_are_the_grids_and_keep_a_shape_where_it_was(name: str
     from cpsolve.grids.drawing import editor_turns, turned
 
     grid = grid_named(name)
-    kinds = grid.cell_kinds()
-    far = tuple(v + 2 * p for v, p in zip(kinds[0], grid.cell_period, strict=True))
+    kinds = [kind for kind in grid.cell_kinds() if grid.given_mask(np.array([kind]))[0]]
+    period = (grid.cell_period[0], grid.cell_period[1], 0 if grid.flat else grid.cell_period[2])
+    far = tuple(v + 2 * p for v, p in zip(kinds[0], period, strict=True))
     shape: list[Cell] = sorted({(far[0], far[1], far[2]), *kinds[:3]})
     own = {grid.normalise(form) for form in grid.orientations(shape, mirrors=True)}
-    repeats = {"x": 4, "y": 4, "z": 4, "mirror": 2}
-    if grid.parity_axes == (0, 1):
-        repeats = {"z": 6, "x": 2, "mirror": 2}
+    repeats = {name: round(360 / degrees) for name, (_, degrees) in grid.editor_turns.items()} | {"mirror": 2}
     assert set(editor_turns(grid)) == set(repeats)
     for how, times in repeats.items():
         cells: list[Cell] = list(shape)

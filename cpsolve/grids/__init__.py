@@ -1,6 +1,8 @@
 """The grids a puzzle can be built on, by name and by BurrTools' gridType number.
 
-A grid is cells, the transformations a piece may take, the translations that keep the grid and
+BurrTools' five grids, then the polyform grids it has not (triangle: flat polyiamonds; hex:
+polyhexes and hexagonal prisms; sticks, trigs, twigs: the square, triangular and hexagonal
+grids' edges, cpsolve.grids.edges). A grid is cells, the transformations a piece may take, the translations that keep the grid and
 each cell's face neighbours (base.py); the packing family, the BurrTools format, the drawings
 and the engines ask the puzzle's grid rather than assume cubes.
 """
@@ -9,13 +11,29 @@ from __future__ import annotations
 
 from .base import Grid, Step, Transform
 from .cube import CubeGrid
-from .prism import PrismGrid
+from .edges import HexagonEdges, SquareEdges, TriangleEdges
+from .hexagon import HexGrid
+from .prism import PrismGrid, TriangleGrid
 from .sphere import SphereGrid
 from .subdivided import RhombicGrid, TetraOctaGrid
 
 CUBE = CubeGrid()
-GRIDS: tuple[Grid, ...] = (CUBE, PrismGrid(), SphereGrid(), RhombicGrid(), TetraOctaGrid())
+# BurrTools' five (in its gridType order, which `burrtools_grid` reads first), then the flat
+# polyforms' grids BurrTools has not: one line a grid
+GRIDS: tuple[Grid, ...] = (
+    CUBE,
+    PrismGrid(),
+    SphereGrid(),
+    RhombicGrid(),
+    TetraOctaGrid(),
+    TriangleGrid(),
+    HexGrid(),
+    SquareEdges(),
+    TriangleEdges(),
+    HexagonEdges(),
+)
 GRID_NAMES = tuple(grid.name for grid in GRIDS)
+BURRTOOLS_GRIDS = GRIDS[:5]  # the grids of BurrTools' own files, by gridType
 
 
 def grid_named(name: str) -> Grid:
@@ -28,4 +46,4 @@ def burrtools_grid(number: int) -> Grid | None:
     return next((grid for grid in GRIDS if grid.burrtools == number), None)
 
 
-__all__ = ["CUBE", "GRIDS", "GRID_NAMES", "Grid", "Step", "Transform", "burrtools_grid", "grid_named"]
+__all__ = ["BURRTOOLS_GRIDS", "CUBE", "GRIDS", "GRID_NAMES", "Grid", "Step", "Transform", "burrtools_grid", "grid_named"]

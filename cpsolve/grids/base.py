@@ -38,6 +38,8 @@ KEPT_FORM_CELLS = 512
 KEPT_FORMS = 1024
 
 Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
+QUARTER_TURNS = {"x": (0, 90.0), "y": (1, 90.0), "z": (2, 90.0)}  # the editor's turns on cubes
+SIXTH_TURNS = {"z": (2, 60.0), "x": (0, 180.0)}  # on the triangular lattice: sixths about z, and over
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ class Grid:
     """One of BurrTools' grids; subclasses give the cells, the frame and the transformations."""
 
     name: str = ""
-    burrtools: int = 0  # BurrTools' gridType
+    burrtools: int | None = 0  # BurrTools' gridType; None: a grid BurrTools has not
     title: str = ""  # for people: "spheres (face-centred cubic)"
     cell_rule: str = ""  # which triples are cells, for an error message ("" : every triple)
     period: Cell = (1, 1, 1)
@@ -131,6 +133,15 @@ class Grid:
     cell_period: Cell = (1, 1, 1)
     # what --stl-unit measures on this grid (its cells' unit edge in `real`)
     unit_name: str = "a cube's side"
+    # the studio's layer view draws each cell as its solid seen from above, not as the square or
+    # circle at its column and row (always where a grid has cells of several kinds)
+    layer_solids: bool = False
+    # a piece is a set of segments (cpsolve.grids.edges), given as `sticks`
+    edges: bool = False
+    # its cells all lie in the layer z = 0 (flat polyforms): a translation off it leaves the grid
+    flat: bool = False
+    # the turns the studio's editor offers: name -> (axis, degrees)
+    editor_turns: Mapping[str, tuple[int, float]] = QUARTER_TURNS
 
     @functools.cached_property
     def transforms(self) -> tuple[Transform, ...]:
@@ -193,6 +204,24 @@ class Grid:
     def from_layers(self, column: int, row: int, layer: int) -> Cell:
         """The cell a character of a `layers` drawing stands for (column, row, layer)."""
         return (column, row, layer)
+
+    def drawn_cells(self, drawn: Sequence[Cell]) -> list[Cell] | str:
+        """The cells of a `layers` drawing, given its filled characters' (column, row, layer),
+        or what is wrong with it (the hex grid's rows of hexagons stand on alternate columns)."""
+        return [self.from_layers(*place) for place in drawn]
+
+    def given_mask(self, cells: Any) -> Any:
+        """Whether each row of an (n, 3) array is a cell a spec may give: every cell, but on the
+        edge grids, whose crossing marks the model adds (`crossing_marks`)."""
+        return self.cell_mask(cells)
+
+    def stick_cells(self, start: Sequence[int], end: Sequence[int]) -> list[Cell] | str:
+        """The segments of a straight run between two lattice points (edge grids), or what is wrong."""
+        return f"the {self.name} grid's shapes are cells, not sticks"
+
+    def crossing_marks(self, cells: Sequence[Cell]) -> list[Cell]:
+        """The cells a piece of these cells also claims so that no two pieces cross (edge grids)."""
+        return []
 
     def to_layers(self, cell: Cell) -> Cell:
         """Where a cell is drawn in layers: (column, row, layer); inverse of `from_layers`."""

@@ -5,7 +5,8 @@ the lattice allows, and the turns and mirror the editor offers, applied here (`t
 
 Cells repeat with the grid's periods: a triple is a cell where its residue modulo `cell_period`
 is one of `residues`; a cell's solid is that of its kind (its residue modulo `kind_period`),
-moved by `real(cell - kind)` (`real` is diagonal: `real_scale`); the cell across face f of a cell
+moved by `real(cell - kind)` (`real`, a matrix: diagonal but on the hex grid, whose rows of
+hexagons are offset); the cell across face f of a cell
 of kind k is the cell plus `across[k][f]`. Every table is checked against the grid's own methods
 (tests/test_grids.py).
 """
@@ -25,8 +26,6 @@ from cpsolve.limits import MAX_SHAPE_CELLS
 
 from .base import Grid, Transform
 
-EDITOR_TURNS = {"x": (0, 90.0), "y": (1, 90.0), "z": (2, 90.0)}  # name -> (axis, degrees), where a grid has them
-PRISM_TURNS = {"z": (2, 60.0), "x": (0, 180.0)}  # the triangular lattice turns by sixths about z, and over
 
 
 def description(grid: Grid) -> dict[str, Any]:
@@ -42,7 +41,9 @@ def _description(grid: Grid) -> dict[str, Any]:
         "name": grid.name,
         "title": grid.title,
         "balls": grid.balls,
-        "real_scale": real_scale(grid),
+        "real": real_matrix(grid),
+        "layer_solids": grid.layer_solids or len(kinds) > 1,
+        "flat": grid.flat,
         "cell_period": list(grid.cell_period),
         "residues": residues(grid),
         "kind_period": list(grid.kind_period),
@@ -58,19 +59,19 @@ def _description(grid: Grid) -> dict[str, Any]:
     }
 
 
-def real_scale(grid: Grid) -> list[float]:
-    """`real` on each axis (it is diagonal on every grid: checked)."""
-    scale = grid.real(np.eye(3)).tolist()
-    if any(abs(scale[i][j]) > 1e-12 for i in range(3) for j in range(3) if i != j):
-        raise AssertionError(f"the {grid.name} grid's real() is not diagonal")
-    return [float(scale[axis][axis]) for axis in range(3)]
+def real_matrix(grid: Grid) -> list[list[float]]:
+    """`real` as a matrix: a cell's point in space is this times the cell (it is linear)."""
+    columns = grid.real(np.eye(3))  # row i: where the unit vector of axis i lies
+    matrix: list[list[float]] = columns.T.tolist()
+    return matrix
 
 
 def residues(grid: Grid) -> list[list[int]]:
-    """The cells' residues modulo the grid's cell period."""
+    """The residues modulo the grid's cell period of the cells a shape may be drawn with (an edge
+    grid's segments, not its crossing marks)."""
     period = grid.cell_period
     candidates = np.array(list(itertools.product(*(range(p) for p in period))), np.int64)
-    found: list[list[int]] = candidates[grid.cell_mask(candidates)].tolist()
+    found: list[list[int]] = candidates[grid.given_mask(candidates)].tolist()
     return found
 
 
@@ -103,14 +104,15 @@ def shifts(grid: Grid) -> dict[str, list[int]]:
 
 
 def editor_turns(grid: Grid) -> dict[str, Transform]:
-    """The turns the editor offers (a quarter about each axis; on prisms a sixth about z and a
-    half about x) and `mirror` (x to -x, or another mirror the grid has), as its transforms."""
+    """The turns the editor offers (the grid's `editor_turns`: a quarter about each axis; on the
+    triangular and hexagonal lattices a sixth about z and a half about x) and `mirror` (x to -x,
+    or another mirror the grid has), as its transforms."""
     return _editor_turns(grid)
 
 
 @functools.cache
 def _editor_turns(grid: Grid) -> dict[str, Transform]:
-    wanted = PRISM_TURNS if grid.parity_axes == (0, 1) else EDITOR_TURNS
+    wanted = grid.editor_turns
     sample = _sample(grid)
     found: dict[str, Transform] = {}
     for name, (axis, degrees) in wanted.items():
@@ -186,10 +188,12 @@ def _rotation(axis: int, degrees: float) -> Any:
 
 
 def _sample(grid: Grid) -> Any:
-    """A few cells that no symmetry but the identity keeps, to tell transforms apart by."""
-    kinds = np.array(grid.cell_kinds(), np.int64)
+    """A few cells that no symmetry but the identity keeps, to tell transforms apart by (cells a
+    shape may be drawn with; on a flat grid, all in its layer)."""
+    kinds = np.array([kind for kind in grid.cell_kinds() if grid.given_mask(np.array([kind]))[0]], np.int64)
     period = np.array(grid.cell_period, np.int64) * np.array(grid.kind_period, np.int64)
-    picks = [kinds[0], kinds[0] + period * [1, 0, 0], kinds[0] + period * [0, 2, 0], kinds[0] + period * [0, 0, 3]]
+    last = [3, 1, 0] if grid.flat else [0, 0, 3]
+    picks = [kinds[0], kinds[0] + period * [1, 0, 0], kinds[0] + period * [0, 2, 0], kinds[0] + period * last]
     return np.array(picks, np.int64)
 
 
@@ -207,7 +211,8 @@ def centres(grid: Grid, cells: Any) -> Any:
 def _middles(grid: Grid) -> list[Any]:
     """The centre of each kind's solid."""
     return [
-        np.mean(np.array([corner for face in grid.solid(kind) for corner in face]), axis=0)
+        np.mean(np.array(corners), axis=0) if (corners := [c for face in grid.solid(kind) for c in face]) else
+        grid.real(np.array([kind]))[0]  # an edge grid's crossing mark is not drawn: its point
         for kind in grid.cell_kinds()
     ]
 

@@ -15,7 +15,7 @@ import numpy as np
 from cpsolve.geometry import Cell
 
 from . import solids
-from .base import Grid, Step, Transform, closure, transforms_of
+from .base import SIXTH_TURNS, Grid, Step, Transform, closure, transforms_of
 
 TURN = ((0, -1, 0), (1, 1, 0), (0, 0, 1))  # 60 degrees about the prism axis
 
@@ -58,6 +58,7 @@ class PrismGrid(Grid):
     box_layout = True
     kind_period = (2, 2, 1)
     unit_name = "a prism's edge"
+    editor_turns = SIXTH_TURNS
     caption = (
         "layers of triangles from z=0 up; in each, row y=0 first, x left to right, triangles alternating"
         " (x + y even: pointing to row y + 1)"
@@ -96,3 +97,23 @@ class PrismGrid(Grid):
         x, y, z = cell
         across = (x, y - 1, z) if (x + y) % 2 == 0 else (x, y + 1, z)
         return [(x - 1, y, z), (x + 1, y, z), across, (x, y, z - 1), (x, y, z + 1)]
+
+
+class TriangleGrid(PrismGrid):
+    """Flat polyiamonds: one layer of the prism grid's triangles, numbered as BurrTools numbers
+    them (so a puzzle written to a BurrTools file is a layer of prisms), drawn as flat triangles.
+    Its 12 rotations in space are the 12 symmetries of the plane's triangles: a piece turns over."""
+
+    name = "triangle"
+    title = "triangles (flat polyiamonds)"
+    cell_rule = "z = 0: one layer of triangles"
+    flat = True
+    steps = ()
+    caption = "one layer of triangles: row y=0 first, x left to right, triangles alternating (x + y even: pointing to row y + 1)"
+    unit_name = "a triangle's side"
+
+    def cell_mask(self, cells: Any) -> Any:
+        return np.asarray(cells, np.int64).reshape(-1, 3)[:, 2] == 0
+
+    def solid(self, kind: Cell) -> list[solids.Face]:
+        return solids.triangle_tile(kind)

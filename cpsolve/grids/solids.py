@@ -23,11 +23,42 @@ Point = tuple[float, float, float]
 Face = list[Point]
 BALL_RADIUS = 0.5  # touching balls are one unit apart
 HEIGHT = math.sqrt(3) / 2  # of a triangle of unit sides
+TILE_HEIGHT = 0.25  # a flat polyform's tile, in its cells' edges
 
 
 def triangle_prism(cell: Cell) -> list[Face]:
     """The prism grid's cell `cell` (below its kind period): the triangle of its layer, a unit high."""
     return _prism(_triangle(cell))
+
+
+def triangle_tile(cell: Cell) -> list[Face]:
+    """The triangle grid's cell: the prism grid's triangle as a flat tile."""
+    return _prism(_triangle(cell), TILE_HEIGHT)
+
+
+def hexagon_prism() -> list[Face]:
+    """The hex grid's cell: a hexagon one unit across its sides (corners up and down, rows of
+    them along x), centred on its cell's point, a unit high."""
+    radius = 1 / math.sqrt(3)
+    corners = [(radius * math.cos(math.radians(30 + 60 * k)), radius * math.sin(math.radians(30 + 60 * k))) for k in range(6)]
+    return _prism(corners)
+
+
+def stick(start: tuple[float, float], end: tuple[float, float], width: float) -> list[Face]:
+    """An edge grid's segment: a bar `width` thick from one end point to the other, run on by half
+    its width at each end so that bars meeting at a corner join."""
+    (x0, y0), (x1, y1) = start, end
+    length = math.hypot(x1 - x0, y1 - y0)
+    along = ((x1 - x0) / length * width / 2, (y1 - y0) / length * width / 2)
+    across = (-along[1], along[0])
+    ends = [(x0 - along[0], y0 - along[1]), (x1 + along[0], y1 + along[1])]
+    corners = [
+        (ends[0][0] - across[0], ends[0][1] - across[1]),
+        (ends[1][0] - across[0], ends[1][1] - across[1]),
+        (ends[1][0] + across[0], ends[1][1] + across[1]),
+        (ends[0][0] + across[0], ends[0][1] + across[1]),
+    ]
+    return _prism(corners, width)
 
 
 def box() -> list[Face]:
@@ -53,10 +84,12 @@ def _triangle(cell: Cell) -> list[tuple[float, float]]:
     return [(left, bottom + HEIGHT), (left + 0.5, bottom), (left + 1, bottom + HEIGHT)]
 
 
-def _prism(corners: Sequence[tuple[float, float]]) -> list[Face]:
+def _prism(corners: Sequence[tuple[float, float]], height: float = 1.0) -> list[Face]:
+    """The polygon (convex, its corners in order) raised to a prism `height` high."""
     low = [(x, y, 0.0) for x, y in corners]
-    high = [(x, y, 1.0) for x, y in corners]
-    faces = [low, high] + [[low[i], low[(i + 1) % 3], high[(i + 1) % 3], high[i]] for i in range(3)]
+    high = [(x, y, height) for x, y in corners]
+    sides = len(corners)
+    faces = [low, high] + [[low[i], low[(i + 1) % sides], high[(i + 1) % sides], high[i]] for i in range(sides)]
     return _outward(faces)
 
 

@@ -43,6 +43,12 @@ class Piece:
     bounds: PieceBounds
     colours: tuple[Colour, ...] = ()  # one per cell, in the order of `cells`; empty: uncoloured
     disassembly_groups: tuple[tuple[str, int], ...] = ()  # (group, copies it may hold): --disassemble
+    marks: int = 0  # how many of its cells are an edge grid's crossing marks, not segments
+
+    @property
+    def size(self) -> int:
+        """The cells the piece fills (an edge grid's segments, not its crossing marks)."""
+        return len(self.cells) - self.marks
 
     @property
     def coloured(self) -> bool:
@@ -94,12 +100,15 @@ def too_many_cells(count: int, loc: Loc, source: Source) -> ModelTooBigError:
     return ModelTooBigError(source.problem(loc, f"{count:,} cells; cpsolve builds at most {MAX_SHAPE_CELLS:,}"))
 
 
+SHAPE_FIELDS = ("cells", "box", "tile", "ring", "layers", "sticks")
+
+
 def shape_cells(shape: ShapeSpec, loc: Loc, source: Source, grid: Grid = CUBE) -> list[Cell]:
     """The cells a shape spec describes, each a cell of the grid; duplicates and empty shapes are
     errors. The number of cells is checked against MAX_SHAPE_CELLS before they are built."""
     cells = _spec_cells(shape, loc, source, grid)
-    field = next(name for name in ("cells", "box", "tile", "ring", "layers") if getattr(shape, name) is not None)
-    valid = grid.cell_mask(np.asarray(cells, np.int64).reshape(-1, 3))
+    field = next(name for name in SHAPE_FIELDS if getattr(shape, name) is not None)
+    valid = grid.given_mask(np.asarray(cells, np.int64).reshape(-1, 3))
     if not valid.all():
         cell = cells[int(np.argmin(valid))]
         raise source.error((*loc, field), f"cell {list(cell)} is not a cell of the {grid.name} grid ({grid.cell_rule})")
@@ -123,13 +132,35 @@ def _spec_cells(shape: ShapeSpec, loc: Loc, source: Source, grid: Grid) -> list[
         return layer_cells([shape.tile])
     if shape.ring is not None:
         return layer_cells([foam_rows(shape.ring)])
+    if shape.sticks is not None:
+        return _stick_cells(shape.sticks, (*loc, "sticks"), source, grid)
     layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in shape.layers or []]
     filled = sum(len(row) - row.count(".") - row.count(" ") for layer in layers for row in layer)
     if filled > MAX_SHAPE_CELLS:
         raise too_many_cells(filled, (*loc, "layers"), source)
-    cells = [grid.from_layers(*cell) for cell in layer_cells(layers)]
-    if not cells:
+    drawn = grid.drawn_cells(layer_cells(layers))
+    if isinstance(drawn, str):
+        raise source.error((*loc, "layers"), drawn)
+    if not drawn:
         raise source.error((*loc, "layers"), "no filled cells ('.' and ' ' are empty)")
+    return drawn
+
+
+def _stick_cells(sticks: Sequence[Sequence[int]], loc: Loc, source: Source, grid: Grid) -> list[Cell]:
+    """The unit segments of a shape's straight runs, on an edge grid; each segment once."""
+    if not grid.edges:
+        raise source.error(loc, f"sticks are for the edge grids (sticks, trigs, twigs), not the {grid.name} grid")
+    cells: list[Cell] = []
+    for index, (x1, y1, x2, y2) in enumerate(sticks):
+        run = grid.stick_cells((x1, y1), (x2, y2))
+        if isinstance(run, str):
+            raise source.error((*loc, index), run)
+        cells.extend(run)
+        if len(cells) > MAX_SHAPE_CELLS:
+            raise too_many_cells(len(cells), loc, source)
+    duplicates = [c for c, n in Counter(cells).items() if n > 1]
+    if duplicates:
+        raise source.error(loc, f"a segment (cell {list(duplicates[0])}) is given twice")
     return cells
 
 
@@ -144,9 +175,15 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
     for group in spec.groups:
         if not any(piece.group == group for piece in spec.pieces.values()):
             raise source.error(("groups", group), f"no piece belongs to group {group!r}; give pieces `group: {group}`")
-    pieces = tuple(_piece(name, piece, source, grid) for name, piece in spec.pieces.items())
+    if spec.crossing == "allowed" and not grid.edges:
+        raise source.error(("crossing",), f"crossing is for the edge grids (sticks, trigs, twigs), not the {grid.name} grid")
+    marked = spec.crossing == "forbidden"
+    pieces = tuple(_piece(name, piece, source, grid, marked) for name, piece in spec.pieces.items())
     target = shape_cells(spec.target, ("target",), source, grid)
     optional = set(optional_in_layers(spec.target, grid)) | {as_cell(c) for c in spec.target.optional}
+    drawn_optional = len(optional)
+    if marked:  # where two pieces would cross, both claim one optional cell (cpsolve.grids.edges)
+        optional |= set(grid.crossing_marks(target)) - set(target)
     ordered = sorted(optional)  # checked all at once: Dracula's 936 optional cells one by one took 3 ms
     valid = grid.cell_mask(np.asarray(ordered, np.int64).reshape(-1, 3))
     if not valid.all():
@@ -157,9 +194,9 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
         )
     target_set = set(target) | optional
     target_colours = _colour_map(spec.target.colours, target_set, ("target", "colours"), source)
-    fixed = _resolve_fixed(spec, pieces, target_set, source, require_fixed_copies, grid)
+    fixed = _resolve_fixed(spec, pieces, target_set, source, require_fixed_copies, grid, marked)
     _check_colour_rule(spec, pieces, target_colours, source)
-    _check_volume(pieces, len(target_set) - len(optional), len(optional), source)
+    _check_volume(pieces, len(target_set) - len(optional), drawn_optional, source)
     groups = {name: (g.min, g.max if g.max is not None else 10**9) for name, g in spec.groups.items()}
     return PackingPuzzle(
         name=spec.name,
@@ -177,16 +214,20 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
     )
 
 
-def _piece(name: str, piece: PieceSpec, source: Source, grid: Grid) -> Piece:
+def _piece(name: str, piece: PieceSpec, source: Source, grid: Grid, marked: bool = True) -> Piece:
     """A piece's cells moved to the grid's normal place (on cubes: starting at 0 on every axis),
-    in order, with their colours."""
+    in order, with their colours; on an edge grid with its crossing marks, where crossing is
+    forbidden."""
     cells = shape_cells(piece, ("pieces", name), source, grid)
+    marks = grid.crossing_marks(cells) if marked else []
+    cells += marks
     colour_of = _colour_map(piece.colours, set(cells), ("pieces", name, "colours"), source)
     low = [int(v) for v in grid.lattice_shift(cells)]
     moved = sorted(((c[0] - low[0], c[1] - low[1], c[2] - low[2]), colour_of.get(c)) for c in cells)
     colours = tuple(colour for _, colour in moved) if colour_of else ()
     groups = tuple(sorted(piece.disassembly_groups.items()))
-    return Piece(name, tuple(c for c, _ in moved), PieceBounds(*piece.bounds(), piece.group), colours, groups)
+    bounds = PieceBounds(*piece.bounds(), piece.group)
+    return Piece(name, tuple(c for c, _ in moved), bounds, colours, groups, len(marks))
 
 
 def _colour_map(
@@ -225,7 +266,7 @@ def _check_colour_rule(
 
 def optional_in_layers(target: ShapeSpec, grid: Grid) -> list[Cell]:
     """Cells drawn '+' in a target's layers: they may stay empty."""
-    if target.layers is None:
+    if target.layers is None or grid.edges:  # an edge grid's drawing marks its points '+'
         return []
     layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in target.layers]
     return [
@@ -238,7 +279,13 @@ def optional_in_layers(target: ShapeSpec, grid: Grid) -> list[Cell]:
 
 
 def _resolve_fixed(
-    spec: PackingSpec, pieces: Sequence[Piece], target: set[Cell], source: Source, require_copies: bool, grid: Grid
+    spec: PackingSpec,
+    pieces: Sequence[Piece],
+    target: set[Cell],
+    source: Source,
+    require_copies: bool,
+    grid: Grid,
+    marked: bool = True,
 ) -> tuple[tuple[str, tuple[Cell, ...]], ...]:
     by_name = {p.name: p for p in pieces}
     fixed: list[tuple[str, tuple[Cell, ...]]] = []
@@ -255,7 +302,8 @@ def _resolve_fixed(
                 loc, f"{len(copies)} copies fixed but the piece allows at most {by_name[name].bounds.high}"
             )
         for copy in copies:
-            cells = tuple(sorted(as_cell(c) for c in copy))  # type: ignore[arg-type]
+            given = [as_cell(c) for c in copy]  # type: ignore[arg-type]
+            cells = tuple(sorted(given + (grid.crossing_marks(given) if marked else [])))
             outside = [c for c in cells if c not in target]
             if outside:
                 if not grid.is_cell(outside[0]):  # as a piece's or the target's cell is refused
@@ -275,8 +323,8 @@ def _resolve_fixed(
 
 def _check_volume(pieces: Sequence[Piece], filled: int, optional: int, source: Source) -> None:
     """The pieces must be able to fill every filled cell without needing more than every cell."""
-    least = sum(len(p.cells) * p.bounds.low for p in pieces)
-    most = sum(len(p.cells) * p.bounds.high for p in pieces)
+    least = sum(p.size * p.bounds.low for p in pieces)
+    most = sum(p.size * p.bounds.high for p in pieces)
     target = f"{filled}" if not optional else f"{filled} to {filled + optional}"
     if least == most and not filled <= least <= filled + optional:
         raise source.error(("pieces",), f"the pieces have {least} cells but the target has {target}")

@@ -311,7 +311,8 @@ export class Editor {
     const cells = [];
     for (let r = 0; r < w.size; r++) for (let c = 0; c < w.size; c++) {
       const cell = this.grid.fromLayer(c + w.column, r + w.row, this.layer);
-      if (this.grid.valid(cell)) cells.push(cell);
+      const [back] = this.grid.toLayer(cell); // rows of hexagons: a cell stands on every other column
+      if (this.grid.valid(cell) && back === c + w.column) cells.push(cell);
     }
     return { window: w, cells };
   }
@@ -450,9 +451,9 @@ export class Editor {
     return this.put(cell);
   }
 
-  outline(cell) { // a cell as the layer view draws it: on a grid of one kind of cell (cubes, balls) a
-    // square or a circle at its column and row, as `layers` are written; else its solid seen from above
-    if (this.grid.kinds.length === 1) {
+  outline(cell) { // a cell as the layer view draws it: on cubes and balls a square or a circle at
+    // its column and row, as `layers` are written; else (hexagons, triangles, sticks...) its solid seen from above
+    if (!this.grid.layer_solids) {
       const [c, r] = this.grid.toLayer(cell);
       if (this.grid.balls) return { circle: [c + 0.5, r + 0.5] };
       return { polygon: [[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]] };

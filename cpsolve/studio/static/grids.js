@@ -15,14 +15,16 @@ export class Grid {
     this.kindIndex = new Map(this.kinds.map((kind, i) => [key(kind), i]));
   }
 
-  valid(cell) { return this.residueSet.has(key(cell.map((v, a) => mod(v, this.cell_period[a])))); }
+  valid(cell) { // a cell a shape may be drawn with (a flat grid's only in its layer)
+    return (!this.flat || cell[2] === 0) && this.residueSet.has(key(cell.map((v, a) => mod(v, this.cell_period[a]))));
+  }
 
   kindOf(cell) { return this.kindIndex.get(key(cell.map((v, a) => mod(v, this.kind_period[a])))) ?? 0; }
 
   // where a cell's solid is moved to: real(cell - kind); a ball's centre
   origin(cell) {
     const kind = this.kinds[this.kindOf(cell)];
-    return cell.map((v, a) => (v - (this.balls ? 0 : kind[a])) * this.real_scale[a]);
+    return apply(this.real, cell.map((v, a) => v - (this.balls ? 0 : kind[a])));
   }
 
   toLayer(cell) { return apply(this.to_layers, cell).map((v) => Math.round(v)); }
@@ -34,7 +36,7 @@ export class Grid {
     if (!this.balls && this.across) return cell.map((v, a) => v + this.across[this.kindOf(cell)][face][a]);
     let best = this.neighbour_steps[0], most = -Infinity;
     for (const step of this.neighbour_steps) {
-      const real = step.map((v, a) => v * this.real_scale[a]);
+      const real = apply(this.real, step);
       const along = (real[0] * normal.x + real[1] * normal.y + real[2] * normal.z) / Math.hypot(...real);
       if (along > most) { most = along; best = step; }
     }
