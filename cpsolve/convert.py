@@ -18,6 +18,8 @@ from cpsolve.errors import CpsolveError
 from cpsolve.files import refuse_inputs, write_file
 from cpsolve.formats import burrtools, dlx
 from cpsolve.found import ClassCollector
+from cpsolve.geometry import layer_cells
+from cpsolve.grids import Grid, grid_named
 from cpsolve.limits import DEFAULT_MAX_FILE_BYTES
 from cpsolve.models.packing import PackingModel, PackingPuzzle, resolve
 from cpsolve.report import RunReport
@@ -27,7 +29,6 @@ WRITERS = {".xmpuzzle": "burrtools", ".yaml": "yaml", ".yml": "yaml", ".dlx": "d
 ONE_PROBLEM = {"yaml": "a YAML spec", "dlx": "a DLX file"}  # formats that hold one problem
 FLOW_CELLS = 8  # a list of this many cells or fewer is written on one line, as a person writes a small piece
 LAYERS_SPARSENESS = 8  # a shape is written as layers where their box holds at most this many times its cells
-SQUARE_LAYER_GRIDS = ("sphere",)  # grids whose `layers` are not their cells' coordinates (square layers of balls)
 
 
 def packing_puzzle(loaded: LoadedSpec, reason: str) -> PackingPuzzle:
@@ -70,32 +71,45 @@ def spec_yaml(loaded: LoadedSpec) -> str:
     was 880 lines of one cell each)."""
     data = loaded.spec.model_dump(mode="json", exclude_defaults=True)
     data.pop("kind", None) if data.get("kind") == "packing" else None
-    if isinstance(loaded.spec, PackingSpec) and loaded.spec.grid not in SQUARE_LAYER_GRIDS:
+    if isinstance(loaded.spec, PackingSpec):
+        grid = grid_named(loaded.spec.grid)
         for piece in data.get("pieces", {}).values():
-            _cells_as_layers(piece, "cells")
+            _cells_as_layers(piece, grid, "cells")
         if "target" in data:
-            _cells_as_layers(data["target"], "cells", "optional")
+            _cells_as_layers(data["target"], grid, "cells", "optional")
     return yaml.dump(data, Dumper=_SpecDumper, sort_keys=False, allow_unicode=True, width=120)
 
 
-def _cells_as_layers(shape: dict[str, Any], cells_key: str, optional_key: str | None = None) -> None:
-    """A shape's `cells` (and a target's `optional`, as `+`) written as `layers` in place, where
-    the layers keep every cell where it is (no coordinate below 0) and their box holds at most
-    LAYERS_SPARSENESS times the cells; else left as cells."""
+def _cells_as_layers(shape: dict[str, Any], grid: Grid, cells_key: str, optional_key: str | None = None) -> None:
+    """A shape's `cells` (and a target's `optional`, as `+`) written as `layers` in place, drawn
+    as the grid lays them out (rows of hexagons, sticks as `-` and `|`), where the layers keep
+    every cell where it is (no coordinate below 0), their box holds at most LAYERS_SPARSENESS
+    times the cells, and the drawing reads back as these very cells; else left as cells (the
+    sphere grid's square layers of balls, the triangular edge grids)."""
     cells = shape.get(cells_key)
-    if not isinstance(cells, list) or len(cells) <= FLOW_CELLS or not all(len(c) == 3 for c in cells):
+    if not isinstance(cells, list) or len(cells) <= FLOW_CELLS or not all(len(c) == 3 for c in cells) or grid.balls:
         return
-    optional = {tuple(c) for c in shape.get(optional_key, [])} if optional_key else set()
-    points = [tuple(c) for c in cells]
-    if min(min(c) for c in points) < 0:
+    optional = {grid.to_layers((c[0], c[1], c[2])) for c in shape.get(optional_key, [])} if optional_key else set()
+    if optional and grid.edges:  # an edge grid's drawing has no optional segments
         return
-    size = [max(c[axis] for c in points) + 1 for axis in range(3)]
+    points = [grid.to_layers((c[0], c[1], c[2])) for c in cells]
+    every = set(points) | optional
+    if min(min(c) for c in every) < 0:
+        return
+    size = [max(c[axis] for c in every) + 1 for axis in range(3)]
     if size[0] * size[1] * size[2] > LAYERS_SPARSENESS * len(points):
         return
     marks = {c: "+" if c in optional else "#" for c in points} | dict.fromkeys(optional - set(points), "+")
     layers = _Layers(
-        ["".join(marks.get((x, y, z), ".") for x in range(size[0])) for y in range(size[1])] for z in range(size[2])
+        [
+            "".join(grid.layer_character((x, y, z), marks.get((x, y, z))) for x in range(size[0])).rstrip()
+            for y in range(size[1])
+        ]
+        for z in range(size[2])
     )
+    drawn = grid.drawn_cells([place for place in layer_cells(layers) if marks.get(place) == "#"])
+    if isinstance(drawn, str) or sorted(drawn) != sorted((c[0], c[1], c[2]) for c in cells):
+        return
     rest = {key: value for key, value in shape.items() if key not in (cells_key, optional_key)}
     shape.clear()
     shape.update({"layers": layers, **rest})

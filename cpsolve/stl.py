@@ -131,7 +131,14 @@ def _solids(cells: Sequence[Cell], grid: Grid, options: StlOptions) -> Any:
     kinds = [grid.solid(kind) for kind in grid.cell_kinds()]  # each kind's faces
     points = [np.array([corner for face in faces for corner in face]) for faces in kinds]
     placed = grid.placed_cells(cells)
-    hulls = [manifold3d.Manifold.hull_points(points[kind] + origin) for kind, origin in placed]
+    # an edge grid's crossing marks have no solid: only its sticks are printed. The corners are
+    # rounded to a nanometre of a unit, so that cells whose solids touch share their corners
+    # exactly and fuse (hexagons' corners at irrational heights missed by a last bit)
+    hulls = [
+        manifold3d.Manifold.hull_points(np.round(points[kind] + origin, 9))
+        for kind, origin in placed
+        if len(points[kind])
+    ]
     piece = manifold3d.Manifold.batch_boolean(hulls, manifold3d.OpType.Add)
     if not options.gap:
         return piece

@@ -361,7 +361,10 @@ def test_a_polyiamond_strip_counts_and_draws_its_layer(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ({"grid": "hexagon"}, "grid: Input should be 'cube', 'prism', 'sphere', 'rhombic', 'tetra-octa', 'triangle', 'hex',"),
+        (
+            {"grid": "hexagon"},
+            "grid: Input should be 'cube', 'prism', 'sphere', 'rhombic', 'tetra-octa', 'triangle', 'hex',",
+        ),
         (
             {"grid": "sphere", "target": {"cells": [[0, 0, 0], [1, 0, 0]]}},
             "target.cells: cell [1, 0, 0] is not a cell of the sphere grid (x + y + z must be even)",

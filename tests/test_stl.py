@@ -287,6 +287,21 @@ def test_pieces_of_convex_cells_are_closed_and_fill_their_cells(grid_name: str, 
     assert_apart(grid, pieces, gap=1.0)
 
 
+@pytest.mark.parametrize("stem", ["tetrahexes_4x7", "hexiamonds_rhombus", "tetrasticks_6x6"])
+def test_flat_polyform_pieces_print_as_one_closed_body_each(stem: str) -> None:
+    """Hexagons and triangles fill their cells' volume; sticks (bars run on past their ends to
+    join at the corners, the crossing marks not printed) are one closed body a piece."""
+    grid, pieces = solved_pieces(SPECS / f"{stem}.yaml", None)
+    for cells in pieces:
+        mesh = mesh_of(cells, grid=grid)
+        assert_closed(mesh)
+        assert bodies(mesh.faces.tolist()) == 1  # type: ignore[attr-defined]
+        if not grid.edges:
+            assert mesh.volume == pytest.approx(cells_volume(grid, cells) * 1000)  # type: ignore[attr-defined]
+    if not grid.edges:  # two pieces' sticks meeting at a point overlap there, gap or not
+        assert_apart(grid, pieces, gap=0.4)
+
+
 def assert_apart(grid: Grid, pieces: list[list[Cell]], gap: float) -> None:
     """Pieces meshed with the gap: every two at least the gap apart (manifold3d's distance between
     the meshes as written), and each closed and smaller than without it."""

@@ -75,7 +75,7 @@ def test_every_shape_reaches_the_editor_as_cells_on_its_grid(client: TestClient)
     assert optional and optional <= cells  # every target cell in cells, the variable ones also in optional
 
     prisms = client.get("/api/puzzle/hexiamonds_rhombus.yaml").json()
-    assert prisms["drawn"] is True and prisms["spec"]["grid"] == "prism"  # every grid is drawn
+    assert prisms["drawn"] is True and prisms["spec"]["grid"] == "triangle"  # every grid is drawn
     chain = client.get("/api/puzzle/snake_standard.yaml").json()
     assert chain["drawn"] is False and "edited as text" in chain["why"] and chain["specs"] is None
 
@@ -245,5 +245,55 @@ def test_a_puzzle_drawn_by_clicking_is_undone_saved_reopened_and_solved(
     expect(page.locator("#help")).to_be_visible()
     page.keyboard.press("Escape")
     expect(page.locator("#help")).to_be_hidden()
+    assert errors == []
+    page.close()
+
+
+def test_hexagons_and_sticks_are_drawn_and_edited_as_they_look(browser: Any, live: str, workspace: Path) -> None:
+    """In Chromium: the tetrahexes' pieces drawn as hexagons in the layer view, a hexagon added
+    there by a click beside a piece; a polystick puzzle's segments drawn as bars, one added by a
+    click between two points; both solved in the page."""
+    shutil.copy(SPECS / "tetrahexes_4x7.yaml", workspace / "tetrahexes.yaml")
+    sticks = {
+        "name": "two L disticks",
+        "grid": "sticks",
+        "pieces": {"L": {"layers": [["+-+", "  |", "  +"]], "count": 2}},
+        "target": {"layers": [["+-+", "| |", "+-+"]]},
+    }
+    (workspace / "sticks.yaml").write_text(yaml.safe_dump(sticks))
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(live)
+    editor = "window.studio.state.editor"
+    corners = f"{editor}.layerShapes.map((s) => s.polygon.length)"
+
+    page.click("#files button[data-path='tetrahexes.yaml']")
+    expect(page.locator("#shapes button")).to_have_count(8)
+    page.click("#shapes button >> nth=1")  # the bar: four hexagons in a row
+    expect(page.locator("#shapes button >> nth=1")).to_have_text("I (4)")
+    assert set(page.evaluate(corners)) == {6}  # every cell of the layer view a hexagon
+    click_at(page, f"{editor}.layerCentre([4, 0, 0])")  # the hexagon after the bar's last
+    expect(page.locator("#shapes button >> nth=1")).to_have_text("I (5)")
+    page.screenshot(path=str(workspace.parent / "hexagons.png"))
+    page.keyboard.press("Control+z")
+    expect(page.locator("#shapes button >> nth=1")).to_have_text("I (4)")
+    page.click("#solve")
+    expect(page.locator("#summary")).to_contain_text("raw 18, rotations 9, unique 9 (complete)", timeout=60_000)
+    page.keyboard.press("Control+s")  # the edit undone is still an edit: saved, so nothing is asked
+    expect(page.locator("#status")).to_have_text("saved tetrahexes.yaml")
+
+    page.click("#files button[data-path='sticks.yaml']")
+    expect(page.locator("#shapes button")).to_have_count(2)
+    page.click("#shapes button >> nth=1")
+    expect(page.locator("#shapes button >> nth=1")).to_have_text("L (2)")
+    assert set(page.evaluate(corners)) == {4} and page.evaluate(f"{editor}.layerShapes.length") >= 12
+    click_at(page, f"{editor}.layerCentre([1, 2, 0])")  # the bottom segment of the square
+    expect(page.locator("#shapes button >> nth=1")).to_have_text("L (3)")
+    page.screenshot(path=str(workspace.parent / "sticks.png"))
+    page.keyboard.press("Control+z")
+    page.click("#solve")
+    expect(page.locator("#summary")).to_contain_text("raw 2, rotations 1, unique 1 (complete)", timeout=60_000)
     assert errors == []
     page.close()

@@ -2,9 +2,10 @@
 
 BurrTools' five grids, then the polyform grids it has not (triangle: flat polyiamonds; hex:
 polyhexes and hexagonal prisms; sticks, trigs, twigs: the square, triangular and hexagonal
-grids' edges, cpsolve.grids.edges). A grid is cells, the transformations a piece may take, the translations that keep the grid and
-each cell's face neighbours (base.py); the packing family, the BurrTools format, the drawings
-and the engines ask the puzzle's grid rather than assume cubes.
+grids' edges, cpsolve.grids.edges). A grid is cells, the transformations a piece may take, the
+translations that keep the grid and each cell's face neighbours (base.py); the packing family,
+the BurrTools format, the drawings and the engines ask the puzzle's grid rather than assume
+cubes.
 """
 
 from __future__ import annotations
@@ -46,4 +47,14 @@ def burrtools_grid(number: int) -> Grid | None:
     return next((grid for grid in GRIDS if grid.burrtools == number), None)
 
 
-__all__ = ["BURRTOOLS_GRIDS", "CUBE", "GRIDS", "GRID_NAMES", "Grid", "Step", "Transform", "burrtools_grid", "grid_named"]
+__all__ = [
+    "BURRTOOLS_GRIDS",
+    "CUBE",
+    "GRIDS",
+    "GRID_NAMES",
+    "Grid",
+    "Step",
+    "Transform",
+    "burrtools_grid",
+    "grid_named",
+]

@@ -18,6 +18,7 @@ import functools
 import itertools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -38,8 +39,9 @@ KEPT_FORM_CELLS = 512
 KEPT_FORMS = 1024
 
 Matrix = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]
-QUARTER_TURNS = {"x": (0, 90.0), "y": (1, 90.0), "z": (2, 90.0)}  # the editor's turns on cubes
-SIXTH_TURNS = {"z": (2, 60.0), "x": (0, 180.0)}  # on the triangular lattice: sixths about z, and over
+# the editor's turns, name -> (axis, degrees): on cubes; on the triangular lattice sixths about z, and over
+QUARTER_TURNS: Mapping[str, tuple[int, float]] = MappingProxyType({"x": (0, 90.0), "y": (1, 90.0), "z": (2, 90.0)})
+SIXTH_TURNS: Mapping[str, tuple[int, float]] = MappingProxyType({"z": (2, 60.0), "x": (0, 180.0)})
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ class Grid:
     # the studio's layer view draws each cell as its solid seen from above, not as the square or
     # circle at its column and row (always where a grid has cells of several kinds)
     layer_solids: bool = False
+    layer_columns: int = 1  # the columns of a `layers` row a cell takes (rows of hexagons: 2)
     # a piece is a set of segments (cpsolve.grids.edges), given as `sticks`
     edges: bool = False
     # its cells all lie in the layer z = 0 (flat polyforms): a translation off it leaves the grid
@@ -209,6 +212,11 @@ class Grid:
         """The cells of a `layers` drawing, given its filled characters' (column, row, layer),
         or what is wrong with it (the hex grid's rows of hexagons stand on alternate columns)."""
         return [self.from_layers(*place) for place in drawn]
+
+    def layer_character(self, place: Cell, mark: str | None) -> str:
+        """What a written `layers` drawing shows at (column, row, layer): the cell's mark (`#`,
+        `+` optional) or `.` for an empty cell."""
+        return mark or "."
 
     def given_mask(self, cells: Any) -> Any:
         """Whether each row of an (n, 3) array is a cell a spec may give: every cell, but on the

@@ -27,7 +27,6 @@ from cpsolve.limits import MAX_SHAPE_CELLS
 from .base import Grid, Transform
 
 
-
 def description(grid: Grid) -> dict[str, Any]:
     """The grid as the page reads it (see the module's docstring)."""
     return _description(grid)
@@ -44,6 +43,7 @@ def _description(grid: Grid) -> dict[str, Any]:
         "real": real_matrix(grid),
         "layer_solids": grid.layer_solids or len(kinds) > 1,
         "flat": grid.flat,
+        "layer_columns": grid.layer_columns,
         "cell_period": list(grid.cell_period),
         "residues": residues(grid),
         "kind_period": list(grid.kind_period),
@@ -211,8 +211,9 @@ def centres(grid: Grid, cells: Any) -> Any:
 def _middles(grid: Grid) -> list[Any]:
     """The centre of each kind's solid."""
     return [
-        np.mean(np.array(corners), axis=0) if (corners := [c for face in grid.solid(kind) for c in face]) else
-        grid.real(np.array([kind]))[0]  # an edge grid's crossing mark is not drawn: its point
+        np.mean(np.array(corners), axis=0)
+        if (corners := [c for face in grid.solid(kind) for c in face])
+        else grid.real(np.array([kind]))[0]  # an edge grid's crossing mark is not drawn: its point
         for kind in grid.cell_kinds()
     ]
 

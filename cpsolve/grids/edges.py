@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ from .prism import FLIP, MIRROR, TURN
 STICK_WIDTH = 0.16  # a segment's thickness as drawn, in segment lengths
 QUARTER = ((0, -1, 0), (1, 0, 0), (0, 0, 1))  # 90 degrees about z
 SQUARE_FLIP = ((1, 0, 0), (0, -1, 0), (0, 0, -1))  # half a turn about x: a flat piece turned over
+SQUARE_TURNS: Mapping[str, tuple[int, float]] = MappingProxyType({"z": (2, 90.0), "x": (0, 180.0)})  # and over
 Vector = tuple[int, int]
 
 
@@ -125,7 +127,11 @@ class EdgeGrid(Grid):
             return f"from {list(start)} to {list(end)} is not a straight run along the {self.name} grid's lines"
         half = self.spacing // 2
         middles = [
-            (self.spacing * (start[0] + k * unit[0]) + half * unit[0], self.spacing * (start[1] + k * unit[1]) + half * unit[1], 0)
+            (
+                self.spacing * (start[0] + k * unit[0]) + half * unit[0],
+                self.spacing * (start[1] + k * unit[1]) + half * unit[1],
+                0,
+            )
             for k in range(length)
         ]
         cells = [tuple(int(v) for v in cell) for cell in self.unframe(np.array(middles, np.int64)).tolist()]
@@ -146,7 +152,7 @@ class EdgeGrid(Grid):
         ends = self._ends(points)
         index = {direction: number for number, direction in enumerate(self.directions)}
         around: dict[Vector, set[int]] = {}
-        for (first, second) in ends.tolist():
+        for first, second in ends.tolist():
             step = (second[0] - first[0], second[1] - first[1])
             around.setdefault((first[0], first[1]), set()).add(index[step])
             around.setdefault((second[0], second[1]), set()).add(index[(-step[0], -step[1])])
@@ -191,7 +197,7 @@ class SquareEdges(EdgeGrid):
     kind_period = (2, 2, 1)
     cell_period = (2, 2, 1)
     directions = ((1, 0), (0, 1), (-1, 0), (0, -1))
-    editor_turns = {"z": (2, 90.0), "x": (0, 180.0)}  # a quarter in the layer, and over
+    editor_turns = SQUARE_TURNS
     caption = (
         "polysticks drawn as they look: '-' and '|' the segments, on the columns and rows between the points"
         " ('+' or any other character on a point is not read); cells are [x, y] with x + y odd"
@@ -202,6 +208,15 @@ class SquareEdges(EdgeGrid):
 
     def _transforms(self) -> tuple[Transform, ...]:
         return transforms_of(closure([np.array(QUARTER), np.array(SQUARE_FLIP), np.array(MIRROR)]))
+
+    def layer_character(self, place: Cell, mark: str | None) -> str:
+        """A drawing as polysticks are drawn: `-` and `|` the segments, `+` the points."""
+        x, y, _ = place
+        if x % 2 == 0 and y % 2 == 0:
+            return "+"
+        if mark is None or (x + y) % 2 == 0:
+            return " "
+        return "-" if x % 2 == 1 else "|"
 
     def drawn_cells(self, drawn: Sequence[Cell]) -> list[Cell] | str:
         """The segments of a drawing: the characters between points; those on points are read
@@ -224,7 +239,9 @@ class TriangleEdges(EdgeGrid):
     cell_period = (12, 12, 1)
     directions = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
     editor_turns = SIXTH_TURNS
-    caption = "segments given by their end points in the triangular lattice's [a, b] (b rows up, each row half a step right)"
+    caption = (
+        "segments given by their end points in the triangular lattice's [a, b] (b rows up, each row half a step right)"
+    )
 
     def real(self, cells: Any) -> Any:
         return np.asarray(cells, np.float64).reshape(-1, 3) * np.array([1 / 12, math.sqrt(3) / 12, 1.0])

@@ -61,6 +61,7 @@ class HexGrid(Grid):
     neighbour_steps = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (1, -1, 0), (-1, 1, 0), (0, 0, 1), (0, 0, -1))
     steps = _steps()
     layer_solids = True
+    layer_columns = 2
     editor_turns = SIXTH_TURNS
 
     def real(self, cells: Any) -> Any:
@@ -79,6 +80,10 @@ class HexGrid(Grid):
     def to_layers(self, cell: Cell) -> Cell:
         q, r, z = cell
         return (2 * q + r, r, z)
+
+    def layer_character(self, place: Cell, mark: str | None) -> str:
+        """Between two hexagons of a row, a space."""
+        return mark or ("." if (place[0] - place[1]) % 2 == 0 else " ")
 
     def drawn_cells(self, drawn: Sequence[Cell]) -> list[Cell] | str:
         """The hexagons of a drawing (column, row, layer): all on one parity of column + row (a

@@ -109,7 +109,10 @@ class TriangleGrid(PrismGrid):
     cell_rule = "z = 0: one layer of triangles"
     flat = True
     steps = ()
-    caption = "one layer of triangles: row y=0 first, x left to right, triangles alternating (x + y even: pointing to row y + 1)"
+    caption = (
+        "one layer of triangles: row y=0 first, x left to right, triangles alternating"
+        " (x + y even: pointing to row y + 1)"
+    )
     unit_name = "a triangle's side"
 
     def cell_mask(self, cells: Any) -> Any:

@@ -40,7 +40,9 @@ def hexagon_prism() -> list[Face]:
     """The hex grid's cell: a hexagon one unit across its sides (corners up and down, rows of
     them along x), centred on its cell's point, a unit high."""
     radius = 1 / math.sqrt(3)
-    corners = [(radius * math.cos(math.radians(30 + 60 * k)), radius * math.sin(math.radians(30 + 60 * k))) for k in range(6)]
+    corners = [
+        (radius * math.cos(math.radians(30 + 60 * k)), radius * math.sin(math.radians(30 + 60 * k))) for k in range(6)
+    ]
     return _prism(corners)
 
 

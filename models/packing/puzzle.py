@@ -176,7 +176,9 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
         if not any(piece.group == group for piece in spec.pieces.values()):
             raise source.error(("groups", group), f"no piece belongs to group {group!r}; give pieces `group: {group}`")
     if spec.crossing == "allowed" and not grid.edges:
-        raise source.error(("crossing",), f"crossing is for the edge grids (sticks, trigs, twigs), not the {grid.name} grid")
+        raise source.error(
+            ("crossing",), f"crossing is for the edge grids (sticks, trigs, twigs), not the {grid.name} grid"
+        )
     marked = spec.crossing == "forbidden"
     pieces = tuple(_piece(name, piece, source, grid, marked) for name, piece in spec.pieces.items())
     target = shape_cells(spec.target, ("target",), source, grid)
@@ -302,8 +304,8 @@ def _resolve_fixed(
                 loc, f"{len(copies)} copies fixed but the piece allows at most {by_name[name].bounds.high}"
             )
         for copy in copies:
-            given = [as_cell(c) for c in copy]  # type: ignore[arg-type]
-            cells = tuple(sorted(given + (grid.crossing_marks(given) if marked else [])))
+            placed: list[Cell] = [as_cell(c) for c in copy]  # type: ignore[arg-type]
+            cells = tuple(sorted(placed + (grid.crossing_marks(placed) if marked else [])))
             outside = [c for c in cells if c not in target]
             if outside:
                 if not grid.is_cell(outside[0]):  # as a piece's or the target's cell is refused

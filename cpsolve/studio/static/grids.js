@@ -43,8 +43,10 @@ export class Grid {
     return cell.map((v, a) => v + best[a]);
   }
 
-  // the square of the layer view that shows `cells` with a margin, at least 7 wide
+  // the square of the layer view that shows `cells` with a margin of a cell (on the hex grid's
+  // rows of hexagons a cell is two columns wide), at least 7 wide
   layerWindow(cells) {
+    const margin = this.layer_columns;
     let low = [0, 0], high = [4, 4], first = true;
     for (const text of cells) {
       const [c, r] = this.toLayer(cellOf(text));
@@ -52,8 +54,8 @@ export class Grid {
       low = [Math.min(low[0], c), Math.min(low[1], r)];
       high = [Math.max(high[0], c), Math.max(high[1], r)];
     }
-    const size = Math.max(7, high[0] - low[0] + 3, high[1] - low[1] + 3);
-    return { column: low[0] - 1, row: low[1] - 1, size };
+    const size = Math.max(7, high[0] - low[0] + 1 + 2 * margin, high[1] - low[1] + 3);
+    return { column: low[0] - margin, row: low[1] - 1, size };
   }
 
   layerRange(cells) { // the shape's lowest and highest layer
