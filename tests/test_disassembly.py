@@ -267,6 +267,14 @@ def test_agrees_with_brute_force_on_prisms(pieces: list[list[Cell]]) -> None:
     _agrees_with_brute_force(pieces, grid_named("prism"))
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_assemblies(most_pieces=3, most_layers=2))
+def test_agrees_with_brute_force_on_hexagonal_prisms(pieces: list[list[Cell]]) -> None:
+    """The same on the hex grid: a small parallelogram of hexagons (q, r) in layers z, moved up
+    and along the three directions of the rows, passing over the two hexagons beside them."""
+    _agrees_with_brute_force(pieces, grid_named("hex"))
+
+
 PRISM_LEVELS = [
     ("Bermuda.xmpuzzle", "0", "1"),
     ("Prisgon.xmpuzzle", "0", "9.6.4.2.2.2.1.2"),

@@ -17,6 +17,7 @@ from cpsolve.cli import app
 from cpsolve.formats import read_puzzle
 from cpsolve.grids import grid_named
 from cpsolve.models.packing.puzzle import resolve
+from cpsolve.run import RunOptions
 from cpsolve.spec import PackingSpec
 
 runner = CliRunner()
@@ -325,3 +326,61 @@ def test_polysticks_are_written_back_drawn_as_they_look(tmp_path: Path) -> None:
     target = yaml.safe_load(written.read_text())["target"]
     assert target["layers"] == [["+-+-+-+", "| | | |", "+-+-+-+", "| | | |", "+-+-+-+"]]
     assert checked_run(written).counts == checked_run(path).counts
+
+
+def _small_sticks(distick: int = 1) -> tuple[list[tuple[str, brute.Shape]], brute.Shape]:
+    maps = brute.square_maps()
+    steps = [(1, 0), (0, 1), (-1, 0), (0, -1)]
+    board = brute.segments(
+        [((x, y), (x + 1, y)) for x in range(3) for y in range(3)]
+        + [((x, y), (x, y + 1)) for x in range(4) for y in range(2)]
+    )
+    twos, threes = _free_sticks(2, maps, steps), _free_sticks(3, maps, steps)
+    return [("d", twos[distick]), *((f"t{n}", s) for n, s in enumerate(threes))], board
+
+
+def test_cp_sat_holds_the_crossing_marks_as_the_exact_cover_does(tmp_path: Path) -> None:
+    pieces, board = _small_sticks()
+    path = tmp_path / "sticks.yaml"
+    path.write_text(yaml.safe_dump(_spec("sticks", pieces, board, _sticks)))
+    assert checked_run(path, RunOptions(show=0, engine="cpsat")).counts == checked_run(path).counts
+
+
+def test_polysticks_count_as_their_encoding_on_the_cube_grid(tmp_path: Path) -> None:
+    """Polysticks as they were solved before the edge grids: the square grid tripled, a unit
+    segment the two cubes between its end points, a point's cube part of a piece that runs
+    straight through it and optional in the target, colours keeping points on points. Same counts."""
+    pieces, board = _small_sticks()
+
+    def cubes(shape: brute.Shape) -> tuple[list[list[int]], list[list[int]]]:
+        inner, points = [], []
+        for unit in shape:
+            (x0, y0), (x1, y1) = sorted(unit)
+            inner += [[3 * x0 + k * (x1 - x0), 3 * y0 + k * (y1 - y0), 0] for k in (1, 2)]
+        ends = [p for unit in shape for p in unit]
+        for point in set(ends):
+            around = [next(iter(unit - {point})) for unit in shape if point in unit]
+            if len(around) == 2 and (around[0][0] + around[1][0], around[0][1] + around[1][1]) == (
+                2 * point[0],
+                2 * point[1],
+            ):
+                points.append([3 * point[0], 3 * point[1], 0])
+        return inner, points
+
+    spec_pieces = {}
+    for name, shape in pieces:
+        inner, points = cubes(shape)
+        spec_pieces[name] = {"cells": inner + points, "colours": {"point": points} if points else {}}
+    inner, _ = cubes(board)
+    interior = [[3 * x, 3 * y, 0] for x in range(4) for y in range(3)]  # every point: a run passes edges too
+    encoded = {
+        "name": "tripled",
+        "pieces": spec_pieces,
+        "target": {"cells": inner + interior, "optional": interior, "colours": {"point": interior}},
+        "colour_rule": [["point", "point"]],
+    }
+    path = tmp_path / "encoded.yaml"
+    path.write_text(yaml.safe_dump(encoded))
+    native = tmp_path / "native.yaml"
+    native.write_text(yaml.safe_dump(_spec("sticks", pieces, board, _sticks)))
+    assert checked_run(path).counts == checked_run(native).counts
