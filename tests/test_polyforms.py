@@ -275,7 +275,7 @@ def test_a_polystick_cover_exported_for_knuth_counts_as_the_run(tmp_path: Path) 
         ),
         (
             {"grid": "trigs", "pieces": {"A": {"layers": [["#"]]}}, "target": {"sticks": [[0, 0, 1, 0]]}},
-            "pieces.A.layers: the trigs grid's pieces are given as sticks",
+            "pieces.A.layers: no segments: they stand between the points ('.' and ' ' are empty)",
         ),
         (
             {"crossing": "allowed", "pieces": {"A": {"cells": [[0, 0]]}}, "target": {"cells": [[0, 0]]}},

@@ -270,7 +270,7 @@ def test_hexagons_and_sticks_are_drawn_and_edited_as_they_look(browser: Any, liv
     corners = f"{editor}.layerShapes.map((s) => s.polygon.length)"
 
     page.click("#files button[data-path='tetrahexes.yaml']")
-    expect(page.locator("#shapes button")).to_have_count(8)
+    expect(page.locator("#shapes button")).to_have_count(8, timeout=30_000)
     page.click("#shapes button >> nth=1")  # the bar: four hexagons in a row
     expect(page.locator("#shapes button >> nth=1")).to_have_text("I (4)")
     assert set(page.evaluate(corners)) == {6}  # every cell of the layer view a hexagon
@@ -285,7 +285,7 @@ def test_hexagons_and_sticks_are_drawn_and_edited_as_they_look(browser: Any, liv
     expect(page.locator("#status")).to_have_text("saved tetrahexes.yaml")
 
     page.click("#files button[data-path='sticks.yaml']")
-    expect(page.locator("#shapes button")).to_have_count(2)
+    expect(page.locator("#shapes button")).to_have_count(2, timeout=30_000)
     page.click("#shapes button >> nth=1")
     expect(page.locator("#shapes button >> nth=1")).to_have_text("L (2)")
     assert set(page.evaluate(corners)) == {4} and page.evaluate(f"{editor}.layerShapes.length") >= 12

@@ -77,13 +77,14 @@ def residues(grid: Grid) -> list[list[int]]:
 
 def linear_map(mapping: Any) -> list[list[float]]:
     """The matrix of a linear map of triples (the layer layout), read off the unit vectors
-    through points where it is exact (the sphere grid's layers take halves of even sums)."""
+    through points where it is exact (the sphere grid's layers take halves of even sums, the
+    triangular edge grids' thirds)."""
     origin = np.array(mapping((0, 0, 0)), float)
     columns = []
     for axis in range(3):
         unit = [0, 0, 0]
-        unit[axis] = 2  # even: the sphere grid's layout halves sums
-        columns.append((np.array(mapping(tuple(unit)), float) - origin) / 2)
+        unit[axis] = 6  # even and a multiple of 3: exact where a layout halves or takes thirds
+        columns.append((np.array(mapping(tuple(unit)), float) - origin) / 6)
     matrix: list[list[float]] = np.array(columns).T.tolist()
     return matrix
 

@@ -34,6 +34,7 @@ from . import solids
 from .base import SIXTH_TURNS, Grid, Transform, closure, transforms_of
 from .prism import FLIP, MIRROR, TURN
 
+LAYER_STEP = 3  # the triangular edge grids' drawings: a character every third fine-lattice step
 STICK_WIDTH = 0.16  # a segment's thickness as drawn, in segment lengths
 QUARTER = ((0, -1, 0), (1, 0, 0), (0, 0, 1))  # 90 degrees about z
 SQUARE_FLIP = ((1, 0, 0), (0, -1, 0), (0, 0, -1))  # half a turn about x: a flat piece turned over
@@ -240,7 +241,8 @@ class TriangleEdges(EdgeGrid):
     directions = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
     editor_turns = SIXTH_TURNS
     caption = (
-        "segments given by their end points in the triangular lattice's [a, b] (b rows up, each row half a step right)"
+        "polytrigs drawn as they look, '-', '\\' and '/' the segments between the points '+' (each row of points"
+        " half a step right of the one above); or sticks between points [a, b] of the triangular lattice"
     )
 
     def real(self, cells: Any) -> Any:
@@ -266,8 +268,36 @@ class TriangleEdges(EdgeGrid):
         turns = [(units[k][0] + units[(k + 1) % 6][0], units[k][1] + units[(k + 1) % 6][1]) for k in range(6)]
         return [(0, 0), *units, *turns]
 
+    def from_layers(self, column: int, row: int, layer: int) -> Cell:
+        """A drawing's characters a third of the fine lattice apart: a row of the drawing is a
+        row of points or the segments between two rows (`layer_character`)."""
+        return (LAYER_STEP * column, LAYER_STEP * row, layer)
+
+    def to_layers(self, cell: Cell) -> Cell:
+        return (cell[0] // LAYER_STEP, cell[1] // LAYER_STEP, cell[2])
+
+    def layer_character(self, place: Cell, mark: str | None) -> str:
+        """Drawn as polytrigs are drawn: `-` along a row, `\\` and `/` the two slants (rows of
+        the drawing run down the page as y grows), `+` the points."""
+        cell = self.from_layers(*place)
+        points = self.frame(np.array([cell], np.int64))
+        kind = self._residue_kind(points)[0]
+        if kind == 2 and self._vertex_ok(self._nearest_point(points))[0] and not (points[0, :2] % self.spacing).any():
+            return "+"
+        if mark is None or kind != 1:
+            return " "
+        ends = self._ends(points)[0]
+        step = (int(ends[1][0] - ends[0][0]), int(ends[1][1] - ends[0][1]))
+        return {(1, 0): "-", (0, 1): "\\", (-1, 1): "/"}[step]
+
     def drawn_cells(self, drawn: Sequence[Cell]) -> list[Cell] | str:
-        return f"the {self.name} grid's pieces are given as sticks (runs between lattice points), not drawn in layers"
+        """The segments of a drawing: the characters where a segment's middle is; the others
+        (points, anything) are decoration."""
+        cells = [self.from_layers(*place) for place in drawn]
+        if not cells:
+            return []
+        given = self.given_mask(np.array(cells, np.int64))
+        return [cell for cell, ok in zip(cells, given.tolist(), strict=True) if ok]
 
     def _mark_of(self, four: tuple[int, ...]) -> Vector:
         """The two directions left out name the mark: opposite ones, the point itself (any two
@@ -297,8 +327,8 @@ class HexagonEdges(TriangleEdges):
     cell_period = (36, 12, 1)
     crossing_possible = False
     caption = (
-        "segments given by their end points in the triangular lattice's [a, b] (b rows up, each row half a"
-        " step right); the hexagons' corners are the points with a - b not a multiple of 3"
+        "polytwigs drawn as they look, '-', '\\' and '/' the hexagons' edges between their corners '+'; or sticks"
+        " between the corners, points [a, b] of the triangular lattice with a - b not a multiple of 3"
     )
 
     def _vertex_ok(self, points: Any) -> Any:

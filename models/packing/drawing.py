@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from cpsolve.geometry import (
     Cell,
 )
@@ -47,8 +49,14 @@ class PackingDrawing:
         grid = self.puzzle.grid
         if grid is CUBE:
             return draw_layers(self.puzzle.target, self._symbol_of_cell(solution), self.legend(), self.top_first)
-        drawn = {grid.to_layers(cell): symbol for cell, symbol in self._symbol_of_cell(solution).items()}
-        target = [grid.to_layers(cell) for cell in self.puzzle.target]
+        symbols = self._symbol_of_cell(solution)
+        target = list(self.puzzle.target)
+        if grid.edges:  # the segments; their crossing marks are the model's, not the drawing's
+            target = [
+                cell for cell, given in zip(target, grid.given_mask(np.array(target)).tolist(), strict=True) if given
+            ]
+        drawn = {grid.to_layers(cell): symbols[cell] for cell in target if cell in symbols}
+        target = [grid.to_layers(cell) for cell in target]
         return draw_layers(target, drawn, self.legend(), caption=grid.caption)
 
     def _symbol_of_atom(self, solution: Solution) -> dict[int, str]:

@@ -142,7 +142,8 @@ def _spec_cells(shape: ShapeSpec, loc: Loc, source: Source, grid: Grid) -> list[
     if isinstance(drawn, str):
         raise source.error((*loc, "layers"), drawn)
     if not drawn:
-        raise source.error((*loc, "layers"), "no filled cells ('.' and ' ' are empty)")
+        empty = "no segments: they stand between the points" if grid.edges else "no filled cells"
+        raise source.error((*loc, "layers"), f"{empty} ('.' and ' ' are empty)")
     return drawn
 
 
