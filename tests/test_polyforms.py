@@ -278,6 +278,19 @@ def test_a_polystick_cover_exported_for_knuth_counts_as_the_run(tmp_path: Path) 
             "pieces.A.layers: no segments: they stand between the points ('.' and ' ' are empty)",
         ),
         (
+            {"grid": "sticks", "pieces": {"A": {"sticks": [[0, 0, 200000, 0]]}}, "target": {"sticks": [[0, 0, 1, 0]]}},
+            "pieces.A.sticks.0: from [0, 0] to [200000, 0] is 200,000 segments; a shape has at most 100,000",
+        ),
+        (
+            {
+                "grid": "sticks",
+                "max_holes": 1,
+                "pieces": {"A": {"sticks": [[0, 0, 1, 0]]}},
+                "target": {"sticks": [[0, 0, 1, 0]]},
+            },
+            "max_holes: max_holes is not for an edge grid where pieces may not cross",
+        ),
+        (
             {"crossing": "allowed", "pieces": {"A": {"cells": [[0, 0]]}}, "target": {"cells": [[0, 0]]}},
             "crossing: crossing is for the edge grids (sticks, trigs, twigs), not the cube grid",
         ),

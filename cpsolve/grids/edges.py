@@ -1,7 +1,7 @@
 """Edge grids: polysticks (the square grid's edges), polytrigs (the triangular grid's) and
 polytwigs (the hexagonal grid's). A piece is a set of unit segments between points of a lattice.
 
-Every cell is a point of a fine lattice with the lattice's points `SPACING` apart: a segment is
+Every cell is a point of a fine lattice with the lattice's points `spacing` apart: a segment is
 its middle; a piece's crossing marks (below) lie within a third of a segment of their point. The
 frame is that fine lattice in the lattice's own basis, so the grid's symmetries (8 of a square,
 12 of a hexagon, each turned over by a half turn in space) are integer matrices, as on the other
@@ -14,7 +14,8 @@ its segments at a point that could be so separated (`crossing_marks`), the targe
 mark as an optional cell, and an optional cell is covered at most once: two pieces cross nowhere.
 On the square grid the one mark of a point is the point itself, claimed by a piece running
 straight through it (as Knuth's and Puzzler's exact covers do it); on the triangular grid a point
-has seven: one for two straight runs, six for the ways a turn can be crossed. On the hexagonal
+has thirteen: one for two straight runs crossing, twelve for the ways a turn can be crossed (by a
+straight run or by another turn). On the hexagonal
 grid three segments meet at a point, so no two pieces can cross and no mark is made.
 """
 
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from cpsolve.geometry import Cell
+from cpsolve.limits import MAX_SHAPE_CELLS
 
 from . import solids
 from .base import SIXTH_TURNS, Grid, Transform, closure, transforms_of
@@ -126,6 +128,8 @@ class EdgeGrid(Grid):
         unit = (delta[0] // length, delta[1] // length) if length else (0, 0)
         if not length or unit not in self.directions:
             return f"from {list(start)} to {list(end)} is not a straight run along the {self.name} grid's lines"
+        if length > MAX_SHAPE_CELLS:
+            return f"from {list(start)} to {list(end)} is {length:,} segments; a shape has at most {MAX_SHAPE_CELLS:,}"
         half = self.spacing // 2
         middles = [
             (

@@ -180,7 +180,12 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
         raise source.error(
             ("crossing",), f"crossing is for the edge grids (sticks, trigs, twigs), not the {grid.name} grid"
         )
-    marked = spec.crossing == "forbidden"
+    marked = spec.crossing == "forbidden" and grid.edges
+    if marked and spec.max_holes is not None:
+        raise source.error(
+            ("max_holes",),
+            "max_holes is not for an edge grid where pieces may not cross: its crossing marks are optional",
+        )
     pieces = tuple(_piece(name, piece, source, grid, marked) for name, piece in spec.pieces.items())
     target = shape_cells(spec.target, ("target",), source, grid)
     optional = set(optional_in_layers(spec.target, grid)) | {as_cell(c) for c in spec.target.optional}
