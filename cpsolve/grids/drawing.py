@@ -153,6 +153,8 @@ def across(grid: Grid) -> list[list[list[int]]]:
     """Per kind, per face of its solid, the step from a cell of that kind to the cell that shares
     the face (found by the face's corners among the cells around it)."""
     kinds = grid.cell_kinds()
+    if grid.edges:  # sticks share no faces: a click on one adds nothing beside it (the layer view adds)
+        return [[[0, 0, 0] for _ in grid.solid(kind)] for kind in kinds]
     reach = list(grid.kind_period)  # a face's other cell lies within a period of its own
     window = np.array(
         list(itertools.product(*(range(-r, r + p) for r, p in zip(reach, grid.kind_period, strict=True))))
