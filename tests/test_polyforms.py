@@ -397,3 +397,16 @@ def test_polysticks_count_as_their_encoding_on_the_cube_grid(tmp_path: Path) -> 
     native = tmp_path / "native.yaml"
     native.write_text(yaml.safe_dump(_spec("sticks", pieces, board, _sticks)))
     assert checked_run(path).counts == checked_run(native).counts
+
+
+def test_rows_of_hexagons_on_odd_columns_read_their_optional_hexagons_with_the_rest(tmp_path: Path) -> None:
+    """A drawing that starts on an odd column moves one column left, its `+` hexagons with it:
+    two dihexes in five hexagons, one of which may stay empty, as the same target in axial cells."""
+    drawn = {"grid": "hex", "pieces": {"D": {"layers": [["# #"]], "count": 2}}}
+    path = tmp_path / "drawn.yaml"
+    path.write_text(yaml.safe_dump({"name": "drawn", **drawn, "target": {"layers": [[" # # +", "# #"]]}}))
+    cells = {"cells": [[0, 0], [1, 0], [2, 0], [-1, 1], [0, 1]], "optional": [[2, 0]]}
+    axial = tmp_path / "axial.yaml"
+    axial.write_text(yaml.safe_dump({"name": "axial", **drawn, "target": cells}))
+    assert checked_run(path).counts == checked_run(axial).counts
+    assert checked_run(path).counts.raw > 0

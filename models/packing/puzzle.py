@@ -273,17 +273,23 @@ def _check_colour_rule(
 
 
 def optional_in_layers(target: ShapeSpec, grid: Grid) -> list[Cell]:
-    """Cells drawn '+' in a target's layers: they may stay empty."""
+    """Cells drawn '+' in a target's layers: they may stay empty (read as the grid reads the
+    whole drawing: rows of hexagons on odd columns move with the rest)."""
     if target.layers is None or grid.edges:  # an edge grid's drawing marks its points '+'
         return []
     layers = [layer.splitlines() if isinstance(layer, str) else layer for layer in target.layers]
-    return [
-        grid.from_layers(x, y, z)
+    places = layer_cells(layers)
+    cells = grid.drawn_cells(places)
+    if isinstance(cells, str):  # the drawing's own reading says what is wrong
+        return []
+    plus = {
+        (x, y, z)
         for z, layer in enumerate(layers)
         for y, row in enumerate(layer)
         for x, char in enumerate(row)
         if char == "+"
-    ]
+    }
+    return [cell for place, cell in zip(places, cells, strict=True) if place in plus]
 
 
 def _resolve_fixed(
