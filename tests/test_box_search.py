@@ -121,6 +121,19 @@ def test_the_box_search_parts_meet_the_same_solutions_as_the_lowest_cell_search(
     assert sorted(solutions(box, parts)) == sorted(solutions(CoverSearch.of(problem), parts))
 
 
+@pytest.mark.parametrize("name", ["tetrahexes_4x7.yaml", "tetrahexes_coin.yaml", "polyhexes_1234_diamond_ring.yaml"])
+def test_the_box_search_takes_rows_of_hexagons_in_axial_cells_and_meets_the_same_solutions(name: str) -> None:
+    """On the hex grid the box search lays cells out as their axial (q, r): a step along an axis
+    is a neighbour (two diagonals are too, which only the placements checked whole see)."""
+    puzzle = built(SPECS / name)
+    problem = puzzle.cover_problem()
+    assert problem is not None
+    parts = parts_for(problem, choose_breaking(puzzle.group, puzzle.breaking_candidates))
+    box = search_for(problem)
+    assert isinstance(box, BoxSearch)
+    assert sorted(solutions(box, parts)) == sorted(solutions(CoverSearch.of(problem), parts))
+
+
 def test_boards_of_one_word_and_of_two_are_both_compared_above() -> None:
     """The kernel is compiled once for boxes of up to 64 cells (one word) and once for more."""
     for name, words in (("soma.yaml", 1), ("t_tetracubes_6x6x2.yaml", 2)):

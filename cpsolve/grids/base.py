@@ -122,9 +122,10 @@ class Grid:
     # placements fit rather than the lowest: on the sphere grid (the Kanoodle pyramid on the
     # lowest-cell search took 4.9 s, on this one 0.78 s), not elsewhere (HexSticks 0.07 -> 0.12 s)
     fewest_first: bool = False
-    # the box search may lay the cells out by `to_layers`: its neighbours there (one step along an
-    # axis) are neighbours of the grid, or on the prism grid of one of the two triangles, which
-    # only narrows which placements it looks at first (every placement is still checked whole)
+    # the box search may lay the cells out by `box_position` (`to_layers`, but the hex grid's
+    # axial cells): its neighbours there (one step along an axis) are neighbours of the grid, or on
+    # the prism grid of one of the two triangles, which only narrows which placements it looks at
+    # first (every placement is still checked whole)
     box_layout: bool = False
     # how its cells look (cpsolve.grids.solids): cells whose coordinates agree modulo kind_period
     # are the same solid, moved; `balls`: its cells are balls, touching at one point, drawn and
@@ -213,6 +214,10 @@ class Grid:
     def from_layers(self, column: int, row: int, layer: int) -> Cell:
         """The cell a character of a `layers` drawing stands for (column, row, layer)."""
         return (column, row, layer)
+
+    def box_position(self, cell: Cell) -> Cell:
+        """Where the box search lays a cell out (`box_layout`): as `layers` draw it."""
+        return self.to_layers(cell)
 
     def drawn_cells(self, drawn: Sequence[Cell]) -> list[Cell] | str:
         """The cells of a `layers` drawing, given its filled characters' (column, row, layer),

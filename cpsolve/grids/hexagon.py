@@ -62,6 +62,7 @@ class HexGrid(Grid):
     steps = _steps()
     layer_solids = True
     layer_columns = 2
+    box_layout = True
     editor_turns = SIXTH_TURNS
 
     def real(self, cells: Any) -> Any:
@@ -80,6 +81,10 @@ class HexGrid(Grid):
     def to_layers(self, cell: Cell) -> Cell:
         q, r, z = cell
         return (2 * q + r, r, z)
+
+    def box_position(self, cell: Cell) -> Cell:
+        """The axial cell itself: one step along q or r is a neighbour (so are two diagonals)."""
+        return cell
 
     def layer_character(self, place: Cell, mark: str | None) -> str:
         """Between two hexagons of a row, a space."""

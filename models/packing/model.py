@@ -197,7 +197,7 @@ class PackingModel(PuzzleModel):
             if group_names
             else (),
             group_bounds=tuple(group_bounds),
-            positions=tuple(puzzle.grid.to_layers(c) for c in puzzle.target) if puzzle.grid.box_layout else (),
+            positions=tuple(puzzle.grid.box_position(c) for c in puzzle.target) if puzzle.grid.box_layout else (),
             fewest_first=puzzle.grid.fewest_first,
         )
 
