@@ -281,8 +281,12 @@ def test_hexagons_and_sticks_are_drawn_and_edited_as_they_look(browser: Any, liv
     expect(page.locator("#shapes button >> nth=1")).to_have_text("I (4)")
     page.click("#solve")
     expect(page.locator("#summary")).to_contain_text("raw 18, rotations 9, unique 9 (complete)", timeout=60_000)
-    page.keyboard.press("Control+s")  # the edit undone is still an edit: saved, so nothing is asked
-    expect(page.locator("#status")).to_have_text("saved tetrahexes.yaml")
+    assert errors == []
+    page.close()  # the sticks in a page of their own (no question about the edit undone)
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(live)
 
     page.click("#files button[data-path='sticks.yaml']")
     expect(page.locator("#shapes button")).to_have_count(2, timeout=30_000)
