@@ -286,8 +286,8 @@ class TriangleEdges(EdgeGrid):
         cell = self.from_layers(*place)
         points = self.frame(np.array([cell], np.int64))
         kind = self._residue_kind(points)[0]
-        if kind == 2 and self._vertex_ok(self._nearest_point(points))[0] and not (points[0, :2] % self.spacing).any():
-            return "+"
+        if not (points[0, :2] % self.spacing).any() and self._vertex_ok(points[:, :2] // self.spacing)[0]:
+            return "+"  # a point of the grid (on twigs: a hexagon's corner, which has no crossing mark)
         if mark is None or kind != 1:
             return " "
         ends = self._ends(points)[0]
