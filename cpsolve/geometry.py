@@ -187,14 +187,29 @@ def coloured_orientations(
 
 
 @dataclass(frozen=True)
-class _ColouredImages:
+class ColouredImages:
     """The distinct images of a coloured shape, each a sorted row of numbers (a cell and its
     colour's rank in one): rows compare as the shapes do, cell by cell, then colour ("" for none
-    first), so the least row is the canonical form without decoding the others."""
+    first), so the least row is the canonical form without decoding the others. Every grid's
+    coloured pieces are turned this way (the cube's by its isometries, the others' by their own
+    matrices: `Grid.coloured_images`)."""
 
     rows: tuple[tuple[int, ...], ...]  # in the order first met
     base: int
     names: tuple[Colour, ...]  # by rank
+
+    @staticmethod
+    def of(moved: Any, colours: Sequence[Colour]) -> ColouredImages:
+        """The distinct images among `moved` (images x cells x 3, each at its normal place, no
+        coordinate negative; in the group's order), cell `i` of each coloured `colours[i]`."""
+        names = sorted({colour or "" for colour in colours})  # "" (none) first; names are never empty
+        if not len(moved):
+            return ColouredImages((), 1, tuple(name or None for name in names))
+        ranks = np.array([names.index(colour or "") for colour in colours], np.int64)
+        base, kinds = int(moved.max()) + 1, len(names)
+        keys = np.sort(((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2]) * kinds + ranks, axis=1)
+        rows = tuple(dict.fromkeys(map(tuple, keys.tolist())))
+        return ColouredImages(rows, base, tuple(name or None for name in names))
 
     def shape(self, row: tuple[int, ...]) -> ColouredShape:
         return self.shapes([row])[0]
@@ -211,7 +226,13 @@ class _ColouredImages:
         dictionary look-up per cell (Dracula's nine 152-cell pieces: 33,000 of them)."""
         kinds = len(self.names)
         keys = np.array(self.rows, np.int64)
+        if not len(keys):
+            return np.zeros((0, 0, 3), np.int64), np.zeros((0, 0), np.int64)
         return _decoded(keys // kinds, self.base), keys % kinds
+
+    def canonical(self) -> ColouredShape:
+        """The least image: the piece's canonical form."""
+        return self.shape(min(self.rows))
 
     def shapes(self, rows: Sequence[tuple[int, ...]]) -> tuple[ColouredShape, ...]:
         kinds = len(self.names)
@@ -227,16 +248,10 @@ class _ColouredImages:
 @functools.lru_cache(maxsize=1024)
 def _coloured_images(
     cells: tuple[Cell, ...], colours: tuple[Colour, ...], group: tuple[Isometry, ...]
-) -> _ColouredImages:
+) -> ColouredImages:
     """Cached: a BurrTools file's large pieces are turned for their placements, their canonical
     forms and their mirror partners (Dracula: 0.25 s of its 0.30 s building, before any cache)."""
-    names = sorted({colour or "" for colour in colours})  # "" (none) first; names are never empty
-    ranks = np.array([names.index(colour or "") for colour in colours], np.int64)
-    moved = _images_at_origin(cells, group)
-    base, kinds = int(moved.max()) + 1, len(names)
-    keys = np.sort(((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2]) * kinds + ranks, axis=1)
-    rows = tuple(dict.fromkeys(map(tuple, keys.tolist())))
-    return _ColouredImages(rows, base, tuple(name or None for name in names))
+    return ColouredImages.of(_images_at_origin(cells, group), colours)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -247,6 +262,13 @@ def _coloured_orientations(
         return ()
     images = _coloured_images(cells, colours, group)
     return images.shapes(images.rows)
+
+
+def coloured_images(
+    cells: Sequence[Cell], colours: Sequence[Colour], group: Sequence[Isometry] = ROTATIONS
+) -> ColouredImages:
+    """The distinct images of a coloured shape under a group of isometries, kept for the next call."""
+    return _coloured_images(tuple(cells), tuple(colours), tuple(group))
 
 
 def coloured_orientation_arrays(
@@ -268,8 +290,7 @@ def coloured_orientation_ranks(cells: Sequence[Cell], colours: Sequence[Colour])
 def coloured_canonical(cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
     """The least coloured orientation under rotations, cell by cell then colour (none first):
     equal iff the same piece, colours and all."""
-    images = _coloured_images(tuple(cells), tuple(colours), tuple(ROTATIONS))
-    return images.shape(min(images.rows))
+    return _coloured_images(tuple(cells), tuple(colours), tuple(ROTATIONS)).canonical()
 
 
 def coloured_mirror(cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:

@@ -236,6 +236,40 @@ def test_coloured_cube_orientations_at_once_are_each_isometrys_image(
     assert geometry.coloured_orientations(cells, colours, group) == list(one_at_a_time)
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sampled_from([grid for grid in GRIDS if grid is not CUBE]),  # the cube's: above
+    st.lists(st.tuples(st.tuples(*[st.integers(-3, 5)] * 3), st.sampled_from([None, "red", "blue"])), max_size=10),
+    st.booleans(),
+)
+def test_coloured_orientations_on_the_other_grids_are_each_transformations_image(
+    grid: Grid, painted: list[tuple[Cell, str | None]], mirrors: bool
+) -> None:
+    """On every grid but the cube's a coloured shape's orientations, worked out for all transformations at once,
+    are in the same order each transformation's image at its normal place with the colours
+    carried along, sorted by cell; its canonical form is the least of them under rotations, cell
+    by cell then colour (none first)."""
+    colour_of = {cell: colour for cell, colour in painted if grid.is_cell(cell)}
+    assume(colour_of)
+    cells, colours = list(colour_of), list(colour_of.values())
+    array = np.array(cells, np.int64).reshape(-1, 3)
+    one_at_a_time: dict[Any, None] = {}
+    for transform in grid.group(mirrors):
+        moved = grid.image(array, transform)
+        if moved is not None:
+            shifted = [tuple(cell) for cell in (moved - grid.lattice_shift(moved)).tolist()]
+            one_at_a_time.setdefault(tuple(sorted(zip(shifted, colours, strict=True), key=lambda item: item[0])), None)
+    assert grid.coloured_orientations(cells, colours, mirrors) == list(one_at_a_time)
+    rotated = grid.coloured_orientations(cells, colours)
+    assert grid.coloured_canonical(cells[::-1], colours[::-1]) == min(
+        rotated, key=lambda shape: [(cell, colour or "") for cell, colour in shape]
+    )
+    arrays, ways = grid.coloured_orientation_arrays(cells, colours)
+    assert [
+        tuple(zip(map(tuple, way), named, strict=True)) for way, named in zip(arrays.tolist(), ways, strict=True)
+    ] == rotated
+
+
 def test_a_flat_ball_piece_lies_in_the_slanted_planes_too() -> None:
     """Three balls in a row and a bend of 120 degrees: the octahedral turns alone do not take the
     bend into every plane it can lie in; BurrTools' 120 turns do."""

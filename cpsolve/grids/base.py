@@ -23,7 +23,17 @@ from typing import Any
 
 import numpy as np
 
-from cpsolve.geometry import Cell, Colour, ColouredShape, Shape, cell_array, distinct_images, encoded, per_axis
+from cpsolve.geometry import (
+    Cell,
+    Colour,
+    ColouredImages,
+    ColouredShape,
+    Shape,
+    cell_array,
+    distinct_images,
+    encoded,
+    per_axis,
+)
 from cpsolve.limits import NO_DEADLINE, Deadline
 
 from . import solids
@@ -365,28 +375,33 @@ class Grid:
         self, cells: Sequence[Cell], colours: Sequence[Colour], mirrors: bool = False
     ) -> list[ColouredShape]:
         """The distinct normalised images of a coloured shape (colours move with their cells)."""
-        array = np.asarray(cells, np.int64).reshape(-1, 3)
-        seen: dict[ColouredShape, None] = {}
-        for transform in self.group(mirrors):
-            moved = self.image(array, transform)
-            if moved is None:
-                continue
-            shifted = (moved - self.lattice_shift(moved)).tolist()
-            pairs = sorted(
-                ((tuple(c), colour) for c, colour in zip(shifted, colours, strict=True)),
-                key=lambda item: (item[0], item[1] or ""),
-            )
-            seen.setdefault(tuple(pairs), None)
-        return list(seen)
+        images = self.coloured_images(cells, colours, mirrors)
+        return list(images.shapes(images.rows))
+
+    def coloured_images(
+        self, cells: Sequence[Cell], colours: Sequence[Colour], mirrors: bool = False
+    ) -> ColouredImages:
+        """The distinct images of a coloured shape as rows of numbers, in the group's order, kept
+        for the next call (its placements, its canonical form and its mirror's ask for them)."""
+        return self._coloured_images(tuple(cells), tuple(colours), mirrors)
+
+    @functools.lru_cache(maxsize=1024)  # noqa: B019 - a grid lives as long as the program
+    def _coloured_images(self, cells: tuple[Cell, ...], colours: tuple[Colour, ...], mirrors: bool) -> ColouredImages:
+        """Every transformation at once (`images`), then each image at its normal place: a
+        coloured piece turned one transformation at a time, its cells sorted as tuples, was most of
+        a model on the rhombic and tetra-octa grids (BrokenSticks: 0.66 of 1.3 s profiled)."""
+        moved, lands = self.images(np.asarray(cells, np.int64).reshape(-1, 3), mirrors)
+        moved = moved[lands]
+        if len(moved):
+            moved = moved - self._lattice_shifts(per_axis(moved, np.min))[:, None, :]
+        return ColouredImages.of(moved, colours)
 
     def coloured_orientation_arrays(
         self, cells: Sequence[Cell], colours: Sequence[Colour]
     ) -> tuple[Any, list[tuple[Colour, ...]]]:
         """`coloured_orientations` under rotations as arrays: each way's cells (ways x cells x 3,
         sorted) and its cells' colours, what placements are made from."""
-        shapes = self.coloured_orientations(cells, colours)
-        cells_of = np.array([[cell for cell, _ in shape] for shape in shapes], np.int64).reshape(len(shapes), -1, 3)
-        return cells_of, [tuple(colour for _, colour in shape) for shape in shapes]
+        return self.coloured_images(cells, colours).arrays()
 
     def canonical(self, cells: Sequence[Cell]) -> Shape:
         """The least orientation under rotations: two pieces are the same piece iff equal. Found
@@ -422,7 +437,7 @@ class Grid:
         return tuple(map(tuple, least.tolist()))
 
     def coloured_canonical(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
-        return min(self.coloured_orientations(cells, colours), key=lambda s: [(c, k or "") for c, k in s])
+        return self.coloured_images(cells, colours).canonical()
 
     def coloured_mirror(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
         moved = [tuple(c) for c in self.mirror_image(cells).tolist()]

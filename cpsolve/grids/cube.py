@@ -58,6 +58,11 @@ class CubeGrid(Grid):
     ) -> tuple[Any, list[tuple[Colour, ...]]]:
         return geometry.coloured_orientation_arrays(cells, colours)
 
+    def coloured_images(
+        self, cells: Sequence[Cell], colours: Sequence[Colour], mirrors: bool = False
+    ) -> geometry.ColouredImages:
+        return geometry.coloured_images(cells, colours, ISOMETRIES if mirrors else ROTATIONS)
+
     def coloured_canonical(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
         return geometry.coloured_canonical(cells, colours)
 

@@ -231,10 +231,7 @@ def placement_arrays(
             if block is None:
                 raise _too_many(puzzle, max_atoms) if room >= max_atoms - found else _too_many_cells(puzzle)
         else:
-            indexes, lying, colours = _piece_placements(puzzle, piece, box, by_colour)
-            codes = None
-            if colours is not None:
-                codes = _colour_codes(colours, colour_code)[lying]
+            indexes, _, codes = _piece_placements(puzzle, piece, box, by_colour, colour_code)
             block = _Block.of(index, indexes, codes)
         blocks.append(block)
         found += len(block.cells)
@@ -327,33 +324,41 @@ def _too_many(puzzle: PackingPuzzle, max_atoms: int) -> ModelTooBigError:
 
 
 def _piece_placements(
-    puzzle: PackingPuzzle, piece: Piece, box: _Box, by_colour: _ByColour | None
-) -> tuple[Any, Any, list[tuple[Colour, ...]] | None]:
+    puzzle: PackingPuzzle, piece: Piece, box: _Box, by_colour: _ByColour | None, colour_code: Mapping[str, int]
+) -> tuple[Any, Any, Any | None]:
     """Every placement of one piece (its target cell indexes: placements x cells, in the
-    orientations' order), the orientation of each, and for a coloured piece each orientation's
-    cell colours; a coloured piece's placements only where each cell's colour fits the target
-    cell's."""
+    orientations' order), the orientation of each, and for a coloured piece each placement's
+    cells' colour codes (`colour_code`); a coloured piece's placements only where each cell's
+    colour fits the target cell's."""
     if not piece.coloured:
         indexes, orientation = _all_fitting_placements(puzzle.grid.orientation_array(piece.cells), box, puzzle.grid)
         return indexes, orientation, None
-    shapes, colours = puzzle.grid.coloured_orientation_arrays(piece.cells, piece.colours)
+    images = puzzle.grid.coloured_images(piece.cells, piece.colours)
+    shapes, ranks = images.ranked()
+    codes = np.array([colour_code.get(name or "", 0) for name in images.names], np.int64)[ranks]
     if by_colour is not None:
-        allowed, code = by_colour
-        codes = np.array([[code[colour] for colour in way] for way in colours], np.int64)
-        indexes, orientation = _fitting_by_room(shapes, box, allowed, codes)
-        return indexes, orientation, colours
+        allowed, kind = by_colour
+        kinds = np.array([kind[name] for name in images.names], np.int64)[ranks]
+        indexes, orientation = _fitting_by_room(shapes, box, allowed, kinds)
+        return indexes, orientation, codes[orientation]
     indexes, orientation = _all_fitting_placements(shapes, box, puzzle.grid)
-    fits_at = {
-        colour: np.array([puzzle.colours_fit(colour, puzzle.target_colours.get(cell)) for cell in puzzle.target])
-        for colour in {colour for way in colours for colour in way if colour is not None}
-    }  # where a cell of each colour may lie, by target cell: worked out once per piece, not per orientation
-    keep = np.ones(len(indexes), bool)
-    for number, way in enumerate(colours):
-        rows = np.flatnonzero(orientation == number)
-        for column, colour in enumerate(way):
-            if colour is not None:
-                keep[rows] &= fits_at[colour][indexes[rows, column]]
-    return indexes[keep], orientation[keep], colours
+    fits = _fits_by_target_cell(puzzle, images.names)  # name rank x target cell
+    keep = fits[ranks[orientation], indexes].all(axis=1)
+    return indexes[keep], orientation[keep], codes[orientation[keep]]
+
+
+def _fits_by_target_cell(puzzle: PackingPuzzle, names: Sequence[Colour]) -> Any:
+    """Whether a cell of each colour (rows, `names`' order) may lie on each target cell: the rule
+    asked once for each pair of a piece's colour and a target colour, not once a target cell
+    (a rhombic piece's colours checked per orientation and cell were a fifth of BrokenSticks'
+    model)."""
+    target_names = sorted({colour for colour in puzzle.target_colours.values()})
+    on_cell = {name: number + 1 for number, name in enumerate(target_names)}  # 0: an uncoloured target cell
+    kind = np.array([on_cell.get(puzzle.target_colours.get(cell, ""), 0) for cell in puzzle.target], np.int64)
+    pairs = np.array(
+        [[puzzle.colours_fit(name, target) for target in (None, *target_names)] for name in names], bool
+    ).reshape(len(names), len(target_names) + 1)
+    return pairs[:, kind]
 
 
 def _allowed(puzzle: PackingPuzzle, box: _Box) -> _ByColour:
