@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
+import numpy as np
 import pytest
 import yaml
 from conftest import SPECS, checked_run, corpus_dir
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cpsolve import native
+from cpsolve.arrays import stable_order
 from cpsolve.cli import app
 from cpsolve.errors import ModelTooBigError
 from cpsolve.formats import read_puzzle, read_puzzles
@@ -352,3 +354,12 @@ def test_the_compiled_symmetry_images_agree_on_every_grid() -> None:
         for problem in range(len(read_puzzles(path))):
             numpy_way, compiled_way = _group_both_ways(path, problem)
             assert compiled_way == numpy_way, (path.name, problem)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**40), max_size=300), st.sampled_from([1, 7, 2**16, 2**33]))
+def test_the_stable_order_is_numpys_stable_argsort(keys: list[int], spread: int) -> None:
+    """The radix sort of non-negative keys (16 bits at a time) orders them as numpy's stable sort
+    does, equal keys in their order (many ties where the keys are folded into a few values)."""
+    array = np.array(keys, np.int64) % spread
+    assert np.array_equal(stable_order(array), np.argsort(array, kind="stable"))

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from cpsolve import native
+from cpsolve.arrays import stable_order
 from cpsolve.engines.base import Spill
 from cpsolve.models import CoverProblem
 from cpsolve.symmetry import Solution
@@ -178,7 +179,7 @@ class BoxSearch:
         all_keys = (cells[pair] * lists + open_near) * pieces + problem.atom_piece[all_atoms]
         # stable: atoms of one key stay in their order on every machine (numpy's default sort breaks
         # ties by its version and the CPU's vector unit, which moved the Tetris cube's breaking choice)
-        order = np.argsort(all_keys, kind="stable")
+        order = stable_order(all_keys)
         most = np.array([high for _, high in problem.piece_bounds], np.int64)
         return BoxSearch(
             problem,
