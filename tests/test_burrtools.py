@@ -449,7 +449,7 @@ def voxel_by_voxel(text: str, size: tuple[int, int, int], colours: int) -> tuple
     return tuple(filled), tuple(variable), colour
 
 
-VOXELS = ["#", "+", "_", "#1", "+2", "_3", "#0", "#9", "#0002", "#12", "x", " ", "7"]
+VOXELS = ["#", "+", "_", "#1", "+2", "_3", "#0", "#9", "#0002", "#02", "_003", "#12", "x", " ", "7", "\u0663"]
 
 
 @given(st.tuples(st.integers(1, 6), st.integers(1, 5), st.integers(1, 4)), st.sampled_from([0, 10**9]), st.data())
@@ -479,8 +479,9 @@ def test_plain_voxel_strings_read_as_voxel_by_voxel(
 def test_coloured_voxel_strings_read_as_voxel_by_voxel(
     size: tuple[int, int, int], colours: int, data: st.DataObject
 ) -> None:
-    """The coloured voxel reader (the string split by the regular expression engine) gives the
-    cells, colours and first error that reading one character at a time gives."""
+    """The coloured voxel reader (a well-formed string read as arrays, any other split by the
+    regular expression engine for its first error) gives the cells, colours and first error that
+    reading one character at a time gives."""
     volume = size[0] * size[1] * size[2]
     length = volume + data.draw(st.sampled_from([0, 0, 0, -1, 1, 2]))
     voxels = data.draw(st.lists(st.sampled_from(VOXELS), min_size=length, max_size=length))

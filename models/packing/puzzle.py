@@ -20,6 +20,7 @@ from cpsolve.geometry import (
     Colour,
     Shape,
     as_cell,
+    as_cells,
     box_cells,
     foam_rows,
     layer_cells,
@@ -119,7 +120,7 @@ def _spec_cells(shape: ShapeSpec, loc: Loc, source: Source, grid: Grid) -> list[
     if shape.cells is not None:
         if len(shape.cells) > MAX_SHAPE_CELLS:
             raise too_many_cells(len(shape.cells), (*loc, "cells"), source)
-        cells = [as_cell(c) for c in shape.cells]
+        cells = as_cells(shape.cells)
         duplicates = [c for c, n in Counter(cells).items() if n > 1]
         if duplicates:
             raise source.error((*loc, "cells"), f"cell {list(duplicates[0])} is given twice")
@@ -243,8 +244,7 @@ def _colour_map(
 ) -> dict[Cell, str]:
     colour_of: dict[Cell, str] = {}
     for colour, coloured in given.items():
-        for index, coordinates in enumerate(coloured):
-            cell = as_cell(coordinates)
+        for index, cell in enumerate(as_cells(coloured)):
             if cell not in cells:
                 raise source.error((*loc, colour, index), f"cell {list(cell)} is not a cell of this shape")
             if cell in colour_of:
