@@ -4,6 +4,7 @@ Through FastAPI's test client, and once through the real server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
@@ -12,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -211,6 +213,54 @@ def test_a_jobs_limit_is_capped_and_its_progress_kept_bounded(workspace: Path) -
     seconds = [json.loads(frame.split("data: ", 1)[1])["seconds"] for frame in thinned.events]
     assert len(seconds) == 1001 + 100 and thinned.ended
     assert all(later - earlier >= 1.0 - 1e-9 for earlier, later in itertools.pairwise(seconds[1001:]))
+
+
+def test_a_stream_is_woken_by_each_event_and_a_quiet_one_keeps_the_line_open(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader waiting on the event loop is woken by the job's thread as each event comes: with
+    the keep-alive an hour away, the stream would hang if an event did not wake it. Each event is
+    let out only once the reader has the one before (events, not sleeps). Then, with the keep-alive
+    made short, a quiet stream sends its comment until the job's next event."""
+    studio = Studio(Workspace.at(workspace), TOKEN, 8765)
+    record = studio.record(studio.start(state.JobRequest.model_validate({"path": "soma.yaml"})))
+    record.job.wait()
+    gates = [threading.Event() for _ in range(4)]
+
+    class StandIn:
+        def events(self) -> Iterator[Any]:
+            for tenth, gate in enumerate(gates):
+                assert gate.wait(timeout=60)
+                yield Progress(tenth / 10, "searching")
+
+    running = state.Running(record.job)
+    running.job = StandIn()  # type: ignore[assignment]
+
+    async def read(keepalive: float, wanted: int, released_by: str) -> list[str]:
+        """The stream's frames until it has `wanted` events, letting the next event out on each
+        frame that starts with `released_by`."""
+        monkeypatch.setattr(state, "KEEPALIVE_SECONDS", keepalive)
+        frames: list[str] = []
+        stream = running.stream()
+        async for frame in stream:
+            frames.append(frame)
+            had = sum(frame.startswith("event:") for frame in frames)
+            if had == wanted:
+                break
+            if frame.startswith(released_by) and had < len(gates):
+                gates[had].set()
+        await stream.aclose()
+        return frames
+
+    pumping = threading.Thread(target=running.pump, daemon=True)
+    pumping.start()
+    gates[0].set()
+    woken = asyncio.run(asyncio.wait_for(read(3600, 2, "event:"), 60))
+    assert [frame.split("\n", 1)[0] for frame in woken] == ["event: progress"] * 2
+    quiet = asyncio.run(asyncio.wait_for(read(0.01, 4, ":"), 60))  # a late reader: from the first event
+    assert sum(frame.startswith("event:") for frame in quiet) == 4 and ": still running\n\n" in quiet
+    pumping.join(timeout=60)
+    assert running.ended and not running.wakers
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="the server runs as a process of its own")

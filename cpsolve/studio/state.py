@@ -15,8 +15,8 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from contextlib import aclosing, contextmanager
 from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
@@ -39,8 +39,7 @@ MAX_KEPT = 200  # jobs remembered (the oldest finished ones are forgotten first)
 STUDIO_TIME_LIMIT = 600.0  # seconds: a job's limit unless it asks for a shorter one
 REQUEST_SECONDS = 60.0  # what a request that works without a job (validate, an export) may take
 PICTURED = 100  # classes a job sends as events and keeps for its page, at most (`show` says how many)
-KEEPALIVE_SECONDS = 5.0
-STREAM_POLL_SECONDS = 0.05  # an event stream looks for new events this often
+KEEPALIVE_SECONDS = 5.0  # a quiet event stream sends a comment this often (proxies keep it open)
 MAX_STREAMS = 64  # event streams open at once (a page has one)
 # A job's progress events are kept (for readers early or late) as they come, 10 a second, for its
 # first PROGRESS_DENSE_SECONDS, then one every PROGRESS_GAP_LATE: a 600 s job keeps about 1,500
@@ -173,6 +172,15 @@ class Running:
     changed: threading.Condition = field(default_factory=threading.Condition)
     ended: bool = False
     whole: bool = True  # it keeps its model and solutions (False: let go to keep within the budget)
+    wakers: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = field(default_factory=list)
+
+    def wake_readers(self) -> None:
+        """Tell every waiting stream (each on its event loop) that there is news; under `changed`."""
+        for loop, news in self.wakers:
+            try:
+                loop.call_soon_threadsafe(news.set)
+            except RuntimeError:  # its loop has closed: nobody is reading there any more
+                continue
 
     def pump(self, settle: Callable[[], None] | None = None) -> None:
         """Move the job's events into `events` (a thread of its own: the job's events have one
@@ -192,33 +200,43 @@ class Running:
                 self.events.append(frame)
                 self.event_bytes += len(frame)
                 self.changed.notify_all()
+                self.wake_readers()
         with self.changed:
             self.ended = True
             self.changed.notify_all()
+            self.wake_readers()
         if settle is not None:
             settle()
 
-    async def stream(self) -> AsyncIterator[str]:
+    async def stream(self) -> AsyncGenerator[str, None]:
         """The events as server-sent events, from the first, until the job ends. On the event
-        loop, looking for new events every STREAM_POLL_SECONDS: a reader that waited in a thread
-        held one of the few the sync routes share (60 readers slowed every request to 0.6-1.4 s)."""
-        sent, quiet = 0, 0.0
-        while True:
+        loop, woken by the job's thread as each event comes (a reader that waited in a thread held
+        one of the few the sync routes share: 60 readers slowed every request to 0.6-1.4 s; one
+        that looked every 50 ms added up to 50 ms to every answer)."""
+        news = asyncio.Event()
+        waker = (asyncio.get_running_loop(), news)
+        with self.changed:
+            self.wakers.append(waker)
+        try:
+            sent = 0
+            while True:
+                news.clear()  # before reading: an event appended after this read sets it again
+                with self.changed:
+                    fresh, ended, held = self.events[sent:], self.ended, len(self.events)
+                for frame in fresh:
+                    yield frame
+                sent += len(fresh)
+                if (ended and sent == held) or sent > held:  # the end, or its events let go meanwhile
+                    return
+                if fresh:
+                    continue
+                try:
+                    await asyncio.wait_for(news.wait(), KEEPALIVE_SECONDS)
+                except TimeoutError:
+                    yield ": still running\n\n"
+        finally:
             with self.changed:
-                fresh, ended, held = self.events[sent:], self.ended, len(self.events)
-            for frame in fresh:
-                yield frame
-            sent += len(fresh)
-            if (ended and sent == held) or sent > held:  # the end, or its events let go meanwhile
-                return
-            if fresh:
-                quiet = 0.0
-                continue
-            await asyncio.sleep(STREAM_POLL_SECONDS)
-            quiet += STREAM_POLL_SECONDS
-            if quiet >= KEEPALIVE_SECONDS:
-                quiet = 0.0
-                yield ": still running\n\n"
+                self.wakers.remove(waker)
 
     def bytes(self) -> int:
         """What it holds, roughly: its events and, while whole, its model."""
@@ -320,8 +338,9 @@ class Studio:
             with self.lock:
                 self.streams += 1
             try:
-                async for frame in record.stream():
-                    yield frame
+                async with aclosing(record.stream()) as frames:  # its reader let go at once when a page leaves
+                    async for frame in frames:
+                        yield frame
             finally:
                 with self.lock:
                     self.streams -= 1
