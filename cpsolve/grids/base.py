@@ -437,7 +437,7 @@ class Grid:
         return tuple(map(tuple, least.tolist()))
 
     def coloured_canonical(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
-        return self.coloured_images(cells, colours).canonical()
+        return self.coloured_images(cells, colours).canonical
 
     def coloured_mirror(self, cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
         moved = [tuple(c) for c in self.mirror_image(cells).tolist()]
