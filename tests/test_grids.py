@@ -100,6 +100,40 @@ def test_generic_grid_code_agrees_with_the_cube_fast_paths(cells: set[Cell], mir
     )  # the fast path keeps a map once per isometry that gives it, the generic one once
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    st.dictionaries(
+        st.tuples(st.integers(-1, 2), st.integers(0, 3), st.integers(2, 3)), st.sampled_from("ab"), min_size=1
+    ),
+    st.booleans(),
+    st.booleans(),
+)
+def test_a_cell_sets_self_maps_are_the_isometries_that_carry_it_onto_itself(
+    labelled: dict[Cell, str], mirrors: bool, with_labels: bool
+) -> None:
+    """geometry.self_maps (the isometries tried only where they keep the box's size, images read
+    by indexing) against each isometry applied cell by cell and the image moved back onto the
+    set's least corner: the same maps, in the group's order, each cell to a cell of its label."""
+    cells = sorted(labelled)
+    group = geometry.ISOMETRIES if mirrors else geometry.ROTATIONS
+    labels = labelled if with_labels else None
+    maps, isometries = geometry.self_maps(cells, group, labels)
+    index = {cell: i for i, cell in enumerate(cells)}
+    low = [min(cell[axis] for cell in cells) for axis in range(3)]
+    expected, expected_isometries = [], []
+    for iso in group:
+        image = [iso.apply(cell) for cell in cells]
+        image_low = [min(cell[axis] for cell in image) for axis in range(3)]
+        moved = [tuple(cell[axis] - image_low[axis] + low[axis] for axis in range(3)) for cell in image]
+        if all(cell in index for cell in moved) and all(
+            labels is None or labels[cell] == labels[image_cell]  # type: ignore[index]
+            for cell, image_cell in zip(cells, moved, strict=True)
+        ):
+            expected.append([index[cell] for cell in moved])  # type: ignore[index]
+            expected_isometries.append(iso)
+    assert maps.tolist() == expected and isometries == expected_isometries
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from(GRIDS), st.lists(st.tuples(*[st.integers(-3, 5)] * 3), min_size=1, max_size=8), st.booleans())
 def test_orientations_at_once_are_each_transformations_image_normalised(
