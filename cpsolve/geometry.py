@@ -302,6 +302,13 @@ def coloured_canonical(cells: Sequence[Cell], colours: Sequence[Colour]) -> Colo
 
 
 def coloured_mirror(cells: Sequence[Cell], colours: Sequence[Colour]) -> ColouredShape:
+    """The canonical form of the shape's mirror image (kept for the next call: pairing mirror
+    partners asks it of every large piece on every run, a cell at a time to reflect)."""
+    return _coloured_mirror(tuple(cells), tuple(colours))
+
+
+@functools.lru_cache(maxsize=1024)
+def _coloured_mirror(cells: tuple[Cell, ...], colours: tuple[Colour, ...]) -> ColouredShape:
     return coloured_canonical(transform(cells, MIRROR), colours)
 
 
@@ -326,12 +333,9 @@ def step(cell: Cell, direction: int) -> Cell:
 
 def bounding_box(cells: Iterable[Cell]) -> Cell:
     """Size of the smallest box holding the cells (assumes non-empty input)."""
-    cells = list(cells)
-    return (
-        max(c[0] for c in cells) - min(c[0] for c in cells) + 1,
-        max(c[1] for c in cells) - min(c[1] for c in cells) + 1,
-        max(c[2] for c in cells) - min(c[2] for c in cells) + 1,
-    )
+    points = cell_array(list(cells))
+    low, high = points.min(axis=0).tolist(), points.max(axis=0).tolist()
+    return (high[0] - low[0] + 1, high[1] - low[1] + 1, high[2] - low[2] + 1)
 
 
 def box_cells(size: Sequence[int], hollow: bool = False) -> list[Cell]:
