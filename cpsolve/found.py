@@ -115,7 +115,12 @@ def checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> Asse
             f"{model.name}: --disassemble: the {grid.name} grid has no moves to take pieces apart with"
             " (BurrTools takes apart cubes and prisms only); its assemblies are counted"
         )
-    disassembler = Disassembler(model.piece_groups(), options.max_disassembly_positions, deadline, grid)
+    from cpsolve.workers import cores, usable_workers
+
+    threads = usable_workers(options.workers or cores(), None)  # the run's workers, or every core
+    disassembler = Disassembler(
+        model.piece_groups(), options.max_disassembly_positions, deadline, grid, threads=threads
+    )
     loading = time.perf_counter()
     disassembler.load()
     return AssemblyChecker(

@@ -135,6 +135,7 @@ RELEASING: frozenset[Kernel] = frozenset(
         FRONTIER_STEP,
         CENSUS_WALK,
         DISASSEMBLY_TAKE_APART_BATCH,
+        DISASSEMBLY_GEOMETRY_OF,  # a batch's tables, made on each of the disassembly's threads
     }
 )
 

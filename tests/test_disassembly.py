@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import os
 import re
 import subprocess
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -152,6 +154,40 @@ def test_the_compiled_search_grows_its_tables_and_resumes(monkeypatch: pytest.Mo
     alone = [Disassembler(compiled=False, max_positions=2_000).analyse(pieces) for pieces in mixed]
     assert {one.outcome for one in alone} == {Outcome.APART, Outcome.STUCK, Outcome.UNDECIDED}
     _batch_answers_as_alone(Disassembler(compiled=True, max_positions=2_000), mixed, alone)
+
+
+def test_a_batch_on_threads_answers_each_assembly_as_one_thread_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dracula's, Pelikan's and the cage's assemblies, mixed, taken apart on three threads (each its
+    own kernel's tables, chunks of one taken in turn): every answer (outcome, level, plan,
+    positions) as one thread gives it, and more than one thread did the work where the kernels
+    let go of the GIL (a build of `cpsolve compile`; CI has one)."""
+    pytest.importorskip("numba")
+    from cpsolve import disassembly, native
+
+    burrtools = corpus_dir("burrtools")
+    mixed = [
+        *_assemblies(burrtools / "DraculasDentalDesaster.xmpuzzle")[:9],
+        *_assemblies(burrtools / "PelikanBurr.xmpuzzle")[:4],
+        *_assemblies(burrtools / "CubeInCage.xmpuzzle")[:8],
+    ]
+    one_thread = Disassembler(compiled=True).analyse_all(mixed)
+    workers: set[str] = set()
+    plain = Disassembler._batch_on
+
+    def noted(self: Disassembler, kernel: Any, assemblies: Sequence[Sequence[AssembledPiece]]) -> list[Disassembly]:
+        workers.add(threading.current_thread().name)
+        return plain(self, kernel, assemblies)
+
+    monkeypatch.setattr(Disassembler, "_batch_on", noted)
+    monkeypatch.setattr(disassembly, "CHUNKS_PER_THREAD", 4)  # 21 assemblies: chunks of one
+    three = Disassembler(compiled=True, threads=3).analyse_all(mixed)
+    assert [(one.as_json(), one.positions, one.pieces) for one in three] == [
+        (one.as_json(), one.positions, one.pieces) for one in one_thread
+    ]
+    if native.threads_run_apart():
+        assert len(workers) > 1 and all(name.startswith("cpsolve disassembly") for name in workers)
+    elif os.environ.get("CI") == "true":
+        pytest.fail("no build of the kernels under CI: `cpsolve compile` did not run")
 
 
 def test_a_batch_past_its_deadline_leaves_the_assembly_it_is_in_and_those_after_undecided(

@@ -56,6 +56,7 @@ DEADLINE_EVERY_MOVES = 4096  # moves listed from one position between two looks 
 # lists unions of them by the million (3.7 GB) before this bound.
 MAX_MOVES_PER_POSITION = 100_000
 BATCH = 1024  # assemblies taken apart in one kernel call: their pieces' tables are made together
+CHUNKS_PER_THREAD = 4  # a batch on threads is cut into this many kernel calls a thread, taken in turn
 
 Lines = tuple[dict[tuple[int, int], tuple[int, ...]], ...]  # per axis: the other two coordinates -> cells on that line
 Gaps = tuple[int, ...]  # per direction: how far one piece can move before it meets another
@@ -319,13 +320,16 @@ class Disassembler:
         deadline: Deadline = NO_DEADLINE,
         grid: Grid = CUBE,
         compiled: bool | None = None,
+        threads: int = 1,
     ) -> None:
         self.groups = groups or PieceGroups()
         self.max_positions = max_positions
         self.deadline = deadline
         self.grid = grid
         self.compiled = native.installed("numba") if compiled is None else compiled
+        self.threads = max(1, threads)
         self._kernel: CompiledDisassembler | None = None
+        self._more_kernels: list[CompiledDisassembler] = []  # one for each thread after the first
 
     def load(self) -> None:
         """Load the compiled search (the build `cpsolve compile` made, else numba's cache; the very
@@ -344,14 +348,13 @@ class Disassembler:
         """The kernel's tables, set up for this assembly, when it is searched compiled."""
         if not self.compiled:
             return None
-        from cpsolve.disassembly.compiled import MOST_PIECES, CompiledDisassembler
+        from cpsolve.disassembly.compiled import MOST_PIECES
 
         if len(pieces) > MOST_PIECES:
             return None
-        if self._kernel is None:
-            self._kernel = CompiledDisassembler(self.grid)
-        self._kernel.new_assembly([piece.cells for piece in pieces])
-        return self._kernel
+        kernel = self._kernel_of(0)
+        kernel.new_assembly([piece.cells for piece in pieces])
+        return kernel
 
     def analyse(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
         return self.analyse_all([pieces])[0]
@@ -400,16 +403,54 @@ class Disassembler:
 
     def _analyse_batch(self, assemblies: Sequence[Sequence[AssembledPiece]]) -> list[Disassembly]:
         """Assemblies without piece groups, each in one compiled search of the same parts in the
-        same order as `_Search.take_apart`, read back from its records; all in one kernel call."""
-        from cpsolve.disassembly import codes
-        from cpsolve.disassembly.compiled import CompiledDisassembler
-
+        same order as `_Search.take_apart`, read back from its records; all in one kernel call, or
+        with `threads`, in chunks that many threads take in turn, each thread with its own
+        kernel's tables (the kernel lets go of the GIL; an assembly's answer does not depend on
+        which others its kernel took apart before). One assembly can be most of a batch's work
+        (Pelikan's level 98 burr: 6,265 of 13,725 positions), so chunks are small. Where the
+        deadline passes, the chunks open and not yet begun are undecided."""
         if self.deadline.passed():
             return [Disassembly(Outcome.UNDECIDED, pieces=len(pieces)) for pieces in assemblies]
+        threads = min(self.threads, len(assemblies)) if native.threads_run_apart() else 1
+        if threads <= 1:
+            return self._batch_on(self._kernel_of(0), assemblies)
+        from concurrent.futures import ThreadPoolExecutor
+        from itertools import count
+
+        size = max(1, len(assemblies) // (threads * CHUNKS_PER_THREAD))
+        chunks = [range(start, min(start + size, len(assemblies))) for start in range(0, len(assemblies), size)]
+        answers: list[Disassembly] = [Disassembly(Outcome.UNDECIDED)] * len(assemblies)
+        taken = count()  # the next chunk: next() on a count is one step under the GIL
+
+        def take_chunks(kernel: CompiledDisassembler) -> None:
+            while (number := next(taken)) < len(chunks):
+                rows = chunks[number]
+                answers[rows.start : rows.stop] = self._batch_on(kernel, assemblies[rows.start : rows.stop])
+
+        kernels = [self._kernel_of(number) for number in range(min(threads, len(chunks)))]
+        with ThreadPoolExecutor(len(kernels), thread_name_prefix="cpsolve disassembly") as pool:
+            for done in [pool.submit(take_chunks, kernel) for kernel in kernels]:
+                done.result()
+        return answers
+
+    def _kernel_of(self, thread: int) -> CompiledDisassembler:
+        """The compiled search's tables for one thread (the first kept in `_kernel`, which the
+        part-by-part search shares), each made once and kept with its gaps for the next batch."""
+        from cpsolve.disassembly.compiled import CompiledDisassembler
+
         if self._kernel is None:
             self._kernel = CompiledDisassembler(self.grid)
-        self._kernel.new_batch([[piece.cells for piece in pieces] for pieces in assemblies])
-        taken = self._kernel.take_apart_batch(self.max_positions, MAX_MOVES_PER_POSITION, self.deadline)
+        while len(self._more_kernels) < thread:
+            self._more_kernels.append(CompiledDisassembler(self.grid))
+        return self._kernel if thread == 0 else self._more_kernels[thread - 1]
+
+    def _batch_on(
+        self, kernel: CompiledDisassembler, assemblies: Sequence[Sequence[AssembledPiece]]
+    ) -> list[Disassembly]:
+        from cpsolve.disassembly import codes
+
+        kernel.new_batch([[piece.cells for piece in pieces] for pieces in assemblies])
+        taken = kernel.take_apart_batch(self.max_positions, MAX_MOVES_PER_POSITION, self.deadline)
         outcomes = {codes.APART: Outcome.APART, codes.STUCK: Outcome.STUCK, codes.UNDECIDED: Outcome.UNDECIDED}
         steps = self.grid.steps
         return [
