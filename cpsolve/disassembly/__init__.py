@@ -419,12 +419,14 @@ class Disassembler:
 
         size = max(1, len(assemblies) // (threads * CHUNKS_PER_THREAD))
         chunks = [range(start, min(start + size, len(assemblies))) for start in range(0, len(assemblies), size)]
-        answers: list[Disassembly] = [Disassembly(Outcome.UNDECIDED)] * len(assemblies)
+        answers = [Disassembly(Outcome.UNDECIDED, pieces=len(pieces)) for pieces in assemblies]
         taken = count()  # the next chunk: next() on a count is one step under the GIL
 
         def take_chunks(kernel: CompiledDisassembler) -> None:
             while (number := next(taken)) < len(chunks):
                 rows = chunks[number]
+                if self.deadline.passed():  # left as the kernel leaves what follows the deadline
+                    continue
                 answers[rows.start : rows.stop] = self._batch_on(kernel, assemblies[rows.start : rows.stop])
 
         kernels = [self._kernel_of(number) for number in range(min(threads, len(chunks)))]
