@@ -159,8 +159,9 @@ def test_the_compiled_search_grows_its_tables_and_resumes(monkeypatch: pytest.Mo
 def test_a_batch_on_threads_answers_each_assembly_as_one_thread_does(monkeypatch: pytest.MonkeyPatch) -> None:
     """Dracula's, Pelikan's and the cage's assemblies, mixed, taken apart on three threads (each its
     own kernel's tables, chunks of one taken in turn): every answer (outcome, level, plan,
-    positions) as one thread gives it, and more than one thread did the work where the kernels
-    let go of the GIL (a build of `cpsolve compile`; CI has one)."""
+    positions) as one thread gives it, and the chunks were taken by the disassembly's threads
+    where the kernels let go of the GIL (a build of `cpsolve compile`; CI has one). How many of
+    the threads got a chunk is the scheduler's business, not asserted."""
     pytest.importorskip("numba")
     from cpsolve import disassembly, native
 
@@ -185,7 +186,7 @@ def test_a_batch_on_threads_answers_each_assembly_as_one_thread_does(monkeypatch
         (one.as_json(), one.positions, one.pieces) for one in one_thread
     ]
     if native.threads_run_apart():
-        assert len(workers) > 1 and all(name.startswith("cpsolve disassembly") for name in workers)
+        assert workers and all(name.startswith("cpsolve disassembly") for name in workers)
     elif os.environ.get("CI") == "true":
         pytest.fail("no build of the kernels under CI: `cpsolve compile` did not run")
 
