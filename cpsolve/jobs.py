@@ -325,4 +325,10 @@ def follow(job: Job, handle: Callable[[JobEvent], None]) -> RunReport:
             job.cancel(StopReason.INTERRUPTED)
         except Terminated:
             job.cancel(StopReason.TERMINATED)
-    return job.result()
+    while True:  # a signal while the report is taken: noted (the report says so), not raised past it
+        try:
+            return job.result()
+        except KeyboardInterrupt:
+            job.cancel(StopReason.INTERRUPTED)
+        except Terminated:
+            job.cancel(StopReason.TERMINATED)

@@ -231,6 +231,7 @@ def test_ctrl_c_ends_cleanly_with_what_was_found(tmp_path: Path, engine: str, sp
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
+    assert out.strip(), err  # the report, with what was found
     data = json.loads(out)
     assert data["complete"] is False
     assert data["stopped_by"] == "interrupted"
