@@ -115,9 +115,10 @@ def checker(model: PuzzleModel, options: RunOptions, deadline: Deadline) -> Asse
             f"{model.name}: --disassemble: the {grid.name} grid has no moves to take pieces apart with"
             " (BurrTools takes apart cubes and prisms only); its assemblies are counted"
         )
-    from cpsolve.workers import cores, usable_workers
+    from cpsolve.workers import cores
 
-    threads = usable_workers(options.workers or cores(), None)  # the run's workers, or every core
+    # the run's workers, at most one a core: each thread's tables may hold --max-positions positions
+    threads = min(options.workers or cores(), cores())
     disassembler = Disassembler(
         model.piece_groups(), options.max_disassembly_positions, deadline, grid, threads=threads
     )
