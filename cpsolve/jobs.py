@@ -304,12 +304,15 @@ def follow(job: Job, handle: Callable[[JobEvent], None]) -> RunReport:
     cancelled and waited for, and the error raised."""
     from cpsolve.errors import Terminated
 
+    finished = False
     while True:
         try:
+            if finished:  # a signal while the report is taken is noted (the report says so) too
+                return job.result()
             event = job.next_event(FOLLOW_POLL_SECONDS)
             if event is None:
-                if job.done() and job.drained():
-                    break  # the last event was lost to a signal between its taking and its handling
+                # the last event may have been lost to a signal between its taking and its handling
+                finished = job.done() and job.drained()
                 continue
             try:
                 handle(event)
@@ -319,15 +322,7 @@ def follow(job: Job, handle: Callable[[JobEvent], None]) -> RunReport:
                 job.cancel()
                 job.wait()
                 raise
-            if isinstance(event, Finished | Failed):
-                break
-        except KeyboardInterrupt:
-            job.cancel(StopReason.INTERRUPTED)
-        except Terminated:
-            job.cancel(StopReason.TERMINATED)
-    while True:  # a signal while the report is taken: noted (the report says so), not raised past it
-        try:
-            return job.result()
+            finished = isinstance(event, Finished | Failed)
         except KeyboardInterrupt:
             job.cancel(StopReason.INTERRUPTED)
         except Terminated:

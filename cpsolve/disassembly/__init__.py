@@ -328,8 +328,7 @@ class Disassembler:
         self.grid = grid
         self.compiled = native.installed("numba") if compiled is None else compiled
         self.threads = max(1, threads)
-        self._kernel: CompiledDisassembler | None = None
-        self._more_kernels: list[CompiledDisassembler] = []  # one for each thread after the first
+        self._kernels: list[CompiledDisassembler] = []  # one a thread, made when first needed
 
     def load(self) -> None:
         """Load the compiled search (the build `cpsolve compile` made, else numba's cache; the very
@@ -436,15 +435,13 @@ class Disassembler:
         return answers
 
     def _kernel_of(self, thread: int) -> CompiledDisassembler:
-        """The compiled search's tables for one thread (the first kept in `_kernel`, which the
-        part-by-part search shares), each made once and kept with its gaps for the next batch."""
+        """The compiled search's tables for one thread (the first thread's shared with the
+        part-by-part search), each made once and kept with its gaps for the next batch."""
         from cpsolve.disassembly.compiled import CompiledDisassembler
 
-        if self._kernel is None:
-            self._kernel = CompiledDisassembler(self.grid)
-        while len(self._more_kernels) < thread:
-            self._more_kernels.append(CompiledDisassembler(self.grid))
-        return self._kernel if thread == 0 else self._more_kernels[thread - 1]
+        while len(self._kernels) <= thread:
+            self._kernels.append(CompiledDisassembler(self.grid))
+        return self._kernels[thread]
 
     def _batch_on(
         self, kernel: CompiledDisassembler, assemblies: Sequence[Sequence[AssembledPiece]]

@@ -169,13 +169,13 @@ class Running:
     collected: ClassCollector = field(default_factory=lambda: ClassCollector(PICTURED))
     events: list[str] = field(default_factory=list)
     event_bytes: int = 0
-    changed: threading.Condition = field(default_factory=threading.Condition)
+    guard: threading.Lock = field(default_factory=threading.Lock)  # events, ended, wakers
     ended: bool = False
     whole: bool = True  # it keeps its model and solutions (False: let go to keep within the budget)
     wakers: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = field(default_factory=list)
 
     def wake_readers(self) -> None:
-        """Tell every waiting stream (each on its event loop) that there is news; under `changed`."""
+        """Tell every waiting stream (each on its event loop) that there is news; under `guard`."""
         for loop, news in self.wakers:
             try:
                 loop.call_soon_threadsafe(news.set)
@@ -196,14 +196,12 @@ class Running:
                 last_progress = event.seconds
             data = event.as_json()
             frame = f"event: {data['event']}\ndata: {json.dumps(data)}\n\n"
-            with self.changed:
+            with self.guard:
                 self.events.append(frame)
                 self.event_bytes += len(frame)
-                self.changed.notify_all()
                 self.wake_readers()
-        with self.changed:
+        with self.guard:
             self.ended = True
-            self.changed.notify_all()
             self.wake_readers()
         if settle is not None:
             settle()
@@ -215,13 +213,13 @@ class Running:
         that looked every 50 ms added up to 50 ms to every answer)."""
         news = asyncio.Event()
         waker = (asyncio.get_running_loop(), news)
-        with self.changed:
+        with self.guard:
             self.wakers.append(waker)
         try:
             sent = 0
             while True:
                 news.clear()  # before reading: an event appended after this read sets it again
-                with self.changed:
+                with self.guard:
                     fresh, ended, held = self.events[sent:], self.ended, len(self.events)
                 for frame in fresh:
                     yield frame
@@ -235,7 +233,7 @@ class Running:
                 except TimeoutError:
                     yield ": still running\n\n"
         finally:
-            with self.changed:
+            with self.guard:
                 self.wakers.remove(waker)
 
     def bytes(self) -> int:
@@ -248,7 +246,7 @@ class Running:
         and the events before the last are let go (a finished job's page and exports then say so)."""
         if not self.ended or not self.whole:
             return
-        with self.changed:
+        with self.guard:
             self.whole = False
             self.collected = ClassCollector(0)
             self.events = self.events[-1:]
