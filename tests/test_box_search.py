@@ -11,6 +11,7 @@ import pickle
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ from conftest import SPECS, built, checked_run, corpus_dir, run_one
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from cpsolve import engines
+from cpsolve import engines, native
 from cpsolve.engines import SearchOptions, breaking
 from cpsolve.engines.base import Part, PartKey, Spill
 from cpsolve.engines.exact_cover import (
@@ -102,6 +103,43 @@ def test_the_box_search_meets_the_same_solutions_as_the_lowest_cell_search(data:
         assert sorted(solutions(box, whole)) == expected
     brute_raw = count(_bruteforce_pieces(data), [tuple(c) for c in data["target"]["cells"]])[0]
     assert len(expected) == brute_raw
+
+
+def _lists_both_ways(problem: CoverProblem) -> None:
+    """The placement lists from the build's kernel (numba's where no build is loaded) and from the
+    array operations: the same keys and placements, in the same order and types, for every choice
+    of cell."""
+    kernel = native.kernel(native.BOX_LISTS)
+    for choose in (CHOOSE_AMONG, LOWEST, EVERY_OPEN_CELL):
+        with patch.object(native, "built_kernel", lambda key: None):
+            numpy_way = BoxSearch.of(problem, choose)
+        with patch.object(native, "built_kernel", lambda key: kernel):
+            compiled_way = BoxSearch.of(problem, choose)
+        assert numpy_way is not None and compiled_way is not None
+        for made, expected in ((compiled_way.keys, numpy_way.keys), (compiled_way.entry_atoms, numpy_way.entry_atoms)):
+            assert made.dtype == expected.dtype
+            assert np.array_equal(made, expected)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_packings())
+def test_the_compiled_placement_lists_are_the_array_operations_lists(data: dict[str, Any]) -> None:
+    try:
+        problem = model_of(data).cover_problem()
+    except CpsolveError:
+        reject()
+    assert problem is not None
+    _lists_both_ways(problem)
+
+
+@pytest.mark.parametrize(
+    "name", ["soma.yaml", "tetrahexes_coin.yaml", "kanoodle_pyramid.yaml", "pentominoes_6x10.yaml"]
+)
+def test_the_compiled_placement_lists_are_the_array_operations_lists_on_shipped_puzzles(name: str) -> None:
+    """Cubes, hexagons (axial cells), spheres and a flat board: every layout of the box."""
+    problem = built(SPECS / name).cover_problem()
+    assert problem is not None
+    _lists_both_ways(problem)
 
 
 def _bruteforce_pieces(data: dict[str, Any]) -> dict[str, tuple[list[tuple[int, int, int]], int, int]]:

@@ -427,3 +427,50 @@ def search(
     pieces_left[0] = available
     estimate[1] = float(random >> np.uint64(11))
     return depth, solutions, steps
+
+
+@njit(cache=True)
+def placement_lists(
+    cells: Array,
+    atoms: Array,
+    near: Array,
+    free: Array,
+    atom_piece: Array,
+    subsets: Array,
+    subsets_start: Array,
+    set_size: Array,
+    lists: int,
+    pieces: int,
+) -> tuple[Array, Array]:
+    """The search's placement lists (box_search.BoxSearch.of): for each (placement, cell) pair, an
+    entry for every set of open neighbours that holds the neighbours it covers (`near`) and any of
+    the others (`free`, its subsets listed from `subsets_start` in `subsets`), keyed (cell x lists
+    + open neighbours) x pieces + piece; the keys sorted and the placement of each entry, entries
+    of one key in the order made. A counting sort in two passes over the pairs, the entries never
+    made as arrays: the array operations made five arrays the size of the lists and sorted them
+    by radix (a 4x4x4 design candidate's: 5.6 of its 26 ms)."""
+    key_count = 1
+    for pair in range(len(cells)):
+        key_count = max(key_count, (cells[pair] + 1) * lists * pieces)
+    starts = np.zeros(key_count + 1, np.int64)
+    for pair in range(len(cells)):
+        base = cells[pair] * lists
+        piece = atom_piece[atoms[pair]]
+        first = subsets_start[free[pair]]
+        for within in range(1 << set_size[free[pair]]):
+            starts[(base + (near[pair] | subsets[first + within])) * pieces + piece + 1] += 1
+    for key in range(key_count):
+        starts[key + 1] += starts[key]
+    keys = np.empty(starts[key_count], np.int64)
+    placed = np.empty(starts[key_count], np.int64)
+    for pair in range(len(cells)):
+        base = cells[pair] * lists
+        piece = atom_piece[atoms[pair]]
+        first = subsets_start[free[pair]]
+        for within in range(1 << set_size[free[pair]]):
+            key = (base + (near[pair] | subsets[first + within])) * pieces + piece
+            at = starts[key]
+            starts[key] = at + 1
+            keys[at] = key
+            placed[at] = atoms[pair]
+    return keys, placed

@@ -168,18 +168,7 @@ class BoxSearch:
         lists = 1 << len(layout.strides)
         if int(np.sum(np.left_shift(1, _popcount(reach) - _popcount(near)))) > MAX_ENTRIES:
             return None
-        # a placement is listed for every set of open neighbours that holds the neighbours it covers:
-        # the covered ones plus any subset of the other neighbours
-        free = reach & ~near
-        counts = np.left_shift(1, _popcount(free))
-        pair = np.repeat(np.arange(len(cells)), counts)
-        within = np.arange(len(pair)) - np.repeat(np.cumsum(counts) - counts, counts)
-        open_near = near[pair] | _SUBSETS[_SUBSETS_START[free[pair]] + within]
-        all_atoms = atoms[pair]
-        all_keys = (cells[pair] * lists + open_near) * pieces + problem.atom_piece[all_atoms]
-        # stable: atoms of one key stay in their order on every machine (numpy's default sort breaks
-        # ties by its version and the CPU's vector unit, which moved the Tetris cube's breaking choice)
-        order = stable_order(all_keys)
+        keys, entry_atoms = _listed(cells, atoms, near, reach & ~near, problem.atom_piece, lists, pieces)
         most = np.array([high for _, high in problem.piece_bounds], np.int64)
         return BoxSearch(
             problem,
@@ -187,8 +176,8 @@ class BoxSearch:
             choose,
             np.ascontiguousarray(masks[:, 0]),
             np.ascontiguousarray(masks[:, 1]),
-            all_keys[order],
-            all_atoms[order],
+            keys,
+            entry_atoms,
             np.array([low for low, _ in problem.piece_bounds], np.int64),
             most,
             _words(layout.bit_of_cell[sorted(problem.optional)]),
@@ -506,6 +495,28 @@ def _pairs(bits: Any, choose: int) -> tuple[Any, Any]:
         return np.arange(bits.shape[0], dtype=np.int64), lowest
     atoms, columns = np.nonzero(bits >= 0)
     return atoms.astype(np.int64), bits[atoms, columns]
+
+
+def _listed(cells: Any, atoms: Any, near: Any, free: Any, atom_piece: Any, lists: int, pieces: int) -> tuple[Any, Any]:
+    """The placement lists' keys, sorted, and each entry's placement: a placement is listed at a
+    cell for every set of open neighbours that holds the neighbours it covers (`near`), the
+    covered ones plus any subset of the others (`free`). By the build's kernel where one is
+    loaded (box_kernel.placement_lists), else by array operations; the same arrays either way."""
+    compiled = native.built_kernel(native.BOX_LISTS)
+    if compiled is not None:
+        arrays = (cells, atoms, near, free, atom_piece, _SUBSETS, _SUBSETS_START, _SET_SIZE)
+        keys, entry_atoms = compiled(*(np.ascontiguousarray(array, np.int64) for array in arrays), lists, pieces)
+        return keys, entry_atoms
+    counts = np.left_shift(1, _popcount(free))
+    pair = np.repeat(np.arange(len(cells)), counts)
+    within = np.arange(len(pair)) - np.repeat(np.cumsum(counts) - counts, counts)
+    open_near = near[pair] | _SUBSETS[_SUBSETS_START[free[pair]] + within]
+    all_atoms = atoms[pair]
+    all_keys = (cells[pair] * lists + open_near) * pieces + atom_piece[all_atoms]
+    # stable: atoms of one key stay in their order on every machine (numpy's default sort breaks
+    # ties by its version and the CPU's vector unit, which moved the Tetris cube's breaking choice)
+    order = stable_order(all_keys)
+    return all_keys[order], all_atoms[order]
 
 
 def _neighbourhood(layout: Layout, masks: Any, atoms: Any, cells: Any) -> tuple[Any, Any]:
