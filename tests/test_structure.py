@@ -258,6 +258,32 @@ def test_the_program_runs_numpy_on_one_blas_thread_unless_told() -> None:
     assert result.stdout.splitlines()[-1] == "1", "threads at exit"
 
 
+def test_the_program_asks_pydantic_for_no_plugins_unless_told() -> None:
+    """Looking for pydantic's plugins reads every installed distribution's metadata at start-up:
+    the program looks for none, unless the user named which to leave out."""
+    from cpsolve.entry import no_pydantic_plugins
+
+    chosen = {"PYDANTIC_DISABLE_PLUGINS": "logfire"}
+    no_pydantic_plugins(chosen)
+    assert chosen == {"PYDANTIC_DISABLE_PLUGINS": "logfire"}
+    unset: dict[str, str] = {}
+    no_pydantic_plugins(unset)
+    assert unset == {"PYDANTIC_DISABLE_PLUGINS": "__all__"}
+    probe = (
+        "import sys\n"
+        "from pydantic.plugin import _loader\n"
+        "sys.argv = ['cpsolve', 'run', 'puzzle_specs/soma.yaml', '--json']\n"
+        "from cpsolve.entry import main\n"
+        "try:\n"
+        "    main()\n"
+        "finally:\n"
+        "    print(_loader._plugins is None)\n"
+    )
+    environment = {name: value for name, value in os.environ.items() if name != "PYDANTIC_DISABLE_PLUGINS"}
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, env=environment)
+    assert result.stdout.splitlines()[-1] == "True", "the plugins were looked for"
+
+
 def test_a_run_on_the_walk_or_exact_cover_never_asks_for_constraints(monkeypatch: pytest.MonkeyPatch) -> None:
     from cpsolve.models.chain import ChainModel
     from cpsolve.models.packing import PackingModel
