@@ -28,6 +28,7 @@ from cpsolve.geometry import (
     coloured_canonical,
     coloured_orientation_arrays,
     coloured_orientations,
+    mirror_shape,
     normalise,
     orientation_sizes,
     orientations,
@@ -62,6 +63,36 @@ def test_orientations_are_closed(cells: list[tuple[int, int, int]]) -> None:
     for shape in shapes:
         assert set(orientations(shape)) == shapes
         assert normalise(shape) == shape
+
+
+def _mapped_and_sorted(cells: list[Cell3], group: tuple[Any, ...]) -> list[tuple[Cell3, ...]]:
+    """Each isometry's image of the cells, normalised, the distinct ones in the group's order:
+    what `orientations` says it gives, worked out a cell at a time."""
+    found: list[tuple[Cell3, ...]] = []
+    for isometry in group:
+        image = normalise(transform(cells, isometry))
+        if image not in found:
+            found.append(image)
+    return found
+
+
+@given(cells_strategy, st.sampled_from(ISOMETRIES), st.tuples(*[st.integers(-5, 5)] * 3), st.randoms())
+def test_a_shapes_forms_are_its_images_whatever_the_order_and_place_of_its_cells(
+    cells: list[Cell3], isometry: object, shift: Cell3, order: Any
+) -> None:
+    """The orientations, canonical and mirror forms and sizes are kept per normalised shape
+    (geometry._forms): the same shape given turned, moved and with its cells in another order
+    gets what its images give, each worked out on its own."""
+    given_cells = [(x + shift[0], y + shift[1], z + shift[2]) for x, y, z in transform(cells, isometry)]  # type: ignore[arg-type]
+    order.shuffle(given_cells)
+    rotations = _mapped_and_sorted(given_cells, ROTATIONS)
+    reflections = _mapped_and_sorted(given_cells, ISOMETRIES[len(ROTATIONS) :])
+    assert orientations(given_cells) == rotations
+    assert orientations(given_cells, ISOMETRIES) == _mapped_and_sorted(given_cells, ISOMETRIES)
+    assert canonical_shape(given_cells) == min(rotations)
+    assert mirror_shape(given_cells) == min(reflections)
+    sizes = [tuple(max(cell[axis] for cell in shape) + 1 for axis in range(3)) for shape in rotations]
+    assert list(orientation_sizes(given_cells)) == sizes
 
 
 def moved_spec(tmp_path: Path, iso_index: int, shift: tuple[int, int, int], target: list[list[int]]) -> Path:
