@@ -114,6 +114,14 @@ def orientations(cells: Iterable[Cell], group: Sequence[Isometry] = ROTATIONS) -
     return list(_orientations(cells, tuple(group)))
 
 
+def orientation_array(cells: Sequence[Cell], group: Sequence[Isometry] = ROTATIONS) -> Any:
+    """`orientations` as a new int64 array (orientations x cells x 3), for callers that compute
+    on them (the placements): made from the kept images without tuples of cells."""
+    if cells and (group is ROTATIONS or group is ISOMETRIES):
+        return _forms(normalise(cells)).array(proper_only=group is ROTATIONS)
+    return np.array(orientations(cells, group), np.int64).reshape(-1, len(cells), 3)
+
+
 @functools.lru_cache(maxsize=4096)
 def _orientations(cells: tuple[Cell, ...], group: tuple[Isometry, ...]) -> tuple[Shape, ...]:
     """Cached: a run over many figures (the yass corpus) asks again and again for the same pieces.
@@ -143,6 +151,9 @@ class _Forms:
 
     def _shape(self, row: Sequence[int]) -> Shape:
         return tuple(map(tuple, _decoded([row], self.base)[0].tolist()))
+
+    def array(self, proper_only: bool) -> Any:
+        return _decoded(self.rows[: self.proper] if proper_only else self.rows, self.base)
 
     @functools.cached_property
     def isometries(self) -> tuple[Shape, ...]:

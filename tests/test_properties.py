@@ -30,6 +30,7 @@ from cpsolve.geometry import (
     coloured_orientations,
     mirror_shape,
     normalise,
+    orientation_array,
     orientation_sizes,
     orientations,
     transform,
@@ -89,6 +90,10 @@ def test_a_shapes_forms_are_its_images_whatever_the_order_and_place_of_its_cells
     reflections = _mapped_and_sorted(given_cells, ISOMETRIES[len(ROTATIONS) :])
     assert orientations(given_cells) == rotations
     assert orientations(given_cells, ISOMETRIES) == _mapped_and_sorted(given_cells, ISOMETRIES)
+    for group in (ROTATIONS, ISOMETRIES):
+        made = orientation_array(given_cells, group)
+        assert made.dtype == np.int64 and made.flags.writeable
+        assert made.tolist() == [list(map(list, shape)) for shape in _mapped_and_sorted(given_cells, group)]
     assert canonical_shape(given_cells) == min(rotations)
     assert mirror_shape(given_cells) == min(reflections)
     sizes = [tuple(max(cell[axis] for cell in shape) + 1 for axis in range(3)) for shape in rotations]

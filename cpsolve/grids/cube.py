@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from cpsolve import geometry
 from cpsolve.geometry import ISOMETRIES, ROTATIONS, STEPS, Cell, Colour, ColouredShape, Shape
 from cpsolve.limits import NO_DEADLINE, Deadline
@@ -40,7 +38,7 @@ class CubeGrid(Grid):
         return geometry.orientations(cells, ISOMETRIES if mirrors else ROTATIONS)
 
     def orientation_array(self, cells: Sequence[Cell], mirrors: bool = False) -> Any:
-        return np.array(self.orientations(cells, mirrors), np.int64).reshape(-1, len(cells), 3)
+        return geometry.orientation_array(cells, ISOMETRIES if mirrors else ROTATIONS)
 
     def coloured_orientations(
         self, cells: Sequence[Cell], colours: Sequence[Colour], mirrors: bool = False

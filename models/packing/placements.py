@@ -287,9 +287,6 @@ class _CompiledFitting:
             shapes, ranks, names = coloured_orientation_ranks(piece.cells, piece.colours)
             checks = np.array([self.kind_of[name] for name in names], np.int64)[ranks]
             codes = np.array([self.colour_code.get(name or "", 0) for name in names], np.int64)[ranks]
-        elif self.grid is CUBE:
-            shapes = np.array(CUBE.orientations(piece.cells), np.int64)
-            checks = codes = np.zeros(shapes.shape[:2], np.int64)
         else:
             shapes = np.array(self.grid.orientation_array(piece.cells), np.int64)  # a writeable copy, as recorded
             checks = codes = np.zeros(shapes.shape[:2], np.int64)
