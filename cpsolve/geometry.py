@@ -96,9 +96,10 @@ def per_axis(images: Any, reduce: Any) -> Any:
 
 def normalise(cells: Iterable[Cell]) -> Shape:
     """Translate so that the minimum of each coordinate is 0 and sort: equal shapes compare equal."""
-    cells = list(cells)
-    low = [min(c[i] for c in cells) for i in range(3)]
-    return tuple(sorted((c[0] - low[0], c[1] - low[1], c[2] - low[2]) for c in cells))
+    cells = tuple(cells)
+    xs, ys, zs = zip(*cells, strict=True)
+    low_x, low_y, low_z = min(xs), min(ys), min(zs)
+    return tuple(sorted((x - low_x, y - low_y, z - low_z) for x, y, z in cells))
 
 
 def transform(cells: Iterable[Cell], iso: Isometry) -> list[Cell]:
@@ -109,7 +110,7 @@ def orientations(cells: Iterable[Cell], group: Sequence[Isometry] = ROTATIONS) -
     """The distinct normalised images of a shape under a group, in a stable order."""
     cells = tuple(cells)
     if cells and (group is ROTATIONS or group is ISOMETRIES):
-        forms = _forms(normalise(cells))
+        forms = _forms_of(cells)
         return list(forms.rotations if group is ROTATIONS else forms.isometries)
     return list(_orientations(cells, tuple(group)))
 
@@ -118,7 +119,7 @@ def orientation_array(cells: Sequence[Cell], group: Sequence[Isometry] = ROTATIO
     """`orientations` as a new int64 array (orientations x cells x 3), for callers that compute
     on them (the placements): made from the kept images without tuples of cells."""
     if cells and (group is ROTATIONS or group is ISOMETRIES):
-        return _forms(normalise(cells)).array(proper_only=group is ROTATIONS)
+        return _forms_of(cells).array(proper_only=group is ROTATIONS)
     return np.array(orientations(cells, group), np.int64).reshape(-1, len(cells), 3)
 
 
@@ -174,6 +175,17 @@ def _forms(shape: Shape) -> _Forms:
     return _Forms(shape)
 
 
+@functools.lru_cache(maxsize=4096)
+def _forms_given(cells: tuple[Cell, ...]) -> _Forms:
+    return _forms(normalise(cells))
+
+
+def _forms_of(cells: Iterable[Cell]) -> _Forms:
+    """The forms of the shape, by the cells as given first (a look-up of the same tuple costs a
+    hash; normalising it, 8 us for 12 cells, was called 48 times a design candidate)."""
+    return _forms_given(tuple(cells))
+
+
 def _images_at_origin(cells: Sequence[Cell], group: Sequence[Isometry]) -> Any:
     """The shape under every isometry of the group at once (images x cells x 3, cells in the
     given order), each moved so that its least coordinates are 0."""
@@ -202,7 +214,7 @@ def distinct_images(images: Any) -> Any:
 def orientation_sizes(cells: Sequence[Cell]) -> tuple[Cell, ...]:
     """The bounding box of each distinct orientation under rotations, in `orientations`' order,
     without making the orientations' cells (a coloured piece's placements never ask for them)."""
-    return _forms(normalise(cells)).sizes
+    return _forms_of(cells).sizes
 
 
 def encoded(images: Any) -> tuple[Any, int]:
@@ -361,13 +373,13 @@ def _coloured_mirror(cells: tuple[Cell, ...], colours: tuple[Colour, ...]) -> Co
 
 def canonical_shape(cells: Iterable[Cell]) -> Shape:
     """The least orientation under proper rotations: two pieces are the same piece iff equal."""
-    return _forms(normalise(cells)).canonical
+    return _forms_of(cells).canonical
 
 
 def mirror_shape(cells: Iterable[Cell]) -> Shape:
     """The canonical shape of the piece's mirror image: the least of its images under the
     reflections (each is a rotation of the mirror image)."""
-    return _forms(normalise(cells)).mirror
+    return _forms_of(cells).mirror
 
 
 # The six unit steps between face neighbours; steps d and d ^ 1 are opposite, d >> 1 is the axis.
