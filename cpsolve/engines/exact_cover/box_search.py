@@ -207,7 +207,7 @@ class BoxSearch:
         nonempty = np.zeros(lists, np.uint64)
         bits = np.left_shift(np.uint64(1), (used % self.pieces).astype(np.uint64))
         np.bitwise_or.at(nonempty, used // self.pieces, bits)
-        longest = int(np.bincount(keys // self.pieces, minlength=lists).max(initial=1))
+        longest = int(sizes.reshape(lists, self.pieces).sum(axis=1).max(initial=1))  # the keys of a list, all pieces
         return Tables(offsets.astype(np.int32), nonempty, atoms.astype(np.int32), max(longest, 1))
 
     def masks_without(self, left_out: frozenset[int] | set[int]) -> tuple[Any, Any]:
