@@ -64,6 +64,7 @@ COVER_SEARCH: Final = Kernel("cpsolve.engines.exact_cover.cover_kernel", "search
 COVER_LOWEST_UNDECIDED: Final = Kernel("cpsolve.engines.exact_cover.cover_kernel", "lowest_undecided")
 BOX_SEARCH: Final = Kernel("cpsolve.engines.exact_cover.box_kernel", "search")
 BOX_LISTS: Final = Kernel("cpsolve.engines.exact_cover.box_kernel", "placement_lists")
+BOX_NEIGHBOURHOOD: Final = Kernel("cpsolve.engines.exact_cover.box_kernel", "neighbourhood")
 FEWEST_SEARCH: Final = Kernel("cpsolve.engines.exact_cover.fewest_kernel", "search")
 FEWEST_COLUMN_LISTS: Final = Kernel("cpsolve.engines.exact_cover.fewest_kernel", "column_lists")
 FEWEST_LIVE_COUNTS: Final = Kernel("cpsolve.engines.exact_cover.fewest_kernel", "live_counts")
@@ -89,6 +90,7 @@ KERNELS: Final = (
     COVER_LOWEST_UNDECIDED,
     BOX_SEARCH,
     BOX_LISTS,
+    BOX_NEIGHBOURHOOD,
     FEWEST_SEARCH,
     FEWEST_COLUMN_LISTS,
     FEWEST_LIVE_COUNTS,

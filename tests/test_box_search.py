@@ -106,14 +106,14 @@ def test_the_box_search_meets_the_same_solutions_as_the_lowest_cell_search(data:
 
 
 def _lists_both_ways(problem: CoverProblem) -> None:
-    """The placement lists from the build's kernel (numba's where no build is loaded) and from the
-    array operations: the same keys and placements, in the same order and types, for every choice
-    of cell."""
-    kernel = native.kernel(native.BOX_LISTS)
+    """The placement lists from the build's kernels (numba's where no build is loaded: the pairs'
+    neighbourhoods, the lists) and from the array operations: the same keys and placements, in
+    the same order and types, for every choice of cell."""
+    kernels = {key: native.kernel(key) for key in (native.BOX_LISTS, native.BOX_NEIGHBOURHOOD)}
     for choose in (CHOOSE_AMONG, LOWEST, EVERY_OPEN_CELL):
         with patch.object(native, "built_kernel", lambda key: None):
             numpy_way = BoxSearch.of(problem, choose)
-        with patch.object(native, "built_kernel", lambda key: kernel):
+        with patch.object(native, "built_kernel", kernels.get):
             compiled_way = BoxSearch.of(problem, choose)
         assert numpy_way is not None and compiled_way is not None
         for made, expected in ((compiled_way.keys, numpy_way.keys), (compiled_way.entry_atoms, numpy_way.entry_atoms)):

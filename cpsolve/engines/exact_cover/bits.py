@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+BOX_BITS = 128  # the box search's board: two 64-bit words
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)

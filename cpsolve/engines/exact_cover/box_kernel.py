@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .bits import DE_BRUIJN, ONE, SHIFT, ZERO
+from .bits import BOX_BITS, DE_BRUIJN, ONE, SHIFT, ZERO
 from .cover_kernel import OPEN_OPTIONAL, _tally, hopeless, least_counts_met, recount, write_found
 
 Array = Any
@@ -474,3 +474,22 @@ def placement_lists(
             keys[at] = key
             placed[at] = atoms[pair]
     return keys, placed
+
+
+@njit(cache=True)
+def neighbourhood(cells: Array, atoms: Array, mask_words: Array, valid: Array, strides: Array) -> tuple[Array, Array]:
+    """For each (placement, cell) pair, the directions in which the cell has a neighbour in the
+    target (`reach`, bit d: direction d) and those in which the placement covers that neighbour
+    too (`near`): box_search._neighbourhood's array operations, a pair at a time (they made a
+    dozen arrays the size of the pairs, 1.6 ms of a 4x4x4 design candidate's tables)."""
+    near = np.zeros(len(cells), np.int64)
+    reach = np.zeros(len(cells), np.int64)
+    for pair in range(len(cells)):
+        cell = cells[pair]
+        for direction in range(len(strides)):
+            if (valid[direction, cell >> 6] >> np.uint64(cell & 63)) & ONE:
+                reach[pair] |= 1 << direction
+                neighbour = min(max(cell + strides[direction], 0), BOX_BITS - 1)
+                if (mask_words[atoms[pair], neighbour >> 6] >> np.uint64(neighbour & 63)) & ONE:
+                    near[pair] |= 1 << direction
+    return near, reach
