@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, Generic, TypeVar
 
 import numpy as np
+
+Key = TypeVar("Key", bound=Hashable)
+Value = TypeVar("Value")
 
 RADIX_BITS = 16  # numpy sorts 16-bit integers stably by counting (a radix sort), others by merging
 
@@ -26,3 +32,53 @@ def stable_order(keys: Any) -> Any:
         order = order[np.argsort(digits, kind="stable")]
         shift += RADIX_BITS
     return order
+
+
+class BoundedCache(Generic[Key, Value]):
+    """What a warm process keeps of work that does not change (a target's symmetries), keyed by
+    content, the least recently used let go while the values' bytes pass `most_bytes` (a value
+    larger than that is not kept). Shared by the studio's job threads, so guarded by a lock; the
+    values are handed out as they are kept, so they must not be changed (arrays made read-only)."""
+
+    def __init__(self, most_bytes: int, size_of: Callable[[Value], int]) -> None:
+        self.most_bytes = most_bytes
+        self.size_of = size_of
+        self.held = 0
+        self._kept: OrderedDict[Key, tuple[Value, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def get(self, key: Key) -> Value | None:
+        with self._lock:
+            found = self._kept.get(key)
+            if found is None:
+                return None
+            self._kept.move_to_end(key)
+            return found[0]
+
+    def put(self, key: Key, value: Value) -> None:
+        size = self.size_of(value)
+        if size > self.most_bytes:
+            return
+        with self._lock:
+            previous = self._kept.pop(key, None)
+            if previous is not None:
+                self.held -= previous[1]
+            self._kept[key] = (value, size)
+            self.held += size
+            while self.held > self.most_bytes:
+                _, (_, freed) = self._kept.popitem(last=False)
+                self.held -= freed
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self.held = 0
+
+
+def read_only(*arrays: Any) -> None:
+    """Mark arrays a cache hands out as not to be written (numpy raises where a caller tries)."""
+    for array in arrays:
+        array.flags.writeable = False

@@ -71,6 +71,9 @@ MAX_PICTURED = 1000
 MAX_PICTURED_ATOMS = 500_000  # placements in all the solutions a picture holds (fewer solutions when they are big)
 MAX_GAP_CACHE = 2_000_000  # gaps between pairs of pieces (and sets found from them) remembered for one assembly
 MAX_SYMMETRY_ENTRIES = 30_000_000
+# What a warm process keeps of the targets' symmetries (the studio, the design search, a catalogue in
+# one process): a 4x4x4 box's 48 maps take 28 KB, so this holds thousands of small targets.
+KEPT_SYMMETRY_BYTES = 64 * 2**20
 
 
 class Cancel:

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 import yaml
 from conftest import SPECS, checked_run, corpus_dir
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cpsolve import native
-from cpsolve.arrays import stable_order
+from cpsolve.arrays import BoundedCache, stable_order
 from cpsolve.cli import app
 from cpsolve.errors import ModelTooBigError
 from cpsolve.formats import read_puzzle, read_puzzles
@@ -28,6 +28,7 @@ from cpsolve.geometry import (
     coloured_canonical,
     coloured_orientation_arrays,
     coloured_orientations,
+    connected_components,
     mirror_shape,
     normalise,
     orientation_array,
@@ -35,11 +36,14 @@ from cpsolve.geometry import (
     orientations,
     transform,
 )
+from cpsolve.grids import CUBE
+from cpsolve.limits import NO_DEADLINE
 from cpsolve.models.packing import placements
 from cpsolve.models.packing.puzzle import PackingPuzzle, Piece
 from cpsolve.run import RunOptions
 from cpsolve.spec import PackingSpec
 from cpsolve.symmetry import PieceBounds
+from cpsolve.symmetry.target import _symmetry_arrays, target_symmetry_arrays
 
 Cell3 = tuple[int, int, int]
 
@@ -399,3 +403,45 @@ def test_the_stable_order_is_numpys_stable_argsort(keys: list[int], spread: int)
     does, equal keys in their order (many ties where the keys are folded into a few values)."""
     array = np.array(keys, np.int64) % spread
     assert np.array_equal(stable_order(array), np.argsort(array, kind="stable"))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 1)), min_size=1, max_size=14, unique=True),
+    st.booleans(),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
+def test_a_targets_kept_symmetries_are_those_worked_out_again_for_its_cells_in_their_order(
+    target: list[Cell3], reflections: bool, separately: bool, rng: random.Random
+) -> None:
+    """The arrays a warm process keeps for a target are the ones found afresh, for the cells in
+    the order asked (the same cells in another order have their own), with labels part of the
+    key; read-only, and their products those of fresh arrays."""
+    assume(not separately or len(connected_components(target)) <= 2)  # else groups of 24^k symmetries
+    shuffled = rng.sample(target, len(target))
+    labels = {cell: rng.randrange(2) for cell in target}
+    for cells, labelled in ((target, None), (shuffled, None), (target, labels)):
+        kept = target_symmetry_arrays(cells, reflections=reflections, separately=separately, labels=labelled)
+        fresh = _symmetry_arrays(cells, reflections, separately, labelled, CUBE, NO_DEADLINE)
+        for name in ("images", "mirrored", "proper"):
+            assert np.array_equal(getattr(kept, name), getattr(fresh, name)), name
+            assert not getattr(kept, name).flags.writeable
+        again = target_symmetry_arrays(cells, reflections=reflections, separately=separately, labels=labelled)
+        assert again is kept
+        assert kept.products() == fresh.products()
+
+
+def test_a_bounded_cache_lets_go_of_the_least_recently_used_past_its_bytes() -> None:
+    """Values by size: the oldest unused go first, a value larger than the bound is not kept."""
+    cache: BoundedCache[str, bytes] = BoundedCache(10, len)
+    cache.put("a", b"1234")
+    cache.put("b", b"1234")
+    assert cache.get("a") == b"1234"  # now the most recently used
+    cache.put("c", b"1234")
+    assert (cache.get("a"), cache.get("b"), cache.get("c")) == (b"1234", None, b"1234")
+    assert cache.held == 8
+    cache.put("a", b"12")  # replaced, its bytes counted once
+    assert cache.held == 6
+    cache.put("big", b"x" * 11)
+    assert cache.get("big") is None and len(cache) == 2

@@ -92,8 +92,8 @@ def box_for(size: tuple[int, int, int]) -> CensusBox:
                 inside[direction] |= np.uint64(1 << bit)
     shifts = np.array([1, -1, a, -a, a * b, -a * b], np.int64)
     arrays = target_symmetry_arrays(cells, reflections=True, separately=False)
-    images = np.ascontiguousarray(arrays.images, dtype=np.int64)
-    return CensusBox(size, cells, inside, shifts, images, np.ascontiguousarray(arrays.proper, dtype=np.bool_))
+    images = np.array(arrays.images, dtype=np.int64)  # a copy: the kept arrays are read-only, the kernel's types not
+    return CensusBox(size, cells, inside, shifts, images, np.array(arrays.proper, dtype=np.bool_))
 
 
 @dataclasses.dataclass(frozen=True)
