@@ -36,9 +36,10 @@ def stable_order(keys: Any) -> Any:
 
 class BoundedCache(Generic[Key, Value]):
     """What a warm process keeps of work that does not change (a target's symmetries), keyed by
-    content, the least recently used let go while the values' bytes pass `most_bytes` (a value
-    larger than that is not kept). Shared by the studio's job threads, so guarded by a lock; the
-    values are handed out as they are kept, so they must not be changed (arrays made read-only)."""
+    content (a digest, so that the keys' own size stays small), the least recently used let go
+    while the values' bytes pass `most_bytes` (a value larger than that is not kept). Shared by the
+    studio's job threads, so guarded by a lock; the values are handed out as they are kept, so
+    they must not be changed (arrays made read-only)."""
 
     def __init__(self, most_bytes: int, size_of: Callable[[Value], int]) -> None:
         self.most_bytes = most_bytes
@@ -71,11 +72,6 @@ class BoundedCache(Generic[Key, Value]):
             while self.held > self.most_bytes:
                 _, (_, freed) = self._kept.popitem(last=False)
                 self.held -= freed
-
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-            self.held = 0
 
 
 def read_only(*arrays: Any) -> None:
