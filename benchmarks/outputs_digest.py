@@ -1,6 +1,6 @@
 """Every output a change must leave as it was, as digests: each problem's `--json` report (its
-timings left out), the page and the PNG of a few puzzles, and the `.xmpuzzle` a run writes. Record
-before a change, compare after:
+timings left out; for BurrTools' files also with every assembly taken apart), the page and the
+PNG of a few puzzles, and the `.xmpuzzle` a run writes. Record before a change, compare after:
 
 python benchmarks/outputs_digest.py --out /tmp/before.json
 python benchmarks/outputs_digest.py --compare /tmp/before.json
@@ -41,8 +41,9 @@ def puzzle_files(yass: int) -> list[Path]:
     return [path for path in specs if "slow: true" not in path.read_text(encoding="utf-8")] + corpus + figures
 
 
-def report_digests(path: Path) -> dict[str, Any]:
-    """Each problem's report without its timings (or the one line that refused it)."""
+def report_digests(path: Path, disassemble: bool = False) -> dict[str, Any]:
+    """Each problem's report without its timings (or the one line that refused it); with
+    `disassemble`, each assembly taken apart (`--disassemble`)."""
     found: dict[str, Any] = {}
     try:
         puzzles = formats.read_puzzles(path, ReadOptions())
@@ -51,11 +52,13 @@ def report_digests(path: Path) -> dict[str, Any]:
     for puzzle in puzzles:
         key = puzzle.problem or "-"
         try:
-            report = cpsolve.start(puzzle, workers=1, time_limit=120, class_events=0).result()
+            report = cpsolve.start(puzzle, workers=1, time_limit=120, class_events=0, disassemble=disassemble).result()
         except cpsolve.CpsolveError as error:
             found[key] = {"refused": str(error)}
             continue
         shown = {name: value for name, value in report.as_json().items() if name not in TIMINGS}
+        if isinstance(shown.get("disassembly"), dict):
+            shown["disassembly"] = {name: value for name, value in shown["disassembly"].items() if name not in TIMINGS}
         shown["text"] = [line for line in format_report(report).splitlines() if not line.startswith("time:")]
         found[key] = shown
     return found
@@ -105,6 +108,8 @@ def record(yass: int) -> dict[str, Any]:
     for path in puzzle_files(yass):
         name = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.relative_to(CORPUS))
         everything[name] = report_digests(path)
+        if path.suffix == ".xmpuzzle":  # the disassembler's output too: BurrTools' puzzles come apart
+            everything[f"disassembled {name}"] = report_digests(path, disassemble=True)
         print(name, file=sys.stderr)
     for relative in PICTURED:
         everything[f"pictures {relative}"] = picture_digests(relative)
