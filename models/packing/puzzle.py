@@ -22,6 +22,7 @@ from cpsolve.geometry import (
     as_cell,
     as_cells,
     box_cells,
+    cell_array,
     foam_rows,
     layer_cells,
 )
@@ -230,13 +231,14 @@ def _piece(name: str, piece: PieceSpec, source: Source, grid: Grid, marked: bool
     cells = shape_cells(piece, ("pieces", name), source, grid)
     marks = grid.crossing_marks(cells) if marked else []
     cells += marks
-    colour_of = _colour_map(piece.colours, set(cells), ("pieces", name, "colours"), source)
-    low = [int(v) for v in grid.lattice_shift(cells)]
-    moved = sorted(((c[0] - low[0], c[1] - low[1], c[2] - low[2]), colour_of.get(c)) for c in cells)
-    colours = tuple(colour for _, colour in moved) if colour_of else ()
+    colour_of = _colour_map(piece.colours, set(cells), ("pieces", name, "colours"), source) if piece.colours else {}
+    given = cell_array(cells)
+    moved = given - grid.lattice_shift(given)
+    order = np.lexsort((moved[:, 2], moved[:, 1], moved[:, 0])).tolist()  # as the cells' tuples sort (distinct)
+    colours = tuple(colour_of.get(cells[index]) for index in order) if colour_of else ()
     groups = tuple(sorted(piece.disassembly_groups.items()))
     bounds = PieceBounds(*piece.bounds(), piece.group)
-    return Piece(name, tuple(c for c, _ in moved), bounds, colours, groups, len(marks))
+    return Piece(name, tuple(map(tuple, moved[order].tolist())), bounds, colours, groups, len(marks))
 
 
 def _colour_map(
