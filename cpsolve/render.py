@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from cpsolve.geometry import Cell
+import numpy as np
+
+from cpsolve.geometry import Cell, cell_array
 
 BOTTOM_FIRST = "layers from z=0 (the bottom) up; in each, row y=0 first, x left to right"
 AS_THE_FILE = "layers from the top down and rows from the back, as in the figure's file; x left to right"
@@ -24,25 +26,27 @@ def draw_layers(
 
     One-character labels are drawn side by side; longer ones right-aligned in columns.
     """
-    cells = list(target)
-    low = [min(c[i] for c in cells) for i in range(3)]
-    high = [max(c[i] for c in cells) for i in range(3)]
-    width = max((len(label) for label in label_of.values()), default=1)
+    cells = cell_array(list(target))
+    low, high = cells.min(axis=0), cells.max(axis=0)
+    labels = list(label_of.values())
+    width = max(map(len, labels), default=1)
     separator = "" if width == 1 else " "
-    # each layer a grid of '.' with the labels written in (a cell at a time over the whole box took
-    # 17 ms of HexSticks' run: 30,000 positions for 2,256 cells)
-    columns, rows_count = high[0] - low[0] + 1, high[1] - low[1] + 1
-    grids = {z: [[".".rjust(width)] * columns for _ in range(rows_count)] for z in range(low[2], high[2] + 1)}
-    for (x, y, z), label in label_of.items():
-        if low[0] <= x <= high[0] and low[1] <= y <= high[1] and z in grids:
-            grids[z][y - low[1]][x - low[0]] = label.rjust(width)
+    # each layer a grid of '.' with the labels written in, as arrays (a cell at a time over the
+    # whole box took 17 ms of HexSticks' run: 30,000 positions for 2,256 cells; a dictionary
+    # a cell 3 ms of DraculasDentalDesaster's)
+    places = cell_array(list(label_of)) - low
+    inside = ((places >= 0) & (places <= high - low)).all(axis=1)
+    box = np.full((*(high - low + 1)[::-1].tolist(),), ".".rjust(width), dtype=f"<U{width}")
+    written = np.array(labels, dtype=f"<U{width}")[inside] if labels else np.zeros(0, f"<U{width}")
+    if width > 1 and len(written):
+        written = np.char.rjust(written, width)
+    box[places[inside, 2], places[inside, 1], places[inside, 0]] = written
     blocks = []
-    for z in sorted(grids, reverse=top_first):
-        grid = grids[z][::-1] if top_first else grids[z]
-        rows = [separator.join(row) for row in grid]
-        title = f"z={z}" if high[2] > low[2] else ""
+    for z in range(box.shape[0])[:: -1 if top_first else 1]:
+        rows = [separator.join(row) for row in (box[z, ::-1] if top_first else box[z]).tolist()]
+        title = f"z={z + int(low[2])}" if high[2] > low[2] else ""
         blocks.append("\n".join(filter(None, [title, *rows])))
     notes = [footer] if footer else []
-    if "_" in label_of.values():
+    if "_" in labels:
         notes.append(EMPTY)
     return "\n".join([AS_THE_FILE if top_first else caption, "\n\n".join(blocks), *notes])

@@ -40,6 +40,7 @@ from cpsolve.grids import CUBE
 from cpsolve.limits import NO_DEADLINE
 from cpsolve.models.packing import placements
 from cpsolve.models.packing.puzzle import PackingPuzzle, Piece
+from cpsolve.render import draw_layers
 from cpsolve.run import RunOptions
 from cpsolve.spec import PackingSpec
 from cpsolve.symmetry import PieceBounds
@@ -445,3 +446,90 @@ def test_a_bounded_cache_lets_go_of_the_least_recently_used_past_its_bytes() -> 
     assert cache.held == 6
     cache.put("big", b"x" * 11)
     assert cache.get("big") is None and len(cache) == 2
+
+
+def _drawn_cell_by_cell(cells: list[Cell3], label_of: dict[Cell3, str], top_first: bool) -> list[str]:
+    """The layers' rows as the drawing's docstring says, one cell at a time: the reference."""
+    low = [min(c[axis] for c in cells) for axis in range(3)]
+    high = [max(c[axis] for c in cells) for axis in range(3)]
+    width = max((len(label) for label in label_of.values()), default=1)
+    rows = []
+    for z in sorted(range(low[2], high[2] + 1), reverse=top_first):
+        ys = sorted(range(low[1], high[1] + 1), reverse=top_first)
+        for y in ys:
+            drawn = [label_of.get((x, y, z), ".").rjust(width) for x in range(low[0], high[0] + 1)]
+            rows.append(("" if width == 1 else " ").join(drawn))
+    return rows
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(-3, 4), st.integers(-2, 3), st.integers(-1, 2)), min_size=1, max_size=40, unique=True
+    ),
+    st.lists(st.sampled_from(["A", "B", "_", "xy", "long"]), max_size=40),
+    st.booleans(),
+)
+def test_a_drawing_writes_each_label_where_its_cell_is(cells: list[Cell3], labels: list[str], top_first: bool) -> None:
+    """`draw_layers` (arrays) against a drawing made cell by cell: the same rows in the same order,
+    labels right-aligned in columns when one is longer than a character, cells outside the
+    target's box left out."""
+    label_of = dict(zip(cells, labels, strict=False))
+    label_of[(9, 9, 9)] = "Q"  # outside the target's box: not drawn
+    drawn = draw_layers(cells, label_of, top_first=top_first).splitlines()
+    rows = [line for line in drawn[1:] if line and not line.startswith(("z=", "_:"))]
+    assert rows == _drawn_cell_by_cell(cells, label_of, top_first)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 2)), min_size=1, max_size=6, unique=True
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(-4, 4), st.integers(-4, 4), st.integers(-4, 4)), max_size=12),
+)
+def test_the_disassemblers_tables_shared_by_a_shape_are_those_of_each_piece(
+    shapes: list[list[Cell3]], copies: list[tuple[int, int, int, int]]
+) -> None:
+    """A batch's pieces of one shape share its box tables (`_boxes_and_fronts`): every piece's
+    box, table and first cells along each step are those `geometry_of` finds piece by piece."""
+    from cpsolve.disassembly.compiled import CompiledDisassembler
+
+    pieces = [list(shape) for shape in shapes]
+    for shape, dx, dy, dz in copies:
+        pieces.append([(x + dx, y + dy, z + dz) for x, y, z in shapes[shape % len(shapes)]])
+    disassembler = CompiledDisassembler(CUBE)
+    cells = np.array([cell for piece in pieces for cell in piece], np.int64)
+    starts = np.zeros(len(pieces) + 1, np.int64)
+    starts[1:] = np.cumsum([len(piece) for piece in pieces])
+    kinds = np.zeros(len(cells), np.int64)
+    corners = np.minimum.reduceat(cells, starts[:-1], axis=0)
+    shape_of = disassembler._shapes(pieces, cells, kinds, starts, corners)
+    shared = disassembler._boxes_and_fronts(cells, starts, kinds, corners, shape_of)
+    alone = native.kernel(native.DISASSEMBLY_GEOMETRY_OF)(
+        cells, starts, kinds, disassembler.vectors, disassembler.passes, disassembler.pass_counts
+    )
+    (
+        (corners_s, sides_s, bases_s, ahead_s, fronts_s, starts_s),
+        (corners_a, sides_a, bases_a, ahead_a, fronts_a, starts_a),
+    ) = (
+        shared,
+        alone,
+    )
+    assert np.array_equal(corners_s, corners_a) and np.array_equal(sides_s, sides_a)
+    steps = len(disassembler.vectors)
+    for piece in range(len(pieces)):
+        volume = int(np.prod(sides_a[piece]))
+        assert np.array_equal(
+            ahead_s[bases_s[piece] : bases_s[piece] + steps * volume],
+            ahead_a[bases_a[piece] : bases_a[piece] + steps * volume],
+        )
+        for step in range(steps):
+            at = piece * steps + step
+            assert (
+                fronts_s[starts_s[at] : starts_s[at + 1]].tolist() == fronts_a[starts_a[at] : starts_a[at + 1]].tolist()
+            )
