@@ -180,6 +180,9 @@ def test_coloured_orientations_are_each_maps_image_sorted(piece: list[tuple[Cell
     shapes: list[Any] = list(by_hand)
     assert arrays.tolist() == [[list(c) for c, _ in shape] for shape in shapes]
     assert ways == [tuple(k for _, k in shape) for shape in shapes]
+    assert not arrays.flags.writeable  # kept with the images for the next run: never to be changed
+    again, _ = coloured_orientation_arrays(cells, colours, group)  # type: ignore[arg-type]
+    assert again.tolist() == arrays.tolist()
     sizes = [tuple(max(c[axis] for c in shape) + 1 for axis in range(3)) for shape in orientations(cells)]
     assert list(orientation_sizes(cells)) == sizes
 

@@ -284,7 +284,8 @@ class _CompiledFitting:
     def block(self, number: int, piece: Piece, most: int) -> _Block | None:
         """The piece's placements; None when there are more than `most`."""
         if piece.coloured:  # the cube grid's (`takes`)
-            shapes, ranks, names = coloured_orientation_ranks(piece.cells, piece.colours)
+            kept, ranks, names = coloured_orientation_ranks(piece.cells, piece.colours)
+            shapes = np.array(kept, np.int64)  # a writeable copy of the kept images, as recorded
             checks = np.array([self.kind_of[name] for name in names], np.int64)[ranks]
             codes = np.array([self.colour_code.get(name or "", 0) for name in names], np.int64)[ranks]
         else:
