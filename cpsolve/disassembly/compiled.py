@@ -102,9 +102,17 @@ class CompiledDisassembler:
         kinds = np.zeros(len(cells), np.int64)
         if self.passes.shape[1] > 1:  # cells pass alike on a grid whose steps have one kind
             kinds[:] = [self.grid.step_kind((x, y, z)) for x, y, z in cells.tolist()]
-        corners = np.minimum.reduceat(cells, starts[:-1], axis=0)
-        shape_of = self._shapes(given, cells, kinds, starts, corners)
-        boxes_and_fronts = self._boxes_and_fronts(cells, starts, kinds, corners, shape_of)
+        if len(assemblies) == 1:  # taken apart part by part (piece groups): its pieces' tables as they are
+            boxes_and_fronts = tuple(
+                native.kernel(native.DISASSEMBLY_GEOMETRY_OF)(
+                    cells, starts, kinds, self.vectors, self.passes, self.pass_counts
+                )
+            )
+            shape_of = self._shapes(given, cells, kinds, starts, boxes_and_fronts[0])
+        else:
+            corners = np.minimum.reduceat(cells, starts[:-1], axis=0)
+            shape_of = self._shapes(given, cells, kinds, starts, corners)
+            boxes_and_fronts = self._boxes_and_fronts(cells, starts, kinds, corners, shape_of)
         self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes_and_fronts, shape_of)
         self.first_piece = np.zeros(len(assemblies) + 1, np.int64)
         self.first_piece[1:] = np.cumsum([len(pieces) for pieces in assemblies])
@@ -119,9 +127,9 @@ class CompiledDisassembler:
         a piece moves. DraculasDentalDesaster's 84 assemblies hold 756 pieces of 18 shapes, whose
         tables (2.3 million numbers) took 26 ms made piece by piece."""
         geometry_of = native.kernel(native.DISASSEMBLY_GEOMETRY_OF)
-        shapes, first, shape_index = np.unique(shape_of, return_index=True, return_inverse=True)
-        if len(shapes) == len(shape_of):  # every piece its own shape: nothing to share
+        if len(set(shape_of.tolist())) == len(shape_of):  # every piece its own shape (one assembly, mostly)
             return tuple(geometry_of(cells, starts, kinds, self.vectors, self.passes, self.pass_counts))
+        _, first, shape_index = np.unique(shape_of, return_index=True, return_inverse=True)
         sizes = np.diff(starts)
         taken = np.concatenate([np.arange(starts[piece], starts[piece + 1]) for piece in first.tolist()])
         own_starts = np.zeros(len(first) + 1, np.int64)
