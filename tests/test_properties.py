@@ -39,7 +39,7 @@ from cpsolve.geometry import (
 from cpsolve.grids import CUBE
 from cpsolve.limits import NO_DEADLINE
 from cpsolve.models.packing import placements
-from cpsolve.models.packing.puzzle import PackingPuzzle, Piece
+from cpsolve.models.packing.puzzle import PackingPuzzle, Piece, _moved_in_order
 from cpsolve.render import draw_layers
 from cpsolve.run import RunOptions
 from cpsolve.spec import PackingSpec
@@ -474,14 +474,16 @@ def _drawn_cell_by_cell(cells: list[Cell3], label_of: dict[Cell3, str], top_firs
     st.booleans(),
 )
 def test_a_drawing_writes_each_label_where_its_cell_is(cells: list[Cell3], labels: list[str], top_first: bool) -> None:
-    """`draw_layers` (arrays) against a drawing made cell by cell: the same rows in the same order,
-    labels right-aligned in columns when one is longer than a character, cells outside the
-    target's box left out."""
+    """`draw_layers`, by arrays and by its loop for small targets, against a drawing made cell by
+    cell: the same rows in the same order, labels right-aligned in columns when one is longer
+    than a character, cells outside the target's box left out."""
     label_of = dict(zip(cells, labels, strict=False))
     label_of[(9, 9, 9)] = "Q"  # outside the target's box: not drawn
-    drawn = draw_layers(cells, label_of, top_first=top_first).splitlines()
-    rows = [line for line in drawn[1:] if line and not line.startswith(("z=", "_:"))]
-    assert rows == _drawn_cell_by_cell(cells, label_of, top_first)
+    for arrays_from in (0, 10**9):
+        with patch("cpsolve.render.ARRAY_DRAWING_FROM", arrays_from):
+            drawn = draw_layers(cells, label_of, top_first=top_first).splitlines()
+        rows = [line for line in drawn[1:] if line and not line.startswith(("z=", "_:"))]
+        assert rows == _drawn_cell_by_cell(cells, label_of, top_first), arrays_from
 
 
 @settings(max_examples=60, deadline=None)
@@ -536,3 +538,21 @@ def test_the_disassemblers_tables_shared_by_a_shape_are_those_of_each_piece(
             assert (
                 fronts_s[starts_s[at] : starts_s[at + 1]].tolist() == fronts_a[starts_a[at] : starts_a[at + 1]].tolist()
             )
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(-5, 5), st.integers(-5, 5), st.integers(-5, 5)), min_size=1, max_size=60, unique=True
+    )
+)
+def test_a_pieces_cells_are_moved_and_sorted_alike_as_an_array_and_as_tuples(cells: list[Cell3]) -> None:
+    """A piece's cells at the grid's normal place, sorted, and which given cell each one is: the
+    array sort (large pieces) and Python's (small ones) agree, and with the normalised shape."""
+    found = []
+    for arrays_from in (0, 10**9):
+        with patch("cpsolve.models.packing.puzzle.ARRAY_PIECE_FROM", arrays_from):
+            found.append(_moved_in_order(list(cells), CUBE))
+    assert found[0] == found[1]
+    moved, order = found[0]
+    assert moved == normalise(cells) and sorted(order) == list(range(len(cells)))

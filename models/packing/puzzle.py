@@ -232,13 +232,29 @@ def _piece(name: str, piece: PieceSpec, source: Source, grid: Grid, marked: bool
     marks = grid.crossing_marks(cells) if marked else []
     cells += marks
     colour_of = _colour_map(piece.colours, set(cells), ("pieces", name, "colours"), source) if piece.colours else {}
-    given = cell_array(cells)
-    moved = given - grid.lattice_shift(given)
-    order = np.lexsort((moved[:, 2], moved[:, 1], moved[:, 0])).tolist()  # as the cells' tuples sort (distinct)
+    moved, order = _moved_in_order(cells, grid)
     colours = tuple(colour_of.get(cells[index]) for index in order) if colour_of else ()
     groups = tuple(sorted(piece.disassembly_groups.items()))
     bounds = PieceBounds(*piece.bounds(), piece.group)
-    return Piece(name, tuple(map(tuple, moved[order].tolist())), bounds, colours, groups, len(marks))
+    return Piece(name, moved, bounds, colours, groups, len(marks))
+
+
+ARRAY_PIECE_FROM = 32  # cells from which a piece is moved and sorted as an array (4 cells: 63 us so, 75 as one)
+
+
+def _moved_in_order(cells: list[Cell], grid: Grid) -> tuple[Shape, list[int]]:
+    """The cells moved to the grid's normal place and sorted, and which given cell each is (the
+    cells are distinct). A large piece by one array sort (Dracula's 150-cell pieces: 236 us a
+    piece against 278 sorting tuples), a small one by Python's."""
+    if len(cells) >= ARRAY_PIECE_FROM:
+        given = cell_array(cells)
+        moved = given - grid.lattice_shift(given)
+        order: list[int] = np.lexsort((moved[:, 2], moved[:, 1], moved[:, 0])).tolist()
+        return tuple(map(tuple, moved[order].tolist())), order
+    low = [int(v) for v in grid.lattice_shift(cells)]
+    shifted = [(c[0] - low[0], c[1] - low[1], c[2] - low[2]) for c in cells]
+    order = sorted(range(len(cells)), key=shifted.__getitem__)
+    return tuple(shifted[index] for index in order), order
 
 
 def _colour_map(
