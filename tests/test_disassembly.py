@@ -601,6 +601,22 @@ def test_one_disassembler_answers_each_assembly_as_if_alone(assemblies: list[lis
     _one_disassembler_for_all([_assembled(pieces) for pieces in assemblies])
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(small_assemblies(most_pieces=4, most_layers=3), min_size=2, max_size=5))
+def test_with_piece_groups_a_batch_answers_each_assembly_as_the_python_search_alone(
+    assemblies: list[list[list[Cell]]],
+) -> None:
+    """With piece groups each assembly is taken apart part by part, the pieces' tables made for
+    the whole batch at once (`CompiledDisassembler.use_assembly`): every answer as the Python
+    search gives it for that assembly alone, whatever came before it in the batch."""
+    if importlib.util.find_spec("numba") is None:
+        pytest.skip("numba is not installed: no compiled disassembler")
+    groups = PieceGroups({("cage", "A"): 1, ("cage", "B"): 1})  # the first two pieces may stay together
+    given = [_assembled(pieces) for pieces in assemblies]
+    answers = [Disassembler(groups, compiled=False).analyse(pieces) for pieces in given]
+    _batch_answers_as_alone(Disassembler(groups, compiled=True), given, answers)
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(small_assemblies(most_pieces=3, most_layers=2), min_size=2, max_size=4))
 def test_one_disassembler_answers_each_assembly_as_if_alone_on_prisms(assemblies: list[list[list[Cell]]]) -> None:

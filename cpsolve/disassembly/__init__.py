@@ -343,8 +343,9 @@ class Disassembler:
                 [0, 1], [(0, 0, 0)] * 2
             )
 
-    def _compiled_for(self, pieces: Sequence[AssembledPiece]) -> CompiledDisassembler | None:
-        """The kernel's tables, set up for this assembly, when it is searched compiled."""
+    def _compiled_for(self, pieces: Sequence[AssembledPiece], set_up: bool = True) -> CompiledDisassembler | None:
+        """The kernel's tables, set up for this assembly (unless not `set_up`), when it is searched
+        compiled; None when it is not."""
         if not self.compiled:
             return None
         from cpsolve.disassembly.compiled import MOST_PIECES
@@ -352,7 +353,8 @@ class Disassembler:
         if len(pieces) > MOST_PIECES:
             return None
         kernel = self._kernel_of(0)
-        kernel.new_assembly([piece.cells for piece in pieces])
+        if set_up:
+            kernel.new_assembly([piece.cells for piece in pieces])
         return kernel
 
     def analyse(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
@@ -364,18 +366,28 @@ class Disassembler:
         one piece comes apart with no move; the rest are searched one at a time."""
         results: list[Disassembly | None] = [None] * len(assemblies)
         batch: list[int] = []
+        grouped: list[int] = []  # searched part by part, their pieces' tables made for many at once
         most = self._most_batched()
         for number, pieces in enumerate(assemblies):
             if len(pieces) < 2:
                 results[number] = Disassembly(Outcome.APART, pieces=len(pieces))
             elif len(pieces) <= most:
                 batch.append(number)
+            elif self._compiled_for(pieces, set_up=False) is not None:
+                grouped.append(number)
             else:
                 results[number] = self._analyse_one(pieces)
         for first in range(0, len(batch), BATCH):
             numbers = batch[first : first + BATCH]
             for number, result in zip(numbers, self._analyse_batch([assemblies[n] for n in numbers]), strict=True):
                 results[number] = result
+        for first in range(0, len(grouped), BATCH):
+            numbers = grouped[first : first + BATCH]
+            kernel = self._kernel_of(0)
+            kernel.new_batch([[piece.cells for piece in assemblies[n]] for n in numbers])
+            for at, number in enumerate(numbers):
+                kernel.use_assembly(at)
+                results[number] = self._analyse_one(assemblies[number], kernel)
         return [result for result in results if result is not None]
 
     def _most_batched(self) -> int:
@@ -387,11 +399,13 @@ class Disassembler:
 
         return MOST_PIECES
 
-    def _analyse_one(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
-        """An assembly searched part by part (the parts' searches compiled where they can be)."""
+    def _analyse_one(self, pieces: Sequence[AssembledPiece], kernel: CompiledDisassembler | None = None) -> Disassembly:
+        """An assembly searched part by part (the parts' searches compiled where they can be; by
+        `kernel` where its tables are set up for this assembly already)."""
         if self.deadline.passed():
             return Disassembly(Outcome.UNDECIDED, pieces=len(pieces))
-        kernel = self._compiled_for(pieces)
+        if kernel is None:
+            kernel = self._compiled_for(pieces)
         search = _Search(pieces, self.groups, self.max_positions, self.deadline, self.grid, kernel)
         try:
             separation = search.take_apart(list(range(len(pieces))), [(0, 0, 0)] * len(pieces))
