@@ -11,6 +11,8 @@ from cpsolve.geometry import Cell, cell_array
 BOTTOM_FIRST = "layers from z=0 (the bottom) up; in each, row y=0 first, x left to right"
 AS_THE_FILE = "layers from the top down and rows from the back, as in the figure's file; x left to right"
 EMPTY = "_: an optional cell left empty"
+ARRAY_DRAWING_FROM = 256  # target cells from which the box is filled as arrays (27 cells: 46 us so, 97 as arrays)
+Box = tuple[list[list[list[str]]], list[int], list[int]]  # labels by z, y, x; the box's low and high corners
 
 
 def draw_layers(
@@ -41,10 +43,6 @@ def draw_layers(
     if "_" in labels:
         notes.append(EMPTY)
     return "\n".join([AS_THE_FILE if top_first else caption, "\n\n".join(blocks), *notes])
-
-
-ARRAY_DRAWING_FROM = 256  # target cells from which the box is filled as arrays (27 cells: 46 us so, 97 as arrays)
-Box = tuple[list[list[list[str]]], list[int], list[int]]  # labels by z, y, x; the box's low and high corners
 
 
 def _box_by_arrays(cells: list[Cell], label_of: Mapping[Cell, str], labels: list[str], width: int) -> Box:

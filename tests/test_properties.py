@@ -518,13 +518,8 @@ def test_the_disassemblers_tables_shared_by_a_shape_are_those_of_each_piece(
     alone = native.kernel(native.DISASSEMBLY_GEOMETRY_OF)(
         cells, starts, kinds, disassembler.vectors, disassembler.passes, disassembler.pass_counts
     )
-    (
-        (corners_s, sides_s, bases_s, ahead_s, fronts_s, starts_s),
-        (corners_a, sides_a, bases_a, ahead_a, fronts_a, starts_a),
-    ) = (
-        shared,
-        alone,
-    )
+    corners_s, sides_s, bases_s, ahead_s, fronts_s, starts_s = shared
+    corners_a, sides_a, bases_a, ahead_a, fronts_a, starts_a = alone
     assert np.array_equal(corners_s, corners_a) and np.array_equal(sides_s, sides_a)
     steps = len(disassembler.vectors)
     for piece in range(len(pieces)):

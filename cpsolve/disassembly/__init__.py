@@ -343,18 +343,21 @@ class Disassembler:
                 [0, 1], [(0, 0, 0)] * 2
             )
 
-    def _compiled_for(self, pieces: Sequence[AssembledPiece], set_up: bool = True) -> CompiledDisassembler | None:
-        """The kernel's tables, set up for this assembly (unless not `set_up`), when it is searched
-        compiled; None when it is not."""
+    def _searched_compiled(self, pieces: Sequence[AssembledPiece]) -> bool:
+        """Whether the compiled search takes this assembly: compiled, and its pieces fit the
+        kernel's bit masks."""
         if not self.compiled:
-            return None
+            return False
         from cpsolve.disassembly.compiled import MOST_PIECES
 
-        if len(pieces) > MOST_PIECES:
+        return len(pieces) <= MOST_PIECES
+
+    def _compiled_for(self, pieces: Sequence[AssembledPiece]) -> CompiledDisassembler | None:
+        """The kernel's tables, set up for this assembly, when it is searched compiled."""
+        if not self._searched_compiled(pieces):
             return None
         kernel = self._kernel_of(0)
-        if set_up:
-            kernel.new_assembly([piece.cells for piece in pieces])
+        kernel.new_assembly([piece.cells for piece in pieces])
         return kernel
 
     def analyse(self, pieces: Sequence[AssembledPiece]) -> Disassembly:
@@ -373,7 +376,7 @@ class Disassembler:
                 results[number] = Disassembly(Outcome.APART, pieces=len(pieces))
             elif len(pieces) <= most:
                 batch.append(number)
-            elif self._compiled_for(pieces, set_up=False) is not None:
+            elif self._searched_compiled(pieces):
                 grouped.append(number)
             else:
                 results[number] = self._analyse_one(pieces)

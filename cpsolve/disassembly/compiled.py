@@ -103,17 +103,9 @@ class CompiledDisassembler:
         kinds = np.zeros(len(cells), np.int64)
         if self.passes.shape[1] > 1:  # cells pass alike on a grid whose steps have one kind
             kinds[:] = [self.grid.step_kind((x, y, z)) for x, y, z in cells.tolist()]
-        if len(assemblies) == 1:  # taken apart part by part (piece groups): its pieces' tables as they are
-            boxes_and_fronts = tuple(
-                native.kernel(native.DISASSEMBLY_GEOMETRY_OF)(
-                    cells, starts, kinds, self.vectors, self.passes, self.pass_counts
-                )
-            )
-            shape_of = self._shapes(given, cells, kinds, starts, boxes_and_fronts[0])
-        else:
-            corners = np.minimum.reduceat(cells, starts[:-1], axis=0)
-            shape_of = self._shapes(given, cells, kinds, starts, corners)
-            boxes_and_fronts = self._boxes_and_fronts(cells, starts, kinds, corners, shape_of)
+        corners = np.minimum.reduceat(cells, starts[:-1], axis=0)
+        shape_of = self._shapes(given, cells, kinds, starts, corners)
+        boxes_and_fronts = self._boxes_and_fronts(cells, starts, kinds, corners, shape_of)
         self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes_and_fronts, shape_of)
         self.first_piece = np.zeros(len(assemblies) + 1, np.int64)
         self.first_piece[1:] = np.cumsum([len(pieces) for pieces in assemblies])
