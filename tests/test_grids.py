@@ -210,10 +210,11 @@ def test_self_maps_at_once_are_each_transformations_map(grid: Grid, points: list
 def test_placements_of_every_orientation_at_once_are_each_orientations_alone(
     grid: Grid, points: list[Cell], target_points: list[Cell]
 ) -> None:
-    """On the grids other than cubes every orientation of a piece is placed at once, those with
-    the same room in the target together: the placements, in order, that the definition gives
-    one orientation at a time: every shift of the lattice (z slowest, x fastest) from the
-    target box's low lattice corner that puts each cell of the orientation on the target."""
+    """On the grids other than cubes every orientation of a piece is placed at once (on a widened
+    box, or for large arrays those with the same room in the target together): both give the
+    placements, in order, that the definition gives one orientation at a time: every shift of the
+    lattice (z slowest, x fastest) from the target box's low lattice corner that puts each cell
+    of the orientation on the target."""
     cells = sorted({p for p, ok in zip(points, grid.cell_mask(np.array(points)), strict=True) if ok})
     target = sorted({p for p, ok in zip(target_points, grid.cell_mask(np.array(target_points)), strict=True) if ok})
     assume(cells and target)
@@ -232,8 +233,10 @@ def test_placements_of_every_orientation_at_once_are_each_orientations_alone(
             moved = [(x + dx + int(low[0]), y + dy + int(low[1]), z + dz + int(low[2])) for x, y, z in shape]
             if all(cell in index for cell in moved):
                 expected.append(([index[cell] for cell in moved], number))
-    assert at_once.tolist() == [placed for placed, _ in expected]
-    assert orientation.tolist() == [number for _, number in expected]
+    by_room, room_orientation = placements._fitting_by_room(np.asarray(shapes, np.int64), box, lattice=grid)
+    for found, lying in ((at_once, orientation), (by_room, room_orientation)):
+        assert found.tolist() == [placed for placed, _ in expected]
+        assert lying.tolist() == [number for _, number in expected]
 
 
 @settings(max_examples=80, deadline=None)

@@ -43,6 +43,11 @@ from .puzzle import PackingPuzzle, Piece, Placement
 
 _ByColour = tuple[Any, dict[Colour, int]]  # where a cell of each colour may lie (kind x place), each colour's kind
 SHIFT_BLOCK = 262_144  # box places looked up at once for one orientation (shifts x cells)
+# on a grid other than cubes, one room's look-ups in `_fitting_by_room` cost about as much as
+# looking up this many places at once (2026-12-05, rhombic pieces: ~0.1 ms a room, ~10 ns a
+# place; DiagonalCube's 46-52k places in 12-24 rooms 0.6 ms at once, 1.7-2.7 by room; the
+# stellations' 190-390k in 6-12 rooms 1.8-3.5 ms at once, 1.6-2.2 by room)
+ROOM_PLACES = 10_000
 CACHED_SHIFTS = 4_096  # shift arrays up to this size are kept for the next piece of the same size
 
 
@@ -87,7 +92,12 @@ def _cached_shifts(x: int, y: int, z: int) -> Any:
 
 
 def _fitting_by_room(
-    shapes: Any, box: _Box, allowed: Any | None = None, codes: Any | None = None, lattice: Grid = CUBE
+    shapes: Any,
+    box: _Box,
+    allowed: Any | None = None,
+    codes: Any | None = None,
+    lattice: Grid = CUBE,
+    reach: Any | None = None,
 ) -> tuple[Any, Any]:
     """The placements of each orientation (an array: orientations x cells x 3: the target cell
     indexes of every shift of it that lies inside the target, z slowest and x fastest, on a grid
@@ -96,9 +106,10 @@ def _fitting_by_room(
     a piece's) are tried together, on the same shifts (one call per orientation:
     a coloured 9x9x9 design's 720 took 5 ms more of its 0.09 s model; PiecesOfEight's 192 on the
     rhombic lattice a fifth of its model). `codes`: each orientation's cells' colour codes, with
-    `allowed` (on cubes)."""
+    `allowed` (on cubes); `reach`: each orientation's highest cell on each axis, where known."""
     count, length = shapes.shape[0], shapes.shape[1]
-    rooms = np.maximum(0, np.array(box.size, np.int64) - shapes.max(axis=1)).tolist()
+    reach = shapes.max(axis=1) if reach is None else reach
+    rooms = np.maximum(0, np.array(box.size, np.int64) - reach).tolist()
     offsets = shapes @ box.strides  # orientations x cells
     by_room: dict[tuple[int, int, int], list[int]] = {}
     for number, (x, y, z) in enumerate(rooms):
@@ -152,21 +163,32 @@ def _lattice_shift_array(room: Cell, lattice: Grid) -> Any:
 
 def _all_fitting_placements(shapes: Any, box: _Box, lattice_of: Grid = CUBE) -> tuple[Any, Any]:
     """The placements of each of a piece's orientations (all of one size; `_fitting_by_room`),
-    one after the other, and the orientation of each placement; on cubes all at once where the
-    arrays stay small (the yass corpus builds thousands of these: one array operation instead of
-    one per orientation), on a box widened by the shapes' reach so that every place of the
-    target's box is a shift."""
+    one after the other, and the orientation of each placement; all at once where the arrays stay
+    small (the yass corpus builds thousands of these, a non-cube grid's design dozens with many
+    rooms each: one array operation instead of one per orientation or room)."""
     cells = np.asarray(shapes, np.int64).reshape(len(shapes), -1, 3)  # orientations x cells x 3
-    if lattice_of is not CUBE:
-        return _fitting_by_room(cells, box, lattice=lattice_of)
-    if len(cells) * box.index.size * cells.shape[1] > SHIFT_BLOCK:
-        return _fitting_by_room(cells, box)
-    wide = tuple(int(side) for side in np.array(box.size) + cells.max(axis=(0, 1)))
+    if lattice_of is CUBE:
+        if len(cells) * box.index.size * cells.shape[1] > SHIFT_BLOCK:
+            return _fitting_by_room(cells, box)
+        return _fitting_at_once(cells, box, _shifts(*box.size), cells.max(axis=(0, 1)))
+    shifts = _lattice_shift_array(box.size, lattice_of)
+    reach = cells.max(axis=1)  # once for both ways (24 rhombic sticks: 60-120 us here)
+    rooms = len(set(map(tuple, reach.tolist())))  # (np.unique's axis: 0.4 ms)
+    if len(cells) * len(shifts) * cells.shape[1] > min(SHIFT_BLOCK, ROOM_PLACES * rooms):
+        return _fitting_by_room(cells, box, lattice=lattice_of, reach=reach)
+    return _fitting_at_once(cells, box, shifts, reach.max(axis=0))
+
+
+def _fitting_at_once(cells: Any, box: _Box, shifts: Any, highest: Any) -> tuple[Any, Any]:
+    """Every orientation (orientations x cells x 3, cells at or above 0) at every shift (z
+    slowest, x fastest) in one look-up, on a box widened by the shapes' reach so that every
+    shift's places lie in it; the placements by orientation, then in shift order, as
+    `_fitting_by_room` gives them. `highest`: the shapes' highest cell on each axis."""
+    wide = tuple(int(side) for side in np.array(box.size) + highest)
     index = np.full(wide, -1, np.int32)
     index[: box.size[0], : box.size[1], : box.size[2]] = box.index.reshape(box.size)
     strides = np.array([wide[1] * wide[2], wide[2], 1], np.int64)
-    starts = _shifts(*box.size) @ strides
-    indexes = index.reshape(-1)[starts[None, :, None] + (cells @ strides)[:, None, :]]
+    indexes = index.reshape(-1)[(shifts @ strides)[None, :, None] + (cells @ strides)[:, None, :]]
     lying, where = np.nonzero((indexes >= 0).all(axis=2))  # by orientation, then in shift order
     return indexes[lying, where], lying
 
