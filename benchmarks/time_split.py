@@ -1,6 +1,6 @@
 """Where a run's time goes: reading, the model, the search and the classes, with the search's nodes.
 
-Usage: python benchmarks/time_split.py [--repeat N] [--workers N] [--problem N] PUZZLE...
+Usage: python benchmarks/time_split.py [--repeat N] [--workers N] [--problem N] [--nothing-kept] PUZZLE...
 
 In one process with every compiled kernel loaded (as a warm studio or the second run of a batch),
 each puzzle is run N times (default 5) as `cpsolve run` runs it, with the search timed apart: the
@@ -8,21 +8,27 @@ time spent inside the search's generator is `search`, what the run does with the
 yields (classes, the orbit-stabiliser check, the first solution drawn) is `classes`; `model` is
 everything before the search (the model, the symmetry breaking, the engine's tables). `nodes` are
 the placements the search made (the search's own count where it runs here, as on one worker).
-Medians; `seconds` is the report's.
+Medians; `seconds` is the report's. Each run reads the file anew, so a run takes from what the
+process kept only what is kept by content (shapes' forms, targets' symmetries, pieces' placements
+in their targets): a designer's next try with nothing changed. `--nothing-kept` gives each run an
+empty store of placements, as a run whose pieces all changed (or the code before it kept them).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 from collections.abc import Generator, Iterator
 from typing import Any
+from unittest.mock import patch
 
 from cpsolve import formats, run
 from cpsolve.events import Progress
 from cpsolve.formats.base import ReadOptions
 from cpsolve.kernels import load_every_kernel
+from cpsolve.models.packing import placements
 from cpsolve.options import Options
 
 
@@ -100,18 +106,29 @@ def split(path: str, workers: int, problem: str | None = None) -> dict[str, floa
     }
 
 
+def _kept(nothing: bool) -> contextlib.AbstractContextManager[Any]:
+    """For one run: the placements the process kept, or (`nothing`) an empty store of them."""
+    if not nothing:
+        return contextlib.nullcontext()
+    return patch.object(placements, "KEPT_PLACEMENTS", placements.placement_store())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("puzzles", nargs="+")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--problem", help="which problem of each BurrTools file (default: the first)")
+    parser.add_argument("--nothing-kept", action="store_true", help="each run finds every placement anew")
     arguments = parser.parse_args()
     load_every_kernel()
     print(f"{'puzzle':40} {'read':>7} {'model':>7} {'search':>7} {'classes':>8} {'seconds':>8} {'nodes':>11} unique")
     for path in arguments.puzzles:
         split(path, arguments.workers, arguments.problem)  # the first run pays for what a warm process loaded
-        runs = [split(path, arguments.workers, arguments.problem) for _ in range(arguments.repeat)]
+        runs = []
+        for _ in range(arguments.repeat):
+            with _kept(arguments.nothing_kept):
+                runs.append(split(path, arguments.workers, arguments.problem))
         median = {key: statistics.median(one[key] for one in runs) for key in runs[0]}
         name = path.rsplit("/", 1)[-1]
         print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import tempfile
 from pathlib import Path
@@ -213,7 +214,8 @@ def _placements_both_ways(puzzle: PackingPuzzle, most: int) -> list[Any]:
         finder = native.kernel(native.FITTING) if compiled else None
         with patch.object(native, "built_kernel", lambda key, finder=finder: finder):
             try:
-                found = placements.placement_arrays(puzzle, colour_code, most)
+                # a store of its own: one way is compared with the other only if neither takes what the other kept
+                found = placements.placement_arrays(puzzle, colour_code, most, kept=placements.placement_store())
                 answers.append((found.cells.tolist(), found.pieces.tolist(), _listed(found.colours)))
             except ModelTooBigError as error:
                 answers.append(str(error))
@@ -434,6 +436,101 @@ def test_a_targets_kept_symmetries_are_those_worked_out_again_for_its_cells_in_t
         again = target_symmetry_arrays(cells, reflections=reflections, separately=separately, labels=labelled)
         assert again is kept
         assert kept.products() == fresh.products()
+
+
+def _as_lists(found: placements.PlacementArrays) -> Any:
+    return found.cells.tolist(), found.pieces.tolist(), _listed(found.colours)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(PIECE_CELLS, min_size=2, max_size=3),
+    TARGET_CELLS,
+    st.sets(st.sampled_from([("red", "red"), ("blue", "blue"), ("red", "blue")])),
+    st.sampled_from([("blue", "red"), ("red", "blue")]),
+    st.randoms(use_true_random=False),
+)
+def test_kept_placements_are_those_found_afresh_whatever_changed_around_a_piece(
+    pieces: list[list[tuple[Cell3, str | None]]],
+    target: list[tuple[Cell3, str | None]],
+    rule: set[tuple[str, str]],
+    numbering: tuple[str, str],
+    rng: random.Random,
+) -> None:
+    """A warm process keeps each piece's placements in its target: taken again, with the pieces in
+    another order, the colours numbered otherwise, a piece recoloured or the colour rule or the
+    target's colours changed, the placements are those found in a process that kept nothing, and
+    the kept arrays are read-only."""
+    bounds = PieceBounds(1, 1)
+    made = [
+        Piece(f"P{n}", tuple(cell for cell, _ in cells), bounds, tuple(colour for _, colour in cells))
+        for n, cells in enumerate(pieces)
+    ]
+    puzzle = PackingPuzzle(
+        "kept",
+        tuple(made),
+        tuple(cell for cell, _ in target),
+        (),
+        "rotations",
+        False,
+        {},
+        target_colours={cell: colour for cell, colour in target if colour is not None},
+        colour_rule=frozenset(rule),
+    )
+    recoloured = Piece("R", made[0].cells, bounds, tuple("blue" if c == "red" else c for c in made[0].colours))
+    variants = [
+        puzzle,
+        dataclasses.replace(puzzle, pieces=tuple(rng.sample(made, len(made)))),
+        dataclasses.replace(puzzle, pieces=(recoloured, *made[1:])),
+        dataclasses.replace(puzzle, colour_rule=frozenset({("red", "red"), ("blue", "red")} - rule)),
+        dataclasses.replace(puzzle, target_colours={cell: "red" for cell, _ in target[::2]}),
+    ]
+    kept = placements.placement_store()
+    for variant in variants * 2:
+        colour_code = {name: number for number, name in enumerate(numbering, 1)} if variant.coloured else {}
+        try:
+            warm: Any = _as_lists(placements.placement_arrays(variant, colour_code, 10_000, kept=kept))
+        except ModelTooBigError as error:
+            warm = str(error)
+        try:
+            alone = placements.placement_store()
+            fresh: Any = _as_lists(placements.placement_arrays(variant, colour_code, 10_000, kept=alone))
+        except ModelTooBigError as error:
+            fresh = str(error)
+        assert warm == fresh
+        numbering = numbering[::-1]
+    assert len(kept) > 0
+    for cells, colours in kept.values():
+        assert not cells.flags.writeable and (colours is None or not colours.flags.writeable)
+
+
+def test_a_designers_next_try_places_only_the_piece_that_changed(tmp_path: Path) -> None:
+    """A puzzle run, one piece redrawn, run again in the same process: only that piece's
+    placements are found anew, the others' taken from what the process kept, and the second
+    run's counts are those of a process that kept nothing."""
+    spec = yaml.safe_load((SPECS / "soma.yaml").read_text())
+    spec.pop("expected", None)
+    first = tmp_path / "first.yaml"
+    first.write_text(yaml.safe_dump(spec))
+    spec["pieces"]["V"] = {"cells": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]}  # Cubissimo: the V made an I3
+    second = tmp_path / "second.yaml"
+    second.write_text(yaml.safe_dump(spec))
+    placed: list[str] = []
+    finding = placements._Finder._placed
+
+    def counted(finder: Any, number: int, piece: Piece, most: int) -> Any:
+        placed.append(piece.name)
+        return finding(finder, number, piece, most)
+
+    with patch.object(placements, "KEPT_PLACEMENTS", placements.placement_store()):
+        with patch.object(placements._Finder, "_placed", counted):
+            checked_run(first)
+            placed.clear()
+            warm = checked_run(second)
+        assert placed == ["V"]
+    with patch.object(placements, "KEPT_PLACEMENTS", placements.placement_store()):
+        fresh = checked_run(second)
+    assert warm.counts == fresh.counts and (warm.counts.raw, warm.counts.rotations) == (6624, 276)
 
 
 def test_a_bounded_cache_lets_go_of_the_least_recently_used_past_its_bytes() -> None:

@@ -6,7 +6,6 @@ Families build their atom permutations (see counting.py) from the cell maps foun
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
@@ -14,7 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from cpsolve.arrays import BoundedCache, read_only
+from cpsolve.arrays import BoundedCache, cells_digest, read_only
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import (
     Cell,
@@ -202,26 +201,13 @@ def target_symmetry_arrays(
     options numbered by s in mixed radix (the last part fastest, as itertools.product). Arrays,
     because a figure of several parts has thousands of symmetries.
     """
-    key = (*_digest(target, labels), labels is None, reflections, separately, grid)
+    key = (*cells_digest(target, labels), labels is None, reflections, separately, grid)
     kept = _KEPT.get(key)
     if kept is None:
         kept = _symmetry_arrays(target, reflections, separately, labels, grid, deadline)
         read_only(kept.images, kept.mirrored, kept.proper)
         _KEPT.put(key, kept)
     return kept
-
-
-def _digest(target: Sequence[Cell], labels: Mapping[Cell, Hashable] | None) -> tuple[bytes, tuple[Hashable, ...]]:
-    """The target's cells in their order and their labels as 16 bytes and the distinct labels
-    (a few colours): a key whose size does not grow with the target (a target of 100,000 cells
-    as a tuple would be megabytes that the cache's bound on bytes does not see). The labels
-    themselves stay in the key, compared as values; the digest holds which one each cell has."""
-    digest = hashlib.blake2b(np.asarray(target, np.int64).tobytes(), digest_size=16)
-    if labels is None:
-        return digest.digest(), ()
-    number: dict[Hashable, int] = {}
-    digest.update(np.array([number.setdefault(labels[c], len(number)) for c in target], np.int64).tobytes())
-    return digest.digest(), tuple(number)
 
 
 def _symmetry_arrays(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from math import prod
 from typing import Any, overload
@@ -21,6 +21,7 @@ from typing import Any, overload
 import numpy as np
 
 from cpsolve import native
+from cpsolve.arrays import BoundedCache, cells_digest, read_only
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import (
     Cell,
@@ -32,6 +33,7 @@ from cpsolve.geometry import (
 )
 from cpsolve.grids import CUBE, Grid
 from cpsolve.limits import (
+    KEPT_PLACEMENT_BYTES,
     MAX_BOX_VOLUME,
     MAX_PLACEMENT_CELLS,
     NO_DEADLINE,
@@ -49,6 +51,22 @@ SHIFT_BLOCK = 262_144  # box places looked up at once for one orientation (shift
 # stellations' 190-390k in 6-12 rooms 1.8-3.5 ms at once, 1.6-2.2 by room)
 ROOM_PLACES = 10_000
 CACHED_SHIFTS = 4_096  # shift arrays up to this size are kept for the next piece of the same size
+_Found = tuple[Any, Any | None]  # a piece's placements as a block keeps them: cells, colours (read-only)
+
+
+def _found_bytes(found: _Found) -> int:
+    cells, colours = found
+    return int(cells.nbytes) + (0 if colours is None else int(colours.nbytes))
+
+
+def placement_store() -> BoundedCache[Hashable, _Found]:
+    """An empty store of pieces' placements in their targets, bounded by their bytes."""
+    return BoundedCache(KEPT_PLACEMENT_BYTES, _found_bytes)
+
+
+# Each piece's placements in a target, kept by a warm process (the studio, a batch, the design
+# search) by content: a designer who changes one piece has only that piece's placements found again.
+KEPT_PLACEMENTS = placement_store()
 
 
 @dataclass(frozen=True)
@@ -221,9 +239,13 @@ def placement_arrays(
     max_atoms: int,
     deadline: Deadline = NO_DEADLINE,
     extra: Sequence[Placement] = (),
+    kept: BoundedCache[Hashable, _Found] | None = None,
 ) -> PlacementArrays:
     """Every placement of every piece, in piece order, then orientation order, then shift order
-    (z slowest, x fastest), as arrays (`colour_code` numbers the colours from 1); then `extra`."""
+    (z slowest, x fastest), as arrays (`colour_code` numbers the colours from 1); then `extra`.
+    Each piece's are taken from `kept` (by default what the process keeps: `KEPT_PLACEMENTS`)
+    where the same piece was placed in the same target before."""
+    kept = KEPT_PLACEMENTS if kept is None else kept
     target = set(puzzle.target)
     box_size = bounding_box(target)
     if prod(box_size) > MAX_BOX_VOLUME:
@@ -241,20 +263,14 @@ def placement_arrays(
             f"{puzzle.name}: {candidates:,} candidate placements to test (limit {20 * max_atoms:,});"
             " use a smaller target or raise --max-placements"
         )
-    box = _Box.of(puzzle.target, puzzle.grid)
-    by_colour = _allowed(puzzle, box) if puzzle.coloured and puzzle.grid is CUBE else None
-    compiled = _CompiledFitting.of(puzzle, box, by_colour, colour_code)
+    finder = _Finder(puzzle, colour_code)
     blocks: list[_Block] = []
     found = cells_found = 0
     for index, piece in enumerate(puzzle.pieces):
-        if compiled is not None and compiled.takes(piece):
-            room = (MAX_PLACEMENT_CELLS - cells_found) // max(1, len(piece.cells))  # what the result may hold
-            block = compiled.block(index, piece, min(max_atoms - found, room))
-            if block is None:
-                raise _too_many(puzzle, max_atoms) if room >= max_atoms - found else _too_many_cells(puzzle)
-        else:
-            indexes, _, codes = _piece_placements(puzzle, piece, box, by_colour, colour_code)
-            block = _Block.of(index, indexes, codes)
+        room = (MAX_PLACEMENT_CELLS - cells_found) // max(1, len(piece.cells))  # what the result may hold
+        block = finder.block(index, piece, min(max_atoms - found, room), kept)
+        if block is None:
+            raise _too_many(puzzle, max_atoms) if room >= max_atoms - found else _too_many_cells(puzzle)
         blocks.append(block)
         found += len(block.cells)
         cells_found += block.cells.size
@@ -265,6 +281,73 @@ def placement_arrays(
         deadline.check("finding placements")
     blocks.extend(_given_blocks(extra, puzzle.target, colour_code))
     return PlacementArrays.joined(blocks, len(puzzle.target), coloured=bool(colour_code))
+
+
+class _Finder:
+    """Finds one piece's placements at a time for `placement_arrays`, or takes them from what the
+    process kept: the target's box, where each colour may lie and the compiled finder are made
+    only when a piece has to be placed anew (a designer's next try with one piece changed places
+    that piece alone)."""
+
+    def __init__(self, puzzle: PackingPuzzle, colour_code: Mapping[str, int]) -> None:
+        self.puzzle = puzzle
+        self.colour_code = colour_code
+
+    @functools.cached_property
+    def target_key(self) -> Hashable:
+        """What a piece's placements depend on besides the piece: the target's cells in order and
+        their colours, the colour rule, the grid."""
+        puzzle = self.puzzle
+        labels = puzzle.target_colours if puzzle.target_colours else None
+        return (*cells_digest(puzzle.target, labels), tuple(sorted(puzzle.colour_rule)), puzzle.grid)
+
+    @functools.cached_property
+    def box(self) -> _Box:
+        return _Box.of(self.puzzle.target, self.puzzle.grid)
+
+    @functools.cached_property
+    def by_colour(self) -> _ByColour | None:
+        puzzle = self.puzzle
+        return _allowed(puzzle, self.box) if puzzle.coloured and puzzle.grid is CUBE else None
+
+    @functools.cached_property
+    def compiled(self) -> _CompiledFitting | None:
+        return _CompiledFitting.of(self.puzzle, self.box, self.by_colour, self.colour_code)
+
+    def key(self, piece: Piece) -> Hashable:
+        """The piece's cells in order with their colours, and the codes its colours are written
+        with (numbered over the whole puzzle), in the target's key."""
+        labels = dict(zip(piece.cells, piece.colours, strict=True)) if piece.coloured else None
+        digest, names = cells_digest(piece.cells, labels)
+        codes = tuple(self.colour_code.get(name, 0) if isinstance(name, str) else 0 for name in names)
+        return (self.target_key, digest, names, codes)
+
+    def block(self, number: int, piece: Piece, most: int, kept: BoundedCache[Hashable, _Found]) -> _Block | None:
+        """Piece `number`'s placements; None when there are more than `most` (the limits)."""
+        key = self.key(piece)
+        found = kept.get(key)
+        if found is not None:
+            return _Block(number, *found)
+        block = self._placed(number, piece, most)
+        if block is not None:
+            block = _Block(number, _own(block.cells), None if block.colours is None else _own(block.colours))
+            kept.put(key, (block.cells, block.colours))
+        return block
+
+    def _placed(self, number: int, piece: Piece, most: int) -> _Block | None:
+        compiled = self.compiled
+        if compiled is not None and compiled.takes(piece):
+            return compiled.block(number, piece, most)
+        indexes, _, codes = _piece_placements(self.puzzle, piece, self.box, self.by_colour, self.colour_code)
+        return _Block.of(number, indexes, codes)
+
+
+def _own(array: Any) -> Any:
+    """The array read-only, in memory of its own: the compiled finder's are views of arrays sized
+    for every shift it tried, which a cache keeping the view would keep whole."""
+    owned = array.copy() if array.base is not None else array
+    read_only(owned)
+    return owned
 
 
 @dataclass(frozen=True)
