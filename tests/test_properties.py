@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from cpsolve import native
 from cpsolve.arrays import BoundedCache, stable_order
 from cpsolve.cli import app
-from cpsolve.errors import ModelTooBigError
+from cpsolve.errors import ModelTooBigError, SpecError
 from cpsolve.formats import read_puzzle, read_puzzles
 from cpsolve.geometry import (
     ISOMETRIES,
@@ -40,10 +40,11 @@ from cpsolve.geometry import (
 from cpsolve.grids import CUBE
 from cpsolve.limits import NO_DEADLINE
 from cpsolve.models.packing import placements
+from cpsolve.models.packing import puzzle as puzzle_module
 from cpsolve.models.packing.puzzle import PackingPuzzle, Piece, _moved_in_order
 from cpsolve.render import draw_layers
 from cpsolve.run import RunOptions
-from cpsolve.spec import PackingSpec
+from cpsolve.spec import PackingSpec, Source
 from cpsolve.symmetry import PieceBounds
 from cpsolve.symmetry.target import _symmetry_arrays, target_symmetry_arrays
 
@@ -648,3 +649,52 @@ def test_a_pieces_cells_are_moved_and_sorted_alike_as_an_array_and_as_tuples(cel
     assert found[0] == found[1]
     moved, order = found[0]
     assert moved == normalise(cells) and sorted(order) == list(range(len(cells)))
+
+
+def _colour_map_cell_by_cell(given: dict[str, list[list[int]]], cells: set[Cell3]) -> dict[Cell3, str] | str:
+    """The reference: each coloured cell in the order given, the first that is not a cell of the
+    shape or already has a colour named."""
+    colour_of: dict[Cell3, str] = {}
+    for colour, coloured in given.items():
+        for index, (x, y, z) in enumerate(coloured):
+            cell = (x, y, z)
+            if cell not in cells:
+                return f"colours.{colour}.{index}: cell {list(cell)} is not a cell of this shape"
+            if cell in colour_of:
+                return f"colours.{colour}.{index}: cell {list(cell)} already has colour {colour_of[cell]!r}"
+            colour_of[cell] = colour
+    return colour_of
+
+
+SMALL_CELL = st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(SMALL_CELL, min_size=1, max_size=20), st.data())
+def test_a_colour_map_made_by_whole_lists_names_the_first_cell_at_fault_as_the_cell_by_cell_one(
+    cells: set[Cell3], data: st.DataObject
+) -> None:
+    """Each coloured cell's colour, or the error for the first cell in the order given that is not
+    a cell of the shape or is coloured twice: the same as looking at one cell at a time."""
+    mostly_the_shapes = st.sampled_from(sorted(cells)) | SMALL_CELL
+    coloured = data.draw(
+        st.dictionaries(st.sampled_from(["red", "blue", "green"]), st.lists(mostly_the_shapes, max_size=8), max_size=3)
+    )
+    given = {colour: [list(cell) for cell in listed] for colour, listed in coloured.items()}
+    expected = _colour_map_cell_by_cell(given, cells)
+    source = Source("drawn.yaml")
+    try:
+        found: dict[Cell3, str] | str = puzzle_module._colour_map(given, cells, ("colours",), source)
+    except SpecError as error:
+        found = str(error).removeprefix("drawn.yaml: ")
+    assert found == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sets(st.tuples(st.integers(-3, 9), st.integers(-3, 9), st.integers(-2, 4)), max_size=600))
+def test_a_target_is_sorted_layer_by_layer_alike_as_an_array_and_as_tuples(cells: set[Cell3]) -> None:
+    """By z, then y, then x: the array sort (large targets) and Python's (small ones) agree."""
+    expected = tuple(sorted(cells, key=lambda c: (c[2], c[1], c[0])))
+    for arrays_from in (0, 10**9):
+        with patch.object(puzzle_module, "ARRAY_SORT_FROM", arrays_from):
+            assert puzzle_module._layer_by_layer(cells) == expected
