@@ -75,8 +75,9 @@ MAX_SYMMETRY_ENTRIES = 30_000_000
 # one process): a 4x4x4 box's 48 maps take 28 KB, so this holds thousands of small targets.
 KEPT_SYMMETRY_BYTES = 64 * 2**20
 # What a warm process keeps of its pieces' placements in their targets: a 9x9x9 design's 76,000
-# placements take about 6 MB, Dracula's nine pieces 0.4 MB.
-KEPT_PLACEMENT_BYTES = 128 * 2**20
+# placements take about 6 MB, Dracula's nine pieces 0.4 MB. The design search fills it without
+# taking from it (1 of 600 pieces of 4x4x4 candidates found there, 3.4 MB a hundred candidates).
+KEPT_PLACEMENT_BYTES = 64 * 2**20
 
 
 class Cancel:
