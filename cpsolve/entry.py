@@ -62,7 +62,7 @@ def one_blas_thread(environment: MutableMapping[str, str]) -> None:
 
     On import OpenBLAS starts a thread per core that spins for a while: `cpsolve run` of a small
     BurrTools file used 0.41 s of processor time for 0.31 s of wall, and with one core busy
-    elsewhere took 0.354 s instead of 0.298 (medians of 21, farm-bench, OPENBLAS_NUM_THREADS=1
+    elsewhere took 0.354 s instead of 0.298 (medians of 21 whole processes, OPENBLAS_NUM_THREADS=1
     against unset). cpsolve does no linear algebra large enough for BLAS threads to help (its
     matrix products are on integers, which numpy does without BLAS), and worker processes
     inherit the setting, one process per core being the parallelism cpsolve uses.
@@ -75,7 +75,7 @@ def no_pydantic_plugins(environment: MutableMapping[str, str]) -> None:
 
     At its first model pydantic reads every installed distribution's entry points for plugins
     (`importlib.metadata`, a file per distribution): `cpsolve run` of a small BurrTools file took
-    0.92x its wall time without that (farm-bench, median ratio of 15 pairs; docs/measurements.md).
+    0.92x its wall time without that (median ratio of 15 pairs of whole processes; docs/measurements.md).
     The program validates its own options and files, where a plugin (a tracer of every
     validation) has nothing to add; the library, in the user's own process, keeps what they chose.
     """
