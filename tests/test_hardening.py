@@ -391,6 +391,35 @@ def test_ctrl_c_during_start_up_is_quiet(delay: float) -> None:
     assert "Traceback" not in result.stderr and "KeyboardInterrupt" not in result.stderr
 
 
+@pytest.mark.parametrize(("signal_raised", "code"), [("KeyboardInterrupt()", 130), ("Terminated()", 143)])
+def test_a_signal_python_wrapped_in_another_error_during_start_up_is_quiet(signal_raised: str, code: int) -> None:
+    """Python 3.11 hands on a Ctrl-C that lands while a class is made (a descriptor's
+    `__set_name__`, as `import platform` makes `uname_result`) inside a RuntimeError; CI once
+    met it 20 ms into start-up. The command line raising just that: exit 130 (143 for SIGTERM),
+    no traceback. Another error with no signal behind it still ends with its traceback."""
+    template = (
+        "import sys\n"
+        "import cpsolve.cli\n"
+        "from cpsolve.errors import Terminated\n"
+        "def broken(args):\n"
+        "    try:\n"
+        "        raise {raised}\n"
+        "    except BaseException as error:\n"
+        '        raise RuntimeError("Error calling __set_name__") from error\n'
+        "cpsolve.cli.command_line = broken\n"
+        "sys.argv = ['cpsolve', 'run', 'x.yaml']\n"
+        "from cpsolve.entry import main\n"
+        "main()\n"
+    )
+    code_run = template.format(raised=signal_raised)
+    result = subprocess.run([sys.executable, "-c", code_run], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr and "RuntimeError" not in result.stderr
+    plain = template.format(raised="ValueError('not a signal')")
+    result = subprocess.run([sys.executable, "-c", plain], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 1 and "RuntimeError" in result.stderr
+
+
 def test_a_signal_after_the_report_keeps_exit_code_0(tmp_path: Path) -> None:
     """Ctrl-C and SIGTERM arriving while the process shuts down, after it printed the report."""
     code = (
