@@ -7,7 +7,7 @@ import itertools
 import threading
 from array import array as int_array
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -16,6 +16,10 @@ Key = TypeVar("Key", bound=Hashable)
 Value = TypeVar("Value")
 
 RADIX_BITS = 16  # numpy sorts 16-bit integers stably by counting (a radix sort), others by merging
+# What one entry of a BoundedCache costs besides its value, counted with it: its key (a few digests)
+# and the dictionary's bookkeeping, so that values of no bytes (a piece with no placement) still
+# fill the bound
+ENTRY_BYTES = 512
 
 
 def stable_order(keys: Any) -> Any:
@@ -40,13 +44,15 @@ def stable_order(keys: Any) -> Any:
 class BoundedCache(Generic[Key, Value]):
     """What a warm process keeps of work that does not change (a target's symmetries), keyed by
     content (a digest, so that the keys' own size stays small), the least recently used let go
-    while the values' bytes pass `most_bytes` (a value larger than that is not kept). Shared by the
+    while the values' bytes, with `entry_bytes` for each entry's key and bookkeeping, pass
+    `most_bytes` (a value larger than that is not kept). Shared by the
     studio's job threads, so guarded by a lock; the values are handed out as they are kept, so
     they must not be changed (arrays made read-only)."""
 
-    def __init__(self, most_bytes: int, size_of: Callable[[Value], int]) -> None:
+    def __init__(self, most_bytes: int, size_of: Callable[[Value], int], entry_bytes: int = 0) -> None:
         self.most_bytes = most_bytes
         self.size_of = size_of
+        self.entry_bytes = entry_bytes
         self.held = 0
         self._kept: OrderedDict[Key, tuple[Value, int]] = OrderedDict()
         self._lock = threading.Lock()
@@ -68,7 +74,7 @@ class BoundedCache(Generic[Key, Value]):
             return [value for value, _ in self._kept.values()]
 
     def put(self, key: Key, value: Value) -> None:
-        size = self.size_of(value)
+        size = self.size_of(value) + self.entry_bytes
         if size > self.most_bytes:
             return
         with self._lock:
@@ -88,21 +94,17 @@ def read_only(*arrays: Any) -> None:
         array.flags.writeable = False
 
 
-def cells_digest(
-    cells: Sequence[tuple[int, int, int]], labels: Mapping[Any, Hashable] | None = None
-) -> tuple[bytes, tuple[Hashable, ...]]:
-    """Cells in their order and their labels as 16 bytes, and the distinct labels (a few colours):
-    a cache's key whose size does not grow with the cells (a target of 100,000 cells as a tuple
-    would be megabytes that a BoundedCache's bound on bytes does not see). The labels themselves
-    stay in the key, compared as values; the digest holds which one each cell has (`labels` maps
-    a cell to its label; a cell it leaves out has None). The cells read by `np.fromiter` and the
-    labels numbered by `map`, not `np.asarray` and a loop: Dracula's 1,656 target cells 0.79 ->
-    0.45 ms."""
+def cells_digest(cells: Sequence[tuple[int, int, int]], labels: Sequence[Hashable] | None = None) -> bytes:
+    """Cells in their order and each one's label (`labels`, in the cells' order: a colour, say) as
+    16 bytes: a cache's key whose size does not grow with the cells or the labels (a target of
+    100,000 cells as a tuple would be megabytes that a BoundedCache's bound on bytes does not
+    see). Each cell's label is numbered by first appearance and the distinct labels digested by
+    their `repr`. The cells read by `np.fromiter` and the labels numbered by `map`, not
+    `np.asarray` and a loop: Dracula's 1,656 target cells 0.79 -> 0.45 ms."""
     flat = np.fromiter(itertools.chain.from_iterable(cells), np.int64, count=3 * len(cells))
     digest = hashlib.blake2b(flat.tobytes(), digest_size=16)
-    if labels is None:
-        return digest.digest(), ()
-    given = list(map(labels.get, cells))
-    number = {label: index for index, label in enumerate(dict.fromkeys(given))}  # by first appearance
-    digest.update(int_array("q", map(number.__getitem__, given)).tobytes())
-    return digest.digest(), tuple(number)
+    if labels is not None:
+        number = {label: index for index, label in enumerate(dict.fromkeys(labels))}  # by first appearance
+        digest.update(int_array("q", map(number.__getitem__, labels)).tobytes())
+        digest.update(repr(tuple(number)).encode())
+    return digest.digest()

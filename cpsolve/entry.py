@@ -83,11 +83,11 @@ def no_pydantic_plugins(environment: MutableMapping[str, str]) -> None:
 
 
 def signal_code(error: BaseException) -> int | None:
-    """The exit code of a Ctrl-C or SIGTERM that Python handed on inside another exception, None
-    for any other error. Python 3.11 wraps an exception raised while a class is made, in a
-    descriptor's `__set_name__`, in a RuntimeError: a Ctrl-C 20 ms into start-up, as `import
-    platform` (typer's) made its `uname_result`, ended the program with that traceback and exit
-    1 (seen once in CI's tests/test_hardening.py)."""
+    """The exit code of a Ctrl-C or SIGTERM, raised as itself or handed on inside another
+    exception; None for any other error. Python 3.11 wraps an exception raised while a class is
+    made, in a descriptor's `__set_name__`, in a RuntimeError: a Ctrl-C 20 ms into start-up, as
+    `import platform` (typer's) made its `uname_result`, ended the program with that traceback
+    and exit 1 (seen once in a local run of tests/test_hardening.py)."""
     seen: set[int] = set()
     cause: BaseException | None = error
     while cause is not None and id(cause) not in seen:
@@ -115,11 +115,7 @@ def main() -> None:
         command_line(sys.argv[1:])(obj={WHOLE_PROCESS: True})
     except SystemExit as finished:
         code = finished.code
-    except KeyboardInterrupt:
-        code = EXIT_INTERRUPTED
-    except Terminated:
-        code = EXIT_TERMINATED
-    except Exception as error:
+    except BaseException as error:  # Ctrl-C, SIGTERM, or either inside another exception
         code = signal_code(error)
         if code is None:
             raise

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cpsolve import native
-from cpsolve.arrays import BoundedCache, stable_order
+from cpsolve.arrays import ENTRY_BYTES, BoundedCache, stable_order
 from cpsolve.cli import app
 from cpsolve.errors import ModelTooBigError, SpecError
 from cpsolve.formats import read_puzzle, read_puzzles
@@ -38,7 +38,7 @@ from cpsolve.geometry import (
     transform,
 )
 from cpsolve.grids import CUBE
-from cpsolve.limits import NO_DEADLINE
+from cpsolve.limits import KEPT_PLACEMENT_BYTES, NO_DEADLINE
 from cpsolve.models.packing import placements
 from cpsolve.models.packing import puzzle as puzzle_module
 from cpsolve.models.packing.puzzle import PackingPuzzle, Piece, _moved_in_order
@@ -547,6 +547,18 @@ def test_a_bounded_cache_lets_go_of_the_least_recently_used_past_its_bytes() -> 
     assert cache.held == 6
     cache.put("big", b"x" * 11)
     assert cache.get("big") is None and len(cache) == 2
+
+
+def test_entries_of_no_bytes_still_fill_a_bounded_cache() -> None:
+    """Each entry counts its key and bookkeeping with its value: a store of placements kept for
+    pieces that have none (empty arrays) lets the oldest go instead of growing without end."""
+    store = placements.placement_store()
+    empty = np.zeros((0, 4), np.int32)
+    most = KEPT_PLACEMENT_BYTES // ENTRY_BYTES
+    for number in range(most + 10):
+        store.put(number, (empty, None))
+    assert len(store) == most and store.held <= KEPT_PLACEMENT_BYTES
+    assert store.get(0) is None and store.get(most + 9) is not None
 
 
 def _drawn_cell_by_cell(cells: list[Cell3], label_of: dict[Cell3, str], top_first: bool) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from cpsolve.arrays import BoundedCache, cells_digest, read_only
+from cpsolve.arrays import ENTRY_BYTES, BoundedCache, cells_digest, read_only
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import (
     Cell,
@@ -178,7 +178,9 @@ class SymmetryArrays:
         return generators, recipe
 
 
-_KEPT: BoundedCache[Hashable, SymmetryArrays] = BoundedCache(KEPT_SYMMETRY_BYTES, lambda arrays: arrays.nbytes)
+_KEPT: BoundedCache[Hashable, SymmetryArrays] = BoundedCache(
+    KEPT_SYMMETRY_BYTES, lambda arrays: arrays.nbytes, ENTRY_BYTES
+)
 
 
 def target_symmetry_arrays(
@@ -201,7 +203,8 @@ def target_symmetry_arrays(
     options numbered by s in mixed radix (the last part fastest, as itertools.product). Arrays,
     because a figure of several parts has thousands of symmetries.
     """
-    key = (*cells_digest(target, labels), labels is None, reflections, separately, grid)
+    in_order = None if labels is None else [labels[cell] for cell in target]
+    key = (cells_digest(target, in_order), labels is None, reflections, separately, grid)
     kept = _KEPT.get(key)
     if kept is None:
         kept = _symmetry_arrays(target, reflections, separately, labels, grid, deadline)

@@ -21,7 +21,7 @@ from typing import Any, overload
 import numpy as np
 
 from cpsolve import native
-from cpsolve.arrays import BoundedCache, cells_digest, read_only
+from cpsolve.arrays import ENTRY_BYTES, BoundedCache, cells_digest, read_only
 from cpsolve.errors import ModelTooBigError
 from cpsolve.geometry import (
     Cell,
@@ -61,7 +61,7 @@ def _found_bytes(found: _Found) -> int:
 
 def placement_store() -> BoundedCache[Hashable, _Found]:
     """An empty store of pieces' placements in their targets, bounded by their bytes."""
-    return BoundedCache(KEPT_PLACEMENT_BYTES, _found_bytes)
+    return BoundedCache(KEPT_PLACEMENT_BYTES, _found_bytes, ENTRY_BYTES)
 
 
 # Each piece's placements in a target, kept by a warm process (the studio, a batch, the design
@@ -298,8 +298,9 @@ class _Finder:
         """What a piece's placements depend on besides the piece: the target's cells in order and
         their colours, the colour rule, the grid."""
         puzzle = self.puzzle
-        labels = puzzle.target_colours if puzzle.target_colours else None
-        return (*cells_digest(puzzle.target, labels), tuple(sorted(puzzle.colour_rule)), puzzle.grid)
+        colours = list(map(puzzle.target_colours.get, puzzle.target)) if puzzle.target_colours else None
+        rule = cells_digest((), [tuple(sorted(puzzle.colour_rule))])  # its pairs digested as one label
+        return (cells_digest(puzzle.target, colours), rule, puzzle.grid)
 
     @functools.cached_property
     def box(self) -> _Box:
@@ -315,12 +316,11 @@ class _Finder:
         return _CompiledFitting.of(self.puzzle, self.box, self.by_colour, self.colour_code)
 
     def key(self, piece: Piece) -> Hashable:
-        """The piece's cells in order with their colours, and the codes its colours are written
-        with (numbered over the whole puzzle), in the target's key."""
-        labels = dict(zip(piece.cells, piece.colours, strict=True)) if piece.coloured else None
-        digest, names = cells_digest(piece.cells, labels)
-        codes = tuple(self.colour_code.get(name, 0) if isinstance(name, str) else 0 for name in names)
-        return (self.target_key, digest, names, codes)
+        """The piece's cells in order, each with its colour and the code it is written with
+        (numbered over the whole puzzle), in the target's key."""
+        code = self.colour_code.get
+        labels = [(name, code(name, 0) if name else 0) for name in piece.colours] if piece.coloured else None
+        return (self.target_key, cells_digest(piece.cells, labels))
 
     def block(self, number: int, piece: Piece, most: int, kept: BoundedCache[Hashable, _Found]) -> _Block | None:
         """Piece `number`'s placements; None when there are more than `most` (the limits)."""
