@@ -175,9 +175,9 @@ def test_a_batch_on_threads_answers_each_assembly_as_one_thread_does(monkeypatch
     workers: set[str] = set()
     plain = Disassembler._batch_on
 
-    def noted(self: Disassembler, kernel: Any, assemblies: Sequence[Sequence[AssembledPiece]]) -> list[Disassembly]:
+    def noted(self: Disassembler, kernel: Any, *batch: Any) -> list[Disassembly]:
         workers.add(threading.current_thread().name)
-        return plain(self, kernel, assemblies)
+        return plain(self, kernel, *batch)
 
     monkeypatch.setattr(Disassembler, "_batch_on", noted)
     monkeypatch.setattr(disassembly, "CHUNKS_PER_THREAD", 4)  # 21 assemblies: chunks of one

@@ -428,8 +428,10 @@ class Disassembler:
         if self.deadline.passed():
             return [Disassembly(Outcome.UNDECIDED, pieces=len(pieces)) for pieces in assemblies]
         threads = min(self.threads, len(assemblies)) if native.threads_run_apart() else 1
+        first = self._kernel_of(0)
+        first.new_batch([[piece.cells for piece in pieces] for pieces in assemblies])
         if threads <= 1:
-            return self._batch_on(self._kernel_of(0), assemblies)
+            return self._batch_on(first, assemblies, range(len(assemblies)))
         from concurrent.futures import ThreadPoolExecutor
         from itertools import count
 
@@ -443,9 +445,9 @@ class Disassembler:
                 rows = chunks[number]
                 if self.deadline.passed():  # left as the kernel leaves what follows the deadline
                     continue
-                answers[rows.start : rows.stop] = self._batch_on(kernel, assemblies[rows.start : rows.stop])
+                answers[rows.start : rows.stop] = self._batch_on(kernel, assemblies, rows, first)
 
-        kernels = [self._kernel_of(number) for number in range(min(threads, len(chunks)))]
+        kernels = [first, *(self._kernel_of(number) for number in range(1, min(threads, len(chunks))))]
         with ThreadPoolExecutor(len(kernels), thread_name_prefix="cpsolve disassembly") as pool:
             for done in [pool.submit(take_chunks, kernel) for kernel in kernels]:
                 done.result()
@@ -461,11 +463,17 @@ class Disassembler:
         return self._kernels[thread]
 
     def _batch_on(
-        self, kernel: CompiledDisassembler, assemblies: Sequence[Sequence[AssembledPiece]]
+        self,
+        kernel: CompiledDisassembler,
+        assemblies: Sequence[Sequence[AssembledPiece]],
+        rows: range,
+        batch: CompiledDisassembler | None = None,
     ) -> list[Disassembly]:
+        """Assemblies `rows` of the batch taken apart by `kernel`: the batch is the one given to
+        `batch` (another thread's kernel, whose tables this one reads), or to `kernel` itself."""
         from cpsolve.disassembly import codes
 
-        kernel.new_batch([[piece.cells for piece in pieces] for pieces in assemblies])
+        kernel.share_batch(batch or kernel, rows.start, rows.stop)
         taken = kernel.take_apart_batch(self.max_positions, MAX_MOVES_PER_POSITION, self.deadline)
         outcomes = {codes.APART: Outcome.APART, codes.STUCK: Outcome.STUCK, codes.UNDECIDED: Outcome.UNDECIDED}
         steps = self.grid.steps
@@ -476,7 +484,7 @@ class Disassembler:
                 positions,
                 len(pieces),
             )
-            for (outcome, records, positions), pieces in zip(taken, assemblies, strict=True)
+            for (outcome, records, positions), pieces in zip(taken, assemblies[rows.start : rows.stop], strict=True)
         ]
 
 

@@ -79,7 +79,8 @@ class CompiledDisassembler:
         self.stack = np.zeros((0, 0), np.int64)
         self._cells_arrays: dict[int, tuple[Sequence[Cell], np.ndarray]] = {}
         self.records = np.zeros(FIRST_RECORDS, np.int64)
-        self.first_piece = np.zeros(2, np.int64)
+        self.batch_first_piece = np.zeros(2, np.int64)  # each assembly's first piece, in the batch's tables
+        self.first_piece = self.batch_first_piece  # of the assemblies being taken apart (`share_batch`)
         self.offset = 0
 
     def _size_moves(self, moves: int) -> None:
@@ -107,10 +108,23 @@ class CompiledDisassembler:
         shape_of = self._shapes(given, cells, kinds, starts, corners)
         boxes_and_fronts = self._boxes_and_fronts(cells, starts, kinds, corners, shape_of)
         self.geometry = (cells, starts, kinds, self.vectors, self.passes, self.pass_counts, *boxes_and_fronts, shape_of)
-        self.first_piece = np.zeros(len(assemblies) + 1, np.int64)
-        self.first_piece[1:] = np.cumsum([len(pieces) for pieces in assemblies])
+        self.batch_first_piece = np.zeros(len(assemblies) + 1, np.int64)
+        self.batch_first_piece[1:] = np.cumsum([len(pieces) for pieces in assemblies])
+        self.first_piece = self.batch_first_piece
         self.counters[codes.LOOKED_AT] = 0
         self.offset = 0  # the first assembly's pieces for `take_apart` (`use_assembly`)
+
+    def share_batch(self, source: CompiledDisassembler, first: int, stop: int) -> None:
+        """Take assemblies first to stop - 1 of the batch `source` was given (`take_apart_batch`),
+        reading its pieces' tables as they are: threads of one batch share them, made once (the
+        kernel only reads them), and the shape numbers with them, by which this kernel's gaps are
+        remembered. Made per chunk, they were a quarter of DraculasDentalDesaster's disassembly
+        on two threads, in Python, one thread at a time."""
+        self._shape_numbers = source._shape_numbers
+        self.geometry = source.geometry
+        self.first_piece = source.batch_first_piece[first : stop + 1]
+        self.counters[codes.LOOKED_AT] = 0
+        self.offset = 0
 
     def use_assembly(self, number: int) -> None:
         """Search assembly `number` of the batch part by part (`take_apart`: its members are that
