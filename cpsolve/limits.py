@@ -78,6 +78,11 @@ KEPT_SYMMETRY_BYTES = 64 * 2**20
 # placements take about 6 MB, Dracula's nine pieces 0.4 MB. The design search fills it without
 # taking from it (1 of 600 pieces of 4x4x4 candidates found there, 3.4 MB a hundred candidates).
 KEPT_PLACEMENT_BYTES = 64 * 2**20
+# What a warm process keeps of the disassembler's kernels between runs: their gap tables (6 MB each
+# at first, 50 MB at most) while they add up to this; and the keys of the shapes their gaps are
+# known by (a shape of n cells: 32 n bytes; Dracula's 18 shapes take 6 KB), numbered afresh past this.
+KEPT_GAP_BYTES = 64 * 2**20
+KEPT_SHAPE_BYTES = 16 * 2**20
 
 
 class Cancel:

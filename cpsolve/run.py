@@ -196,6 +196,7 @@ def run(
     seconds = puzzle.read_seconds + time.perf_counter() - started - prepared.uncounted_seconds
     if classes.checker is not None:
         seconds -= classes.checker.load_seconds
+        classes.checker.release()
     report = _report(puzzle, prepared, enumeration, classifier, seconds, classes)
     if enumeration.stopped_by is StopReason.MEMORY_LIMIT and not isinstance(classifier, Counting):
         report.notes.append(

@@ -191,6 +191,68 @@ def test_a_batch_on_threads_answers_each_assembly_as_one_thread_does(monkeypatch
         pytest.fail("no build of the kernels under CI: `cpsolve compile` did not run")
 
 
+def _answers(disassemblies: Sequence[Disassembly]) -> list[tuple[Any, int, int]]:
+    return [(one.as_json(), one.positions, one.pieces) for one in disassemblies]
+
+
+@pytest.mark.parametrize("shape_bytes", [16 * 2**20, 1], ids=["one numbering", "a new numbering every batch"])
+def test_kernels_kept_from_earlier_disassemblers_answer_as_new_ones(
+    monkeypatch: pytest.MonkeyPatch, shape_bytes: int
+) -> None:
+    """Disassemblers one after another in one process (the studio's requests) borrow the kernels
+    the earlier ones gave back, with the gaps those worked out: Pelikan's, then Dracula's, then
+    both with the cage's on three threads, each answer (outcome, plan, positions) as kernels that
+    knew nothing give it. With a new numbering of the shapes at every batch (the numbering's
+    bound at one byte) a kernel must forget the gaps it knew by the old numbers."""
+    pytest.importorskip("numba")
+    burrtools = corpus_dir("burrtools")
+    pelikan = _assemblies(burrtools / "PelikanBurr.xmpuzzle")[:6]
+    dracula = _assemblies(burrtools / "DraculasDentalDesaster.xmpuzzle")[:12]
+    mixed = [*dracula[:5], *pelikan[:3], *_assemblies(burrtools / "CubeInCage.xmpuzzle")[:6]]
+    monkeypatch.setattr(compiled, "KEPT_KERNELS", compiled.KeptKernels(0))  # keeps nothing
+    fresh = [_answers(Disassembler(compiled=True, threads=threads).analyse_all(batch))
+             for batch, threads in ((pelikan, 1), (dracula, 1), (mixed, 3))]  # fmt: skip
+    kept = compiled.KeptKernels(2**30)
+    monkeypatch.setattr(compiled, "KEPT_KERNELS", kept)
+    monkeypatch.setattr(compiled, "KEPT_SHAPE_BYTES", shape_bytes)
+    lent: list[Any] = []
+    for (batch, threads), answers in zip(((pelikan, 1), (dracula, 1), (mixed, 3)), fresh, strict=True):
+        disassembler = Disassembler(compiled=True, threads=threads)
+        assert _answers(disassembler.analyse_all(batch)) == answers
+        lent.append(list(disassembler._kernels))
+        disassembler.release()
+    assert lent[1][0] is lent[0][0]  # Dracula's disassembler had Pelikan's kernel
+    assert kept.idle() == len(lent[2]) >= 1
+
+
+def test_a_kernel_is_lent_to_one_disassembler_at_a_time_and_given_back_once() -> None:
+    """Two disassemblers alive at once never share a kernel; one given back twice (released, then
+    let go) is kept once; given back, it holds nothing of the run's pieces; kernels past the
+    bound on their gap tables' bytes are let go."""
+    pytest.importorskip("numba")
+    pair = _assembled([[(0, 0, 0)], [(1, 0, 0)]])
+    kept = compiled.KeptKernels(2**30)
+    first = Disassembler(compiled=True)
+    original = compiled.KEPT_KERNELS
+    compiled.KEPT_KERNELS = kept
+    try:
+        first.analyse(pair)
+        kernel = first._kernels[0]
+        first.release()
+        del first  # its finalizer gives back the list release emptied
+        assert kept.idle() == 1 and not kernel._cells_arrays and not kernel._shape_of_cells
+        second, third = Disassembler(compiled=True), Disassembler(compiled=True)
+        second.analyse(pair)
+        third.analyse(pair)
+        assert second._kernels[0] is kernel and third._kernels[0] is not kernel
+        assert kept.idle() == 0
+    finally:
+        compiled.KEPT_KERNELS = original
+    small = compiled.KeptKernels(kernel.gap_bytes)
+    small.give_back([second._kernels[0], third._kernels[0]])
+    assert small.idle() == 1
+
+
 def test_a_batch_past_its_deadline_leaves_the_assembly_it_is_in_and_those_after_undecided(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -26,6 +26,7 @@ not count it (docs/disassembly.md).
 from __future__ import annotations
 
 import time
+import weakref
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -328,7 +329,7 @@ class Disassembler:
         self.grid = grid
         self.compiled = native.installed("numba") if compiled is None else compiled
         self.threads = max(1, threads)
-        self._kernels: list[CompiledDisassembler] = []  # one a thread, made when first needed
+        self._kernels: list[CompiledDisassembler] = []  # one a thread, lent when first needed
 
     def load(self) -> None:
         """Load the compiled search (the build `cpsolve compile` made, else numba's cache; the very
@@ -455,12 +456,25 @@ class Disassembler:
 
     def _kernel_of(self, thread: int) -> CompiledDisassembler:
         """The compiled search's tables for one thread (the first thread's shared with the
-        part-by-part search), each made once and kept with its gaps for the next batch."""
-        from cpsolve.disassembly.compiled import CompiledDisassembler
+        part-by-part search), each lent once by the process's kept kernels (with the gaps earlier
+        disassemblers worked out) and kept with its gaps for the next batch; given back when this
+        disassembler is let go."""
+        from cpsolve.disassembly.compiled import KEPT_KERNELS
 
+        if not self._kernels:  # given back when this disassembler is let go, if not before (`release`)
+            weakref.finalize(self, KEPT_KERNELS.give_back, self._kernels)
         while len(self._kernels) <= thread:
-            self._kernels.append(CompiledDisassembler(self.grid))
+            self._kernels.append(KEPT_KERNELS.take(self.grid))
         return self._kernels[thread]
+
+    def release(self) -> None:
+        """Give the kernels back to the process's kept kernels now (a run's assemblies are all
+        taken apart; a studio keeps a finished job, and so its disassembler, for its events): the
+        next disassembler, in this run's thread or another's, finds the gaps this one worked out.
+        Taking apart more after this lends kernels again."""
+        from cpsolve.disassembly.compiled import KEPT_KERNELS
+
+        KEPT_KERNELS.give_back(self._kernels)
 
     def _batch_on(
         self,
@@ -973,6 +987,10 @@ class AssemblyChecker:
             self.summary.add(result)
         self.summary.seconds += time.perf_counter() - started
         return results
+
+    def release(self) -> None:
+        """The run is over: its disassembler's kernels go back to the process (`Disassembler.release`)."""
+        self.disassembler.release()
 
     @property
     def one_at_a_time(self) -> bool:

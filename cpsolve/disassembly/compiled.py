@@ -10,6 +10,7 @@ of a part is compiled, and splitting and the groups stay in Python, a few calls 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -19,7 +20,7 @@ from cpsolve import native
 from cpsolve.disassembly import codes
 from cpsolve.geometry import Cell
 from cpsolve.grids import Grid
-from cpsolve.limits import Deadline
+from cpsolve.limits import KEPT_GAP_BYTES, KEPT_SHAPE_BYTES, Deadline
 
 PathStep = tuple[int, int, int | None]  # pieces moved (bit mask), step, distance (None: out to infinity)
 
@@ -49,21 +50,111 @@ def _next_power_of_two(value: int) -> int:
     return 1 << max(0, value - 1).bit_length()
 
 
+class ShapeNumbers:
+    """Every kernel's numbers for the pieces' shapes on grids of the same steps, in one process:
+    the gaps a kernel remembers are keyed by them, so kernels that share them can share a batch's
+    tables and be lent from one disassembler to the next (`KeptKernels`). Numbered under a lock
+    (the studio's jobs run on threads); once the shapes' keys pass KEPT_SHAPE_BYTES a new
+    numbering starts, and a kernel that meets it forgets its gaps (`CompiledDisassembler.numbered_by`)."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[bytes, int] = {}
+        self.key_bytes = 0
+        self._lock = threading.Lock()
+
+    def number_of(self, key: bytes) -> int:
+        with self._lock:
+            number = self._numbers.get(key)
+            if number is None:
+                number = self._numbers[key] = len(self._numbers)
+                self.key_bytes += len(key)
+            return number
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+
+def _step_tables(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The grid's steps as the kernel reads them: their vectors, the cells a unit passes (per
+    kind of cell) and how many."""
+    steps = grid.steps
+    kinds = max(len(step.passes) for step in steps)
+    most_passes = max(len(kind) for step in steps for kind in step.passes)
+    vectors = np.array([step.vector for step in steps], np.int64)
+    passes = np.zeros((len(steps), kinds, most_passes, 3), np.int64)
+    pass_counts = np.zeros((len(steps), kinds), np.int64)
+    for s, step in enumerate(steps):
+        for k, kind in enumerate(step.passes):
+            pass_counts[s, k] = len(kind)
+            passes[s, k, : len(kind)] = kind
+    return vectors, passes, pass_counts
+
+
+def steps_key(grid: Grid) -> bytes:
+    """What a kernel's gaps depend on besides the shapes: the grid's steps."""
+    return b"".join(table.tobytes() + repr(table.shape).encode() for table in _step_tables(grid))
+
+
+class KeptKernels:
+    """The kernels a warm process keeps from one disassembler to the next (the studio's requests,
+    a catalogue in one process), with the gaps they worked out: the gaps between two shapes at an
+    offset hold in every assembly of those shapes, whatever file it came from, so a designer's
+    next try finds those of the pieces it did not change. A kernel is lent to one disassembler at
+    a time (`take`, `give_back` when that disassembler is let go), forgets the run's pieces when it
+    comes back, and is kept while the kept kernels' gap tables stay within `most_bytes`."""
+
+    def __init__(self, most_bytes: int) -> None:
+        self.most_bytes = most_bytes
+        self._idle: dict[bytes, list[CompiledDisassembler]] = {}
+        self._numbers: dict[bytes, ShapeNumbers] = {}
+        self._lock = threading.Lock()
+
+    def numbers(self, key: bytes) -> ShapeNumbers:
+        """The shape numbers of grids of these steps (a new numbering once the old is too big)."""
+        with self._lock:
+            numbers = self._numbers.get(key)
+            if numbers is None or numbers.key_bytes > KEPT_SHAPE_BYTES:
+                numbers = self._numbers[key] = ShapeNumbers()
+            return numbers
+
+    def take(self, grid: Grid) -> CompiledDisassembler:
+        key = steps_key(grid)
+        with self._lock:
+            idle = self._idle.get(key)
+            kernel = idle.pop() if idle else None
+        return kernel if kernel is not None else CompiledDisassembler(grid)
+
+    def give_back(self, lent: list[CompiledDisassembler]) -> None:
+        """Take back the kernels of this list, emptying it (a list given back twice gives nothing
+        the second time)."""
+        kernels = list(lent)
+        lent.clear()
+        for kernel in kernels:
+            kernel.forget_run()
+        with self._lock:
+            held = sum(kernel.gap_bytes for idle in self._idle.values() for kernel in idle)
+            for kernel in kernels:
+                if held + kernel.gap_bytes <= self.most_bytes:
+                    self._idle.setdefault(kernel.steps_key, []).append(kernel)
+                    held += kernel.gap_bytes
+
+    def idle(self) -> int:
+        with self._lock:
+            return sum(len(idle) for idle in self._idle.values())
+
+
+KEPT_KERNELS = KeptKernels(KEPT_GAP_BYTES)
+
+
 class CompiledDisassembler:
     """The kernel's tables for one puzzle's assemblies: the gaps remembered (by the pieces' shapes:
-    kept from one assembly to the next), the moves of one position and the counters."""
+    kept from one assembly to the next, and from one disassembler to the next: `KeptKernels`),
+    the moves of one position and the counters."""
 
     def __init__(self, grid: Grid) -> None:
+        self.vectors, self.passes, self.pass_counts = _step_tables(grid)
+        self.steps_key = steps_key(grid)
         steps = grid.steps
-        kinds = max(len(step.passes) for step in steps)
-        most_passes = max(len(kind) for step in steps for kind in step.passes)
-        self.vectors = np.array([step.vector for step in steps], np.int64)
-        self.passes = np.zeros((len(steps), kinds, most_passes, 3), np.int64)
-        self.pass_counts = np.zeros((len(steps), kinds), np.int64)
-        for s, step in enumerate(steps):
-            for k, kind in enumerate(step.passes):
-                self.pass_counts[s, k] = len(kind)
-                self.passes[s, k, : len(kind)] = kind
         self.grid = grid
         self.gap_keys = np.zeros((GAP_SLOTS, 5), np.int64)
         self.gap_values = np.zeros((GAP_SLOTS, len(steps)), np.int64)
@@ -73,7 +164,7 @@ class CompiledDisassembler:
         self._size_moves(FIRST_MOVES)
         self.counters = np.zeros(codes.COUNTERS, np.int64)
         self.geometry: tuple[np.ndarray, ...] = ()
-        self._shape_numbers: dict[bytes, int] = {}
+        self.numbers = KEPT_KERNELS.numbers(self.steps_key)
         self._shape_of_cells: dict[int, tuple[Sequence[Cell], int]] = {}  # by id: (the cells, their number)
         self._kept_tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.stack = np.zeros((0, 0), np.int64)
@@ -89,6 +180,34 @@ class CompiledDisassembler:
         self.known = np.zeros((_next_power_of_two(2 * moves), 2), np.int64)
         self.known_stamps = np.zeros(self.known.shape[0], np.int64)  # generations go on from the counter
 
+    @property
+    def gap_bytes(self) -> int:
+        return int(self.gap_keys.nbytes + self.gap_values.nbytes + self.gap_stamps.nbytes)
+
+    def numbered_by(self, numbers: ShapeNumbers) -> None:
+        """Read shapes by these numbers from now on: the gaps remembered under other numbers are
+        forgotten (a new generation of the table), and the shapes known by their cells objects."""
+        if numbers is self.numbers:
+            return
+        self.numbers = numbers
+        self.gap_counters[codes.GAP_GENERATION] += 1
+        self.gap_counters[codes.GAP_FILL] = 0
+        self._shape_of_cells.clear()
+
+    def forget_run(self) -> None:
+        """Let go of what belongs to the run that had this kernel (its pieces' cells, their tables,
+        the positions and moves it grew to), keeping the gaps: the kernel goes back to KEPT_KERNELS."""
+        self._shape_of_cells.clear()
+        self._cells_arrays.clear()
+        self._kept_tables.clear()
+        self.geometry = ()
+        self.batch_first_piece = self.first_piece = np.zeros(2, np.int64)
+        self.stack = np.zeros((0, 0), np.int64)
+        if self.records.shape[0] > FIRST_RECORDS:
+            self.records = np.zeros(FIRST_RECORDS, np.int64)
+        if self.moves.shape[0] > FIRST_MOVES:
+            self._size_moves(FIRST_MOVES)
+
     def new_assembly(self, pieces: Sequence[Sequence[Cell]]) -> None:
         """Set the kernel up for one assembly's pieces (searched part by part: `take_apart`)."""
         self.new_batch([pieces])
@@ -96,6 +215,7 @@ class CompiledDisassembler:
     def new_batch(self, assemblies: Sequence[Sequence[Sequence[Cell]]]) -> None:
         """Set the kernel up for these assemblies' pieces, one after the other (`take_apart_batch`):
         every piece's box, the cells that meet first along each step, its shape number."""
+        self.numbered_by(KEPT_KERNELS.numbers(self.steps_key))
         given = [piece for pieces in assemblies for piece in pieces]
         arrays = [self._cells_of(piece) for piece in given]
         cells = np.concatenate(arrays)
@@ -120,7 +240,7 @@ class CompiledDisassembler:
         kernel only reads them), and the shape numbers with them, by which this kernel's gaps are
         remembered. Made per chunk, they were a quarter of DraculasDentalDesaster's disassembly
         on two threads, in Python, one thread at a time."""
-        self._shape_numbers = source._shape_numbers
+        self.numbered_by(source.numbers)
         self.geometry = source.geometry
         self.first_piece = source.batch_first_piece[first : stop + 1]
         self.counters[codes.LOOKED_AT] = 0
@@ -198,7 +318,7 @@ class CompiledDisassembler:
                 placed = cells - np.repeat(corners, np.diff(starts), axis=0)
             start, end = starts[piece], starts[piece + 1]
             key = placed[start:end].tobytes() + kinds[start:end].tobytes()
-            numbers[piece] = self._shape_numbers.setdefault(key, len(self._shape_numbers))
+            numbers[piece] = self.numbers.number_of(key)
             self._shape_of_cells[id(given)] = (given, int(numbers[piece]))
         return numbers
 
