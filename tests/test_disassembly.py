@@ -225,6 +225,23 @@ def test_kernels_kept_from_earlier_disassemblers_answer_as_new_ones(
     assert kept.idle() == len(lent[2]) >= 1
 
 
+def test_a_batch_holds_each_placement_once_and_answers_as_with_every_piece_apart() -> None:
+    """A model hands out one cells object per placement and Dracula's 84 assemblies share 31: a
+    batch holds their cells and first cells once each, every piece reading its placement's row,
+    and answers each assembly (outcome, plan, positions) as the same batch with every piece's
+    cells a copy of its own."""
+    pytest.importorskip("numba")
+    dracula = _assemblies(corpus_dir("burrtools") / "DraculasDentalDesaster.xmpuzzle")
+    apart = [[AssembledPiece(p.label, p.kind, tuple(list(p.cells))) for p in pieces] for pieces in dracula]
+    shared, copied = Disassembler(compiled=True), Disassembler(compiled=True)
+    assert _answers(shared.analyse_all(dracula)) == _answers(copied.analyse_all(apart))
+    every_cell = sum(len(p.cells) for pieces in dracula for p in pieces)
+    placements = {id(p.cells): p.cells for pieces in dracula for p in pieces}
+    held = len(shared._kernels[0].geometry[0])
+    assert held == sum(len(cells) for cells in placements.values()) < every_cell
+    assert len(copied._kernels[0].geometry[0]) == every_cell
+
+
 def test_a_kernel_is_lent_to_one_disassembler_at_a_time_and_given_back_once() -> None:
     """Two disassemblers alive at once never share a kernel; one given back twice (released, then
     let go) is kept once; given back, it holds nothing of the run's pieces; kernels past the

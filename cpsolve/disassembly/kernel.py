@@ -7,7 +7,9 @@ Everything lives in arrays the caller owns (cpsolve.disassembly.compiled):
   (`kinds`); the steps: their vectors and the cells a unit passes (`passes`, `pass_counts`);
   each piece's bounding box with, per step, how far on its nearest cell is from each place in
   it (`piece_boxes`); each piece's shape, a number the same for every piece of those cells
-  relative to its box and those kinds (`shape_of`, made by the caller);
+  relative to its box and those kinds (`shape_of`, made by the caller); the cells are held once
+  for each placement, and the first cells along each step (`fronts`, `front_starts`) once for
+  each such row: `rows` says which row a piece is (pieces of one placement share it);
 - the gaps between two pieces, remembered in an open addressing table keyed by their shapes and
   where the other's box lies from the mover's, whose entries are valid while their stamp is the
   table's generation (clearing it is one increment): kept from one assembly of a puzzle to the
@@ -199,7 +201,9 @@ def _pair_gaps(geometry: Any, mover: int, other: int, dx: int, dy: int, dz: int,
     by the offset): on unit k + 1 a cell c passes c + w + k * step for each of its passes w, so
     the gap is the fewest units from such a c + w, in `other`'s frame, to one of its cells along
     the step (read from `other`'s `ahead` table where the ray enters its box). Returns the work."""
-    cells, _, kinds, vectors, passes, pass_counts, corners, sides, bases, ahead, fronts, front_starts, _ = geometry
+    cells, _, kinds, vectors, passes, pass_counts, corners, sides, bases, ahead, fronts, front_starts = geometry[:12]
+    rows = geometry[13]
+    row = rows[mover]  # the mover's cells and first cells: its placement's
     sx, sy, sz = sides[other, 0], sides[other, 1], sides[other, 2]
     volume = sx * sy * sz
     steps = vectors.shape[0]
@@ -208,7 +212,7 @@ def _pair_gaps(geometry: Any, mover: int, other: int, dx: int, dy: int, dz: int,
         vx, vy, vz = vectors[step, 0], vectors[step, 1], vectors[step, 2]
         table = bases[other] + step * volume
         gap = FREE
-        for front in range(front_starts[mover * steps + step], front_starts[mover * steps + step + 1]):
+        for front in range(front_starts[row * steps + step], front_starts[row * steps + step + 1]):
             c = fronts[front]
             kind = kinds[c]
             for w in range(pass_counts[step, kind]):
