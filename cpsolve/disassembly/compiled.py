@@ -111,12 +111,12 @@ def _distinct(pieces: Sequence[Sequence[Cell]]) -> tuple[list[Sequence[Cell]], n
 
 def _gathered(
     rows: np.ndarray, steps: int, sides: np.ndarray, bases: np.ndarray, fronts: np.ndarray, front_starts: np.ndarray,
-    moved: np.ndarray | None = None,
+    moved: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """The kernel's per-piece tables (`geometry_of`'s sides, bases, first cells and their starts)
-    for pieces each a copy of row `rows[p]` of these (the `ahead` tables the bases point into are
-    shared), the first cells moved on by `moved[row]` where a piece's cells lie elsewhere than its
-    row's."""
+    """The kernel's tables (`geometry_of`'s sides, bases, first cells and their starts) for each
+    of several placements of one shape from the shape's row `rows[p]` of these (the `ahead`
+    tables the bases point into are shared), its first cells moved on by `moved[p]` cells: where
+    its own cells lie in the batch's cells after the shape's."""
     gathered_bases = np.empty(len(rows) + 1, np.int64)
     gathered_bases[:-1] = bases[rows]
     gathered_bases[-1] = bases[-1]
@@ -126,8 +126,7 @@ def _gathered(
     gathered_starts[1:] = np.cumsum(lengths)
     within = np.arange(gathered_starts[-1]) - np.repeat(gathered_starts[:-1], lengths)
     gathered_fronts = fronts[np.repeat(front_starts[segment], lengths) + within]
-    if moved is not None:
-        gathered_fronts += np.repeat(np.repeat(moved, steps), lengths)
+    gathered_fronts += np.repeat(np.repeat(moved, steps), lengths)
     return np.ascontiguousarray(sides[rows]), gathered_bases, gathered_fronts, gathered_starts
 
 
