@@ -70,9 +70,6 @@ class ShapeNumbers:
                 self.key_bytes += len(key)
             return number
 
-    def __len__(self) -> int:
-        return len(self._numbers)
-
 
 def _step_tables(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The grid's steps as the kernel reads them: their vectors, the cells a unit passes (per
@@ -90,9 +87,9 @@ def _step_tables(grid: Grid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return vectors, passes, pass_counts
 
 
-def steps_key(grid: Grid) -> bytes:
-    """What a kernel's gaps depend on besides the shapes: the grid's steps."""
-    return b"".join(table.tobytes() + repr(table.shape).encode() for table in _step_tables(grid))
+def _steps_key(tables: tuple[np.ndarray, ...]) -> bytes:
+    """What a kernel's gaps depend on besides the shapes: the grid's steps (`_step_tables`)."""
+    return b"".join(table.tobytes() + repr(table.shape).encode() for table in tables)
 
 
 def _distinct(pieces: Sequence[Sequence[Cell]]) -> tuple[list[Sequence[Cell]], np.ndarray]:
@@ -153,7 +150,7 @@ class KeptKernels:
             return numbers
 
     def take(self, grid: Grid) -> CompiledDisassembler:
-        key = steps_key(grid)
+        key = _steps_key(_step_tables(grid))
         with self._lock:
             idle = self._idle.get(key)
             kernel = idle.pop() if idle else None
@@ -187,8 +184,9 @@ class CompiledDisassembler:
     the moves of one position and the counters."""
 
     def __init__(self, grid: Grid) -> None:
-        self.vectors, self.passes, self.pass_counts = _step_tables(grid)
-        self.steps_key = steps_key(grid)
+        tables = _step_tables(grid)
+        self.vectors, self.passes, self.pass_counts = tables
+        self.steps_key = _steps_key(tables)
         steps = grid.steps
         self.grid = grid
         self.gap_keys = np.zeros((GAP_SLOTS, 5), np.int64)
