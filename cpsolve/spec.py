@@ -22,6 +22,7 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
@@ -37,6 +38,33 @@ Side = Annotated[int, Field(ge=1, le=MAX_SIDE)]
 Copies = Annotated[int, Field(ge=0, le=MAX_COPIES)]
 Layer = list[str] | str
 Stick = Annotated[list[Coordinate], Field(min_length=4, max_length=4)]
+
+
+class CellRows(list[list[int]]):
+    """Cells a reader made from an array (a BurrTools voxel string): the lists a spec holds, made
+    from the (n, 3) int64 array in one call, and that array, which validation and the model read
+    instead of each cell. Pydantic checked DraculasDentalDesaster's 5,900 cells one number at a
+    time on every read, and the model turned each list into a tuple again. Anything else that
+    reads a spec sees a list of [x, y, z] lists; a dumped spec holds plain lists."""
+
+    array: Any
+
+    @classmethod
+    def of(cls, array: Any) -> CellRows:
+        rows = cls(array.tolist())
+        rows.array = array
+        return rows
+
+
+def _checked_rows(value: Any) -> bool:
+    """Whether `value` is cells a reader made (`CellRows`) that hold what `list[Coordinates]`
+    allows, told by array operations; anything else is validated cell by cell, with its errors."""
+    if type(value) is not CellRows:
+        return False
+    array = getattr(value, "array", None)
+    if array is None or array.ndim != 2 or array.shape != (len(value), 3) or array.dtype.str != "<i8":
+        return False  # the model reads the array as the (n, 3) int64 array it makes of lists
+    return not array.size or int(abs(array).max()) <= MAX_COORDINATE
 
 
 class StrictModel(BaseModel):
@@ -74,6 +102,20 @@ class ShapeSpec(StrictModel):
         description="on an edge grid (sticks, trigs, twigs): straight runs [x1, y1, x2, y2] from one lattice"
         " point to another, each a row of unit segments",
     )
+
+    @field_validator("cells", mode="wrap")
+    @classmethod
+    def _cells(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return value if _checked_rows(value) else handler(value)
+
+    @field_validator("colours", mode="wrap", check_fields=False)  # the pieces' and the target's
+    @classmethod
+    def _colour_rows(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """Colours whose cells are all a reader's rows: the names validated, the rows kept."""
+        if not isinstance(value, dict) or not value or not all(map(_checked_rows, value.values())):
+            return handler(value)
+        names = handler({name: [] for name in value})
+        return {name: value[name] for name in names}
 
     @field_validator("tile")
     @classmethod
@@ -167,6 +209,11 @@ class TargetSpec(ShapeSpec):
     colours: Colours = Field(
         default={}, description="colour name -> the target's cells of that colour (the others have none)"
     )
+
+    @field_validator("optional", mode="wrap")
+    @classmethod
+    def _optional(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return value if _checked_rows(value) else handler(value)
 
 
 class GroupSpec(StrictModel):

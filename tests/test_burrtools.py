@@ -9,8 +9,10 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
+import numpy as np
 import pytest
 import yaml
 from conftest import SPECS, checked_run, corpus_dir, peer
@@ -22,8 +24,13 @@ from cpsolve.cli import app
 from cpsolve.convert import convert
 from cpsolve.errors import SpecError
 from cpsolve.formats import burrtools
+from cpsolve.formats.base import PuzzleFile, ReadOptions
 from cpsolve.formats.burrtools import Element, transformation_table
+from cpsolve.geometry import Cell
+from cpsolve.models import FAMILIES
+from cpsolve.models.packing.puzzle import resolve
 from cpsolve.run import RunOptions
+from cpsolve.spec import CellRows, PackingSpec, Source
 
 runner = CliRunner()
 
@@ -471,7 +478,7 @@ def test_plain_voxel_strings_read_as_voxel_by_voxel(
     except SpecError as error:
         assert isinstance(expected, str) and "voxels" in str(error), (text, expected, str(error))
         return
-    assert (shape.filled, shape.variable, shape.colour) == expected, text
+    assert shape.voxels() == expected, text
 
 
 @given(st.tuples(st.integers(1, 4), st.integers(1, 3), st.integers(1, 3)), st.integers(0, 3), st.data())
@@ -494,4 +501,81 @@ def test_coloured_voxel_strings_read_as_voxel_by_voxel(
         assert isinstance(expected, str) and expected in str(error), (text, expected, str(error))
         assert str(error).startswith("p.xmpuzzle:7: ")
         return
-    assert (shape.filled, shape.variable, shape.colour) == expected, text
+    assert shape.voxels() == expected, text
+
+
+# -- the reader's arrays, from the voxel string to the model ---------------------------------------
+
+
+def _spec_data(pieces: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "rows", "pieces": pieces, "target": target}
+
+
+def _as_lists(value: Any) -> Any:
+    """The same data with every reader's rows (`CellRows`) a plain list of lists."""
+    if isinstance(value, dict):
+        return {key: _as_lists(item) for key, item in value.items()}
+    if isinstance(value, CellRows):
+        return [list(cell) for cell in value]
+    return value
+
+
+cube_cells = st.lists(st.tuples(*[st.integers(0, 3)] * 3), min_size=1, max_size=12, unique=True)
+
+
+@given(st.lists(cube_cells, min_size=1, max_size=3), st.data())
+@settings(max_examples=60, deadline=None)
+def test_a_readers_rows_make_the_model_that_lists_make(pieces: list[list[Cell]], data: st.DataObject) -> None:
+    """A spec whose cells, optional cells and colours a reader gave as arrays (`CellRows`) is
+    validated without a look at each cell, dumps as plain lists, and resolves to the puzzle the
+    same spec written as lists resolves to (cells, colours, order)."""
+    given: dict[str, Any] = {}
+    for number, cells in enumerate(pieces):
+        piece: dict[str, Any] = {"cells": CellRows.of(np.array(cells, np.int64))}
+        coloured = data.draw(st.lists(st.sampled_from(cells), unique=True))
+        if coloured:
+            piece["colours"] = {"red": CellRows.of(np.array(coloured, np.int64))}
+        given[f"P{number}"] = piece
+    volume = sum(map(len, pieces))
+    box = [(x, y, z) for z in range(4) for y in range(4) for x in range(8)][: volume + 2]
+    target = {"cells": CellRows.of(np.array(box, np.int64)), "optional": CellRows.of(np.array(box[-2:], np.int64))}
+    rows, lists = _spec_data(given, target), _as_lists(_spec_data(given, target))
+    from_rows = FAMILIES.validate(rows, Source("rows.yaml"))
+    from_lists = FAMILIES.validate(lists, Source("rows.yaml"))
+    assert isinstance(from_rows.pieces["P0"].cells, CellRows)  # type: ignore[attr-defined]
+    assert from_rows.model_dump(mode="json") == from_lists.model_dump(mode="json")
+    assert resolve(from_rows, Source("rows.yaml")) == resolve(from_lists, Source("rows.yaml"))  # type: ignore[arg-type]
+
+
+def test_rows_past_a_limit_are_validated_as_lists_with_their_error() -> None:
+    """Rows a limit refuses (a coordinate past MAX_COORDINATE) give the error the same lists give."""
+    far = np.array([[0, 0, 0], [0, 0, 2_000_000]], np.int64)
+    errors = []
+    for cells in (CellRows.of(far), far.tolist()):
+        with pytest.raises(SpecError) as raised:
+            FAMILIES.validate(_spec_data({"A": {"cells": cells}}, {"box": [2, 1, 1]}), Source("far.yaml"))
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1] and "pieces.A.cells.1.2" in errors[0]
+
+
+def test_a_burrtools_problem_hands_its_voxel_arrays_to_the_model() -> None:
+    """DraculasDentalDesaster's pieces and result reach the spec as the reader's arrays, each
+    colour's cells grouped as a voxel-by-voxel reading groups them (colours in the order their
+    first cell comes); the content digest that guards the fields kept in a file's comment is the
+    one BurrTools' shapes had when cells were tuples."""
+    path = corpus_dir("burrtools") / "DraculasDentalDesaster.xmpuzzle"
+    puzzle = burrtools.read_puzzle(PuzzleFile.read(path), ReadOptions())
+    assert puzzle.content_digest() == "199b0f3e3cee8958"
+    spec = burrtools.load(puzzle, 0, str(path)).spec
+    assert isinstance(spec, PackingSpec)
+    problem = puzzle.problems[0]
+    for part, piece in zip(problem.parts, spec.pieces.values(), strict=True):
+        filled, _, colour = puzzle.shapes[part.shape].voxels()
+        assert isinstance(piece.cells, CellRows) and piece.cells == [list(cell) for cell in filled]
+        grouped: dict[str, list[list[int]]] = {}
+        for cell in filled:
+            if colour.get(cell):
+                grouped.setdefault(f"colour{colour[cell]}", []).append(list(cell))
+        assert piece.colours == grouped and list(piece.colours) == list(grouped)
+        assert all(isinstance(rows, CellRows) for rows in piece.colours.values())
+    assert isinstance(spec.target.optional, CellRows) and spec.target.optional

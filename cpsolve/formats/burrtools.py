@@ -42,7 +42,7 @@ from cpsolve.geometry import Cell
 from cpsolve.grids import CUBE, Grid, burrtools_grid
 from cpsolve.limits import MAX_SHAPE_CELLS
 from cpsolve.models import FAMILIES, Families
-from cpsolve.spec import LoadedSpec, Source
+from cpsolve.spec import CellRows, LoadedSpec, Source
 
 from .base import Document, PuzzleFile, ReadOptions
 
@@ -162,14 +162,59 @@ def _parse(data: bytes, path: Path) -> Element:
 
 @dataclass(frozen=True)
 class Shape:
-    """A voxel space: cells by state, each cell's colour number (0: none)."""
+    """A voxel space as arrays, from the voxel string to the spec (`CellRows`): the filled and the
+    variable cells ((n, 3) int64, in the string's order) with each one's colour number (0: none),
+    and every voxel that has a colour, empty ones too (the content digest holds them)."""
 
     size: tuple[int, int, int]
-    filled: tuple[Cell, ...]
-    variable: tuple[Cell, ...]
-    colour: dict[Cell, int]
+    filled: Any
+    variable: Any
+    filled_colours: Any
+    variable_colours: Any
+    coloured: Any  # (k, 3): the cells of the voxels with a colour number
+    colour_numbers: Any  # (k,): their numbers
     name: str
     line: int
+
+    @staticmethod
+    def at(size: Cell, filled: Any, variable: Any, coloured: Any, numbers: Any, element: Element) -> Shape:
+        """The shape of the voxels at these indexes (index = x + sx * (y + sy * z), ascending) and the
+        colour number of each in `coloured`."""
+        coloured, numbers = np.asarray(coloured, np.int64), np.asarray(numbers, np.int64)
+        filled, variable = np.asarray(filled, np.int64), np.asarray(variable, np.int64)
+        return Shape(
+            (size[0], size[1], size[2]),
+            _cells_at(filled, size),
+            _cells_at(variable, size),
+            _numbers_at(filled, coloured, numbers),
+            _numbers_at(variable, coloured, numbers),
+            _cells_at(coloured, size),
+            numbers,
+            element.attributes.get("name", ""),
+            element.line,
+        )
+
+    def voxels(self) -> tuple[tuple[Cell, ...], tuple[Cell, ...], dict[Cell, int]]:
+        """The filled and the variable cells as tuples and each coloured voxel's number: the shape as
+        a reader a voxel at a time gives it."""
+        cells = (tuple(map(tuple, cells.tolist())) for cells in (self.filled, self.variable, self.coloured))
+        filled, variable, coloured = cells
+        return filled, variable, dict(zip(coloured, self.colour_numbers.tolist(), strict=True))
+
+
+def _cells_at(index: Any, size: Cell) -> Any:
+    """The cells of voxel indexes, (n, 3) int64."""
+    return np.stack((index % size[0], index // size[0] % size[1], index // (size[0] * size[1])), axis=1)
+
+
+def _numbers_at(index: Any, coloured: Any, numbers: Any) -> Any:
+    """The colour number of each voxel index (0: none), `coloured` ascending."""
+    found = np.zeros(len(index), np.int64)
+    if len(coloured) and len(index):
+        position = np.minimum(np.searchsorted(coloured, index), len(coloured) - 1)
+        hit = coloured[position] == index
+        found[hit] = numbers[position[hit]]
+    return found
 
 
 @dataclass(frozen=True)
@@ -203,7 +248,7 @@ class BurrPuzzle:
         """A digest of the shapes and problems as BurrTools holds them (not the file's layout nor
         its comment): fields kept in the comment apply only while this is what they were written
         with, so a puzzle changed in BurrTools drops them instead of carrying stale counts."""
-        shapes = [(s.name, s.size, s.filled, s.variable, sorted(s.colour.items())) for s in self.shapes]
+        shapes = [(s.name, s.size, *_sorted_colours(s.voxels())) for s in self.shapes]
         problems = [
             (
                 [(p.shape, p.least, p.most, p.groups) for p in problem.parts],
@@ -228,6 +273,13 @@ class BurrPuzzle:
                 if isinstance(kept, dict) and kept.pop("digest", None) == self.content_digest():
                     return {key: value for key, value in kept.items() if key in KEPT_FIELDS}
         return {}
+
+
+def _sorted_colours(
+    voxels: tuple[tuple[Cell, ...], tuple[Cell, ...], dict[Cell, int]],
+) -> tuple[tuple[Cell, ...], tuple[Cell, ...], list[tuple[Cell, int]]]:
+    filled, variable, colour = voxels
+    return filled, variable, sorted(colour.items())
 
 
 def _number(element: Element, name: str, path: Path, default: int | None = None, least: int = 0) -> int:
@@ -271,45 +323,38 @@ def _voxels(element: Element, colours: int, path: Path) -> Shape:
             raise SpecError([f"{path}:{element.line}: voxel string has more than x*y*z = {volume} voxels"])
         if len(text) < volume:
             raise SpecError([f"{path}:{element.line}: voxel string has {len(text)} voxels, but x*y*z = {volume}"])
-        filled_cells, variable_cells = _plain_cells(text, size, marked)
-        return Shape(size, filled_cells, variable_cells, {}, element.attributes.get("name", ""), element.line)
+        filled, variable = _plain_cells(text, marked)
+        return Shape.at(size, filled, variable, (), (), element)
     return _coloured_voxels(text, size, colours, element, path)
 
 
 ARRAY_VOXELS_FROM = 64  # marked voxels from which their cells are worked out as arrays
 
 
-def _plain_cells(text: str, size: Cell, marked: int) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
-    """The filled and the variable cells of a voxel string without colours, each in the string's
-    order, by BurrTools' index = x + sx * (y + sy * z). Many marked voxels are found and placed as
-    arrays (a regular expression, a dictionary and a tuple a voxel took 1.5 ms of reading
-    HexSticks' box of 2,256 cells, 0.37 ms so); few by the regular expression, for which numpy's
-    calls cost more (15 voxels: 10 us against 25)."""
+def _plain_cells(text: str, marked: int) -> tuple[Any, list[int]] | tuple[Any, Any]:
+    """The voxel indexes of the filled and of the variable voxels of a string without colours (one
+    character a voxel), in the string's order. Many marked voxels are found as arrays (a regular
+    expression, a dictionary and a tuple a voxel took 1.5 ms of reading HexSticks' box of 2,256
+    cells, 0.37 ms so); few by the regular expression, for which numpy's calls cost more (15
+    voxels: 10 us against 25)."""
     if marked >= ARRAY_VOXELS_FROM:
         voxels = np.frombuffer(text.encode("ascii"), np.uint8)
-        placed = []
-        for mark in b"#+":
-            x, rest = np.divmod(np.flatnonzero(voxels == mark), size[0])[::-1]
-            z, y = np.divmod(rest, size[1])
-            placed.append(tuple(map(tuple, np.stack([x, y, z], axis=1).tolist())))
-        return placed[0], placed[1]
+        return np.flatnonzero(voxels == ord("#")), np.flatnonzero(voxels == ord("+"))
     marks = [(found.start(), found.group()) for found in re.finditer(r"[#+]", text)]
-    cells = {index: (index % size[0], index // size[0] % size[1], index // (size[0] * size[1])) for index, _ in marks}
-    return tuple(cells[index] for index, mark in marks if mark == "#"), tuple(
-        cells[index] for index, mark in marks if mark == "+"
-    )
+    return [index for index, mark in marks if mark == "#"], [index for index, mark in marks if mark == "+"]
 
 
 VOXEL_TOKENS = re.compile(r"(?:[#+_][0-9]*)*")  # the longest run of well-formed voxels
 MARKED_VOXEL = re.compile(r"([#+])([0-9]*)|_([0-9]+)")  # filled, variable or coloured: not a bare `_`
 
 
-def _voxels_at_once(text: str, size: Cell, colours: int) -> tuple[list[Cell], list[Cell], dict[Cell, int]] | None:
+def _voxels_at_once(text: str, size: Cell, colours: int) -> tuple[Any, Any, Any, Any] | None:
     """A well-formed voxel string with colour numbers read as arrays: each `#`, `+` or `_` starts
     a voxel, the digits after it are its colour. The filled and variable cells in the string's
     order and each coloured cell's colour; None for a string that is not well formed or names a
     colour the puzzle lacks, which `_coloured_voxels` reads voxel by voxel for its error (a
-    regular expression match a voxel was 0.04 of DraculasDentalDesaster's 0.36 s profiled runs)."""
+    regular expression match a voxel was 0.04 of DraculasDentalDesaster's 0.36 s profiled runs).
+    The indexes of the filled, the variable and the coloured voxels, and the latter's numbers."""
     if not text.isascii():
         return None
     chars = np.frombuffer(text.encode("ascii"), np.uint8)
@@ -331,14 +376,9 @@ def _voxels_at_once(text: str, size: Cell, colours: int) -> tuple[list[Cell], li
     written = lengths > 0
     if (written & ((number < 1) | (number > min(colours, MAX_COLOURS)))).any():
         return None
-    index = np.arange(volume, dtype=np.int64)
-    cells = np.stack((index % size[0], index // size[0] % size[1], index // (size[0] * size[1])), axis=1)
     kind = chars[starts]
-    filled: list[Cell] = list(map(tuple, cells[kind == ord("#")].tolist()))
-    variable: list[Cell] = list(map(tuple, cells[kind == ord("+")].tolist()))
     coloured = np.flatnonzero(written)
-    colour = dict(zip(map(tuple, cells[coloured].tolist()), number[coloured].tolist(), strict=True))
-    return filled, variable, colour
+    return np.flatnonzero(kind == ord("#")), np.flatnonzero(kind == ord("+")), coloured, number[coloured]
 
 
 def _coloured_voxels(text: str, size: Cell, colours: int, element: Element, path: Path) -> Shape:
@@ -351,15 +391,14 @@ def _coloured_voxels(text: str, size: Cell, colours: int, element: Element, path
     the problem (tests/test_burrtools.py holds such a reader)."""
     at_once = _voxels_at_once(text, size, colours)
     if at_once is not None:
-        name = element.attributes.get("name", "")
-        return Shape(size, tuple(at_once[0]), tuple(at_once[1]), at_once[2], name, element.line)
+        return Shape.at(size, *at_once, element)
     volume = size[0] * size[1] * size[2]
     well_formed = VOXEL_TOKENS.match(text)
     end = well_formed.end() if well_formed else 0
-    filled: list[Cell] = []
-    variable: list[Cell] = []
-    colour: dict[Cell, int] = {}
-    row, column, layer, most = size[0], size[1], size[0] * size[1], min(colours, MAX_COLOURS)
+    filled: list[int] = []
+    variable: list[int] = []
+    colour: dict[int, int] = {}
+    most = min(colours, MAX_COLOURS)
     colour_of = {str(number): number for number in range(1, most + 1)}  # as written, mostly
     index, after = -1, 0
     for match in MARKED_VOXEL.finditer(text, 0, end):
@@ -368,11 +407,10 @@ def _coloured_voxels(text: str, size: Cell, colours: int, element: Element, path
         if index >= volume:
             raise SpecError([f"{path}:{element.line}: voxel string has more than x*y*z = {volume} voxels"])
         state, number, empty_number = match.groups()
-        cell = (index % row, index // row % column, index // layer)
         if state == "#":
-            filled.append(cell)
+            filled.append(index)
         elif state == "+":
-            variable.append(cell)
+            variable.append(index)
         number = number or empty_number
         if number:
             value = colour_of.get(number)
@@ -382,7 +420,7 @@ def _coloured_voxels(text: str, size: Cell, colours: int, element: Element, path
                         [f"{path}:{element.line}: voxel colour {number[:5]}: the puzzle defines {colours} colours"]
                     )
                 value = int(number)
-            colour[cell] = value
+            colour[index] = value
     voxels = index + 1 + end - after
     if voxels > volume:
         raise SpecError([f"{path}:{element.line}: voxel string has more than x*y*z = {volume} voxels"])
@@ -392,7 +430,7 @@ def _coloured_voxels(text: str, size: Cell, colours: int, element: Element, path
         )
     if voxels != volume:
         raise SpecError([f"{path}:{element.line}: voxel string has {voxels} voxels, but x*y*z = {volume}"])
-    return Shape(size, tuple(filled), tuple(variable), colour, element.attributes.get("name", ""), element.line)
+    return Shape.at(size, filled, variable, list(colour), list(colour.values()), element)
 
 
 def _groups(entry: Element, most: int, path: Path) -> tuple[tuple[int, int], ...]:
@@ -501,17 +539,15 @@ def _colour_name(number: int) -> str:
     return f"colour{number}"
 
 
-def _colours_of(shape: Shape, cells: Sequence[Cell]) -> dict[str, list[list[int]]]:
-    grouped: dict[str, list[list[int]]] = {}
-    if not shape.colour:  # no cell to look up (HexSticks' 2,842: 0.1-0.5 ms of its 1-1.4 ms load)
-        return grouped
-    name_of = {number: _colour_name(number) for number in set(shape.colour.values())}  # a name a colour, not a cell
-    colour_of = shape.colour.get
-    for cell in cells:
-        number = colour_of(cell, 0)
-        if number:
-            grouped.setdefault(name_of[number], []).append(list(cell))
-    return grouped
+def _colours_of(cells: Any, numbers: Any) -> dict[str, CellRows]:
+    """The cells of each colour number (0: none), as a spec's `colours`: the colours in the order
+    their first cell comes, each colour's cells in theirs. A cell at a time, DraculasDentalDesaster's
+    2,880 coloured cells were 3 ms of every read."""
+    if not numbers.any():
+        return {}
+    present = [number for number in np.flatnonzero(np.bincount(numbers)).tolist() if number]  # np.unique: numpy.ma
+    present.sort(key=lambda number: int(np.argmax(numbers == number)))
+    return {_colour_name(number): CellRows.of(cells[numbers == number]) for number in present}
 
 
 def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILIES) -> LoadedSpec:
@@ -524,14 +560,14 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
     for part in problem.parts:
         shape = puzzle.shapes[part.shape]
         name = _unique(shape.name or f"S{part.shape + 1}", pieces, named)
-        if not shape.filled:
+        if not len(shape.filled):
             raise SpecError([f"{path}:{shape.line}: shape {part.shape} ({name}) has no filled voxel"])
-        piece: dict[str, Any] = {"cells": [list(c) for c in shape.filled]}
+        piece: dict[str, Any] = {"cells": CellRows.of(shape.filled)}
         if part.least != part.most:
             piece.update({"min": part.least, "max": part.most})
         elif part.most != 1:
             piece["count"] = part.most
-        colours = _colours_of(shape, shape.filled)
+        colours = _colours_of(shape.filled, shape.filled_colours)
         if colours:
             piece["colours"] = colours
         if part.groups:
@@ -539,22 +575,25 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
         pieces[name] = piece
         source.lines[("pieces", name)] = part.line
     result = puzzle.shapes[problem.result]
-    if not result.filled and not result.variable:
+    if not len(result.filled) and not len(result.variable):
         raise SpecError([f"{path}:{result.line}: the result shape is empty"])
     target: dict[str, Any] = {
         # a result of only variable voxels is one BurrTools solves: every cell may stay empty
-        "cells": [list(c) for c in (result.filled or result.variable)],
-        "optional": [list(c) for c in result.variable],
+        "cells": CellRows.of(result.filled if len(result.filled) else result.variable),
+        "optional": CellRows.of(result.variable),
     }
-    colours = _colours_of(result, [*result.filled, *result.variable])
+    colours = _colours_of(
+        np.concatenate((result.filled, result.variable)),
+        np.concatenate((result.filled_colours, result.variable_colours)),
+    )
     if colours:
         target["colours"] = colours
     box = _box_of(result, puzzle.grid)
     if box is not None:
         target = {"box": box}
     source.lines[("target",)] = result.line
-    on_pieces = {number for part in problem.parts for number in puzzle.shapes[part.shape].colour.values()}
-    on_result = set(result.colour.values())
+    on_pieces = {number for part in problem.parts for number in puzzle.shapes[part.shape].colour_numbers.tolist()}
+    on_result = set(result.colour_numbers.tolist())
     name = problem.name or f"problem {number}"
     data: dict[str, Any] = {
         "name": f"{path.stem}: {name}" if len(puzzle.problems) > 1 or problem.name else path.stem,
@@ -578,11 +617,11 @@ def load(puzzle: BurrPuzzle, number: int, name: str, families: Families = FAMILI
 def _box_of(result: Shape, grid: Grid) -> list[int] | None:
     """A cube-grid result of filled, uncoloured cells that fill a box from the origin: the box's
     sides (two where it is one layer), as a spec writes it; else None."""
-    cells = result.filled
-    if grid is not CUBE or result.variable or result.colour or not cells:
+    cells = result.filled  # each voxel once: distinct cells
+    if grid is not CUBE or len(result.variable) or len(result.colour_numbers) or not len(cells):
         return None
-    sides = [max(cell[axis] for cell in cells) + 1 for axis in range(3)]
-    if min(min(cell) for cell in cells) != 0 or len(set(cells)) != sides[0] * sides[1] * sides[2]:
+    sides: list[int] = (cells.max(axis=0) + 1).tolist()
+    if int(cells.min()) != 0 or len(cells) != sides[0] * sides[1] * sides[2]:
         return None
     return sides[:2] if sides[2] == 1 else sides
 

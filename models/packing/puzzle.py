@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from math import prod
+from typing import Any, cast
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from cpsolve.grids import CUBE, Grid, grid_named
 from cpsolve.limits import (
     MAX_SHAPE_CELLS,
 )
-from cpsolve.spec import PackingSpec, PieceSpec, ShapeSpec, Source
+from cpsolve.spec import CellRows, PackingSpec, PieceSpec, ShapeSpec, Source
 from cpsolve.symmetry import (
     PieceBounds,
 )
@@ -111,18 +112,31 @@ def shape_cells(shape: ShapeSpec, loc: Loc, source: Source, grid: Grid = CUBE) -
     errors. The number of cells is checked against MAX_SHAPE_CELLS before they are built."""
     cells = _spec_cells(shape, loc, source, grid)
     field = next(name for name in SHAPE_FIELDS if getattr(shape, name) is not None)
-    valid = grid.given_mask(cell_array(cells))
+    valid = grid.given_mask(_array_of(shape.cells, cells))
     if not valid.all():
         cell = cells[int(np.argmin(valid))]
         raise source.error((*loc, field), f"cell {list(cell)} is not a cell of the {grid.name} grid ({grid.cell_rule})")
     return cells
 
 
+def _cells_of(given: Sequence[Sequence[int]]) -> list[Cell]:
+    """`as_cells`, in one call where a reader gave the cells from an array (`CellRows`, three
+    coordinates each: DraculasDentalDesaster's 5,900 cells a cell at a time were a fifth of its resolve)."""
+    if isinstance(given, CellRows):
+        return cast(list[Cell], list(map(tuple, given)))
+    return as_cells(given)
+
+
+def _array_of(given: Sequence[Sequence[int]] | None, cells: list[Cell]) -> Any:
+    """The cells as an (n, 3) array: the reader's own where it gave one for them."""
+    return given.array if isinstance(given, CellRows) else cell_array(cells)
+
+
 def _spec_cells(shape: ShapeSpec, loc: Loc, source: Source, grid: Grid) -> list[Cell]:
     if shape.cells is not None:
         if len(shape.cells) > MAX_SHAPE_CELLS:
             raise too_many_cells(len(shape.cells), (*loc, "cells"), source)
-        cells = as_cells(shape.cells)
+        cells = _cells_of(shape.cells)
         if len(set(cells)) != len(cells):  # counted only to name the first given twice
             duplicates = [c for c, n in Counter(cells).items() if n > 1]
             raise source.error((*loc, "cells"), f"cell {list(duplicates[0])} is given twice")
@@ -191,7 +205,7 @@ def resolve(spec: PackingSpec, source: Source, require_fixed_copies: bool = True
         )
     pieces = tuple(_piece(name, piece, source, grid, marked) for name, piece in spec.pieces.items())
     target = shape_cells(spec.target, ("target",), source, grid)
-    optional = set(optional_in_layers(spec.target, grid)) | set(as_cells(spec.target.optional))
+    optional = set(optional_in_layers(spec.target, grid)) | set(_cells_of(spec.target.optional))
     drawn_optional = len(optional)
     if marked:  # where two pieces would cross, both claim one optional cell (cpsolve.grids.edges)
         optional |= set(grid.crossing_marks(target)) - set(target)
@@ -233,7 +247,7 @@ def _piece(name: str, piece: PieceSpec, source: Source, grid: Grid, marked: bool
     marks = grid.crossing_marks(cells) if marked else []
     cells += marks
     colour_of = _colour_map(piece.colours, set(cells), ("pieces", name, "colours"), source) if piece.colours else {}
-    moved, order = _moved_in_order(cells, grid)
+    moved, order = _moved_in_order(cells, grid, None if marks else piece.cells)
     colours = tuple(colour_of.get(cells[index]) for index in order) if colour_of else ()
     groups = tuple(sorted(piece.disassembly_groups.items()))
     bounds = PieceBounds(*piece.bounds(), piece.group)
@@ -243,12 +257,15 @@ def _piece(name: str, piece: PieceSpec, source: Source, grid: Grid, marked: bool
 ARRAY_PIECE_FROM = 32  # cells from which a piece is moved and sorted as an array (4 cells: 63 us so, 75 as one)
 
 
-def _moved_in_order(cells: list[Cell], grid: Grid) -> tuple[Shape, list[int]]:
+def _moved_in_order(
+    cells: list[Cell], grid: Grid, rows: Sequence[Sequence[int]] | None = None
+) -> tuple[Shape, list[int]]:
     """The cells moved to the grid's normal place and sorted, and which given cell each is (the
-    cells are distinct). A large piece by one array sort (Dracula's 150-cell pieces: 236 us a
-    piece against 278 sorting tuples), a small one by Python's."""
+    cells are distinct; `rows`: the spec's, where they are the same cells). A large piece by one
+    array sort (Dracula's 150-cell pieces: 236 us a piece against 278 sorting tuples), a small
+    one by Python's."""
     if len(cells) >= ARRAY_PIECE_FROM:
-        given = cell_array(cells)
+        given = _array_of(rows, cells)
         moved = given - grid.lattice_shift(given)
         order: list[int] = np.lexsort((moved[:, 2], moved[:, 1], moved[:, 0])).tolist()
         return tuple(map(tuple, moved[order].tolist())), order
@@ -267,7 +284,7 @@ def _colour_map(
     colour_of: dict[Cell, str] = {}
     given_cells = 0
     for colour, coloured in given.items():
-        listed = as_cells(coloured)
+        listed = _cells_of(coloured)
         given_cells += len(listed)
         colour_of.update(zip(listed, repeat(colour)))
     if len(colour_of) != given_cells or not cells.issuperset(colour_of):
