@@ -177,6 +177,17 @@ def test_a_canonical_form_is_the_least_orientation_however_the_shape_comes(grid:
 
 
 @settings(max_examples=80, deadline=None)
+@given(st.sampled_from(GRIDS), st.lists(st.tuples(*[st.integers(-9, 9)] * 3), max_size=12))
+def test_layers_and_box_positions_of_an_array_are_each_cells(grid: Grid, points: list[Cell]) -> None:
+    """A grid's layers and box positions of an array of cells, at once (on cubes the array
+    itself), are `to_layers` and `box_position` of each cell."""
+    cells = [p for p, ok in zip(points, grid.cell_mask(np.array(points, np.int64).reshape(-1, 3)), strict=True) if ok]
+    array = np.array(cells, np.int64).reshape(-1, 3)
+    assert [tuple(cell) for cell in grid.layers_of(array).tolist()] == [grid.to_layers(cell) for cell in cells]
+    assert [tuple(cell) for cell in grid.box_positions(array).tolist()] == [grid.box_position(cell) for cell in cells]
+
+
+@settings(max_examples=80, deadline=None)
 @given(st.sampled_from(GRIDS), st.lists(st.tuples(*[st.integers(-3, 5)] * 3), min_size=1, max_size=12), st.booleans())
 def test_self_maps_at_once_are_each_transformations_map(grid: Grid, points: list[Cell], mirrors: bool) -> None:
     """A cell set's maps onto itself, found for a batch of transformations at once (each image's

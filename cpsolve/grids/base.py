@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -228,6 +228,25 @@ class Grid:
     def box_position(self, cell: Cell) -> Cell:
         """Where the box search lays a cell out (`box_layout`): as `layers` draw it."""
         return self.to_layers(cell)
+
+    def layers_of(self, cells: Any) -> Any:
+        """`to_layers` of each row of an (n, 3) int64 array, as such an array: on a grid that draws
+        its cells where they are (cubes), the array itself. A call a cell was a millisecond of every
+        DraculasDentalDesaster model (1,656 target cells, twice)."""
+        if type(self).to_layers is Grid.to_layers:
+            return cells
+        return self._each(self.to_layers, cells)
+
+    def box_positions(self, cells: Any) -> Any:
+        """`box_position` of each row of an (n, 3) int64 array, as such an array."""
+        if type(self).box_position is Grid.box_position:
+            return self.layers_of(cells)
+        return self._each(self.box_position, cells)
+
+    @staticmethod
+    def _each(move: Callable[[Cell], Cell], cells: Any) -> Any:
+        moved = [move((x, y, z)) for x, y, z in cells.tolist()]
+        return np.array(moved, np.int64).reshape(-1, 3)
 
     def drawn_cells(self, drawn: Sequence[Cell]) -> list[Cell] | str:
         """The cells of a `layers` drawing, given its filled characters' (column, row, layer),

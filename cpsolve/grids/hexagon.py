@@ -86,6 +86,9 @@ class HexGrid(Grid):
         """The axial cell itself: one step along q or r is a neighbour (so are two diagonals)."""
         return cell
 
+    def box_positions(self, cells: Any) -> Any:
+        return cells
+
     def layer_character(self, place: Cell, mark: str | None) -> str:
         """Between two hexagons of a row, a space."""
         return mark or ("." if (place[0] - place[1]) % 2 == 0 else " ")

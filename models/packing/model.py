@@ -16,6 +16,7 @@ from cpsolve.counting import Classifier
 from cpsolve.errors import CpsolveError
 from cpsolve.geometry import (
     Cell,
+    cell_array,
 )
 from cpsolve.grids import Grid
 from cpsolve.limits import (
@@ -197,7 +198,7 @@ class PackingModel(PuzzleModel):
             if group_names
             else (),
             group_bounds=tuple(group_bounds),
-            positions=tuple(puzzle.grid.box_position(c) for c in puzzle.target) if puzzle.grid.box_layout else (),
+            positions=_positions(puzzle) if puzzle.grid.box_layout else (),
             fewest_first=puzzle.grid.fewest_first,
         )
 
@@ -295,6 +296,11 @@ class PackingModel(PuzzleModel):
 
         pieces = self.puzzle.pieces
         return PieceGroups({(group, p.name): copies for p in pieces for group, copies in p.disassembly_groups})
+
+
+def _positions(puzzle: PackingPuzzle) -> tuple[Cell, ...]:
+    """Where the box search lays out each target cell (`Grid.box_position`)."""
+    return tuple(map(tuple, puzzle.grid.box_positions(cell_array(puzzle.target)).tolist()))
 
 
 def implied_bounds(puzzle: PackingPuzzle) -> list[tuple[int, int]]:

@@ -28,6 +28,7 @@ from cpsolve.geometry import (
     Colour,
     Shape,
     bounding_box,
+    cell_array,
     coloured_orientation_ranks,
     orientation_sizes,
 )
@@ -610,7 +611,7 @@ def fill_order(target: Sequence[Cell], grid: Grid = CUBE) -> tuple[int, ...]:
     the exact-cover search: filling along the short side first takes far fewer placements than
     along the long side (benchmarks/exact_cover_search.py). On a grid of blocks (rhombic,
     tetra-octa) block by block, each block's parts before the next block's."""
-    layered = np.array([grid.to_layers(c) for c in target], np.int64).reshape(-1, 3)  # on spheres: square layers
+    layered = grid.layers_of(cell_array(target))  # on spheres: square layers
     blocks = layered // np.asarray(grid.period, np.int64)
     size = (blocks.max(axis=0) - blocks.min(axis=0) + 1).tolist() if len(blocks) else [1, 1, 1]
     axes = sorted(range(3), key=lambda axis: (-size[axis], -axis))  # slowest first; ties: z, y, x

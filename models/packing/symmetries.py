@@ -95,7 +95,7 @@ class PackingSymmetry:
             self.notes.append("reflections are not symmetries here: a mirror image would need pieces the puzzle lacks")
         names = [p.name for p in puzzle.pieces]
         mirror = [names.index(partners[n]) for n in names] if partners else list(range(len(names)))
-        labels = {c: puzzle.cell_label(c) for c in puzzle.target} if puzzle.optional or puzzle.target_colours else None
+        labels = puzzle.cell_labels() if puzzle.optional or puzzle.target_colours else None
         arrays = target_symmetry_arrays(
             puzzle.target,
             reflections=partners is not None,
