@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from .atoms import AtomSymmetry, Solution, SymmetryGroup
+from .atoms import AtomSymmetry, ElementRows, Solution, SymmetryGroup
 from .breaking import Breaking, FirstSet, Subgroup, choose_breaking, first_sets
 from .target import (
     CellSymmetry,
@@ -27,6 +27,7 @@ __all__ = [
     "AtomSymmetry",
     "Breaking",
     "CellSymmetry",
+    "ElementRows",
     "FirstSet",
     "PartsMode",
     "PieceBounds",

@@ -30,7 +30,7 @@ from cpsolve.limits import (
     Deadline,
 )
 from cpsolve.symmetry import (
-    AtomSymmetry,
+    ElementRows,
     Solution,
     SymmetryArrays,
     SymmetryGroup,
@@ -109,18 +109,15 @@ class PackingSymmetry:
         fixed = np.array(sorted(fixed_atoms), np.int64)
         keeps_fixed = (np.sort(maps[:, fixed], axis=1) == fixed).all(axis=1)  # the pre-placed pieces stay
         kept = np.flatnonzero(lands & keeps_fixed)
-        proper = arrays.proper[kept].tolist()
-        elements = [AtomSymmetry(tuple(row), flag) for row, flag in zip(maps[kept].tolist(), proper, strict=True)]
         several_parts = puzzle.separately and len(connected_components(puzzle.target)) > 1
         is_valid = self.is_valid if several_parts and partners is not None else None
         if puzzle.symmetry == "all" and partners is None:
             self.burrtools_mirrors = self._burrtools_mirror_maps(shapes, colours, labels)
         return SymmetryGroup(
-            tuple(elements),
+            ElementRows(maps[kept], np.asarray(arrays.proper[kept], bool)),
             unique_counts_raw=puzzle.symmetry == "none",
             is_valid=is_valid,
             cell_maps=np.asarray(arrays.images, np.int64)[kept],
-            atom_maps=maps[kept],
         )
 
     def _burrtools_mirror_maps(
