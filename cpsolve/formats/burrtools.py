@@ -278,6 +278,7 @@ class BurrPuzzle:
 def _sorted_colours(
     voxels: tuple[tuple[Cell, ...], tuple[Cell, ...], dict[Cell, int]],
 ) -> tuple[tuple[Cell, ...], tuple[Cell, ...], list[tuple[Cell, int]]]:
+    """A shape's voxels as the content digest has always held them: its colours sorted by cell."""
     filled, variable, colour = voxels
     return filled, variable, sorted(colour.items())
 
@@ -331,7 +332,7 @@ def _voxels(element: Element, colours: int, path: Path) -> Shape:
 ARRAY_VOXELS_FROM = 64  # marked voxels from which their cells are worked out as arrays
 
 
-def _plain_cells(text: str, marked: int) -> tuple[Any, list[int]] | tuple[Any, Any]:
+def _plain_cells(text: str, marked: int) -> tuple[Any, Any]:
     """The voxel indexes of the filled and of the variable voxels of a string without colours (one
     character a voxel), in the string's order. Many marked voxels are found as arrays (a regular
     expression, a dictionary and a tuple a voxel took 1.5 ms of reading HexSticks' box of 2,256
@@ -350,11 +351,11 @@ MARKED_VOXEL = re.compile(r"([#+])([0-9]*)|_([0-9]+)")  # filled, variable or co
 
 def _voxels_at_once(text: str, size: Cell, colours: int) -> tuple[Any, Any, Any, Any] | None:
     """A well-formed voxel string with colour numbers read as arrays: each `#`, `+` or `_` starts
-    a voxel, the digits after it are its colour. The filled and variable cells in the string's
-    order and each coloured cell's colour; None for a string that is not well formed or names a
-    colour the puzzle lacks, which `_coloured_voxels` reads voxel by voxel for its error (a
-    regular expression match a voxel was 0.04 of DraculasDentalDesaster's 0.36 s profiled runs).
-    The indexes of the filled, the variable and the coloured voxels, and the latter's numbers."""
+    a voxel, the digits after it are its colour. The indexes of the filled, the variable and the
+    coloured voxels, in the string's order, and the coloured ones' numbers; None for a string that
+    is not well formed or names a colour the puzzle lacks, which `_coloured_voxels` reads voxel by
+    voxel for its error (a regular expression match a voxel was 0.04 of DraculasDentalDesaster's
+    0.36 s profiled runs)."""
     if not text.isascii():
         return None
     chars = np.frombuffer(text.encode("ascii"), np.uint8)

@@ -245,6 +245,7 @@ class Grid:
 
     @staticmethod
     def _each(move: Callable[[Cell], Cell], cells: Any) -> Any:
+        """`move` of each row of an (n, 3) array, as such an array: a grid whose cells move apart."""
         moved = [move((x, y, z)) for x, y, z in cells.tolist()]
         return np.array(moved, np.int64).reshape(-1, 3)
 

@@ -87,6 +87,7 @@ class HexGrid(Grid):
         return cell
 
     def box_positions(self, cells: Any) -> Any:
+        """The axial cells themselves, as `box_position` gives each."""
         return cells
 
     def layer_character(self, place: Cell, mark: str | None) -> str:
