@@ -25,6 +25,7 @@ def load_every_kernel(engines: Engines = DEFAULT, say: Callable[[str], None] | N
     nothing)."""
     from cpsolve.census.chains import load_compiled_census
     from cpsolve.counting.classes import load_compiled_orbits
+    from cpsolve.design.check import load_compiled_cut_check
     from cpsolve.disassembly import Disassembler
     from cpsolve.models.packing.placements import load_compiled_fitting
     from cpsolve.models.packing.symmetries import load_compiled_images
@@ -41,6 +42,7 @@ def load_every_kernel(engines: Engines = DEFAULT, say: Callable[[str], None] | N
         ("the symmetry images", load_compiled_images),
         ("the classifier's orbits", load_compiled_orbits),
         ("the census walk", load_compiled_census),
+        ("the design search's cut check", load_compiled_cut_check),
     ]
     started = time.perf_counter()
     for number, (what, load) in enumerate(steps, 1):

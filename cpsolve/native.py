@@ -85,6 +85,7 @@ ATOM_IMAGES: Final = Kernel("cpsolve.symmetry.images_kernel", "atom_images")
 ORBITS: Final = Kernel("cpsolve.counting.orbits_kernel", "orbits")
 CENSUS_WALK: Final = Kernel("cpsolve.census.kernel", "walk")
 CENSUS_REHASH: Final = Kernel("cpsolve.census.kernel", "rehash")
+DESIGN_OTHER_ASSEMBLY: Final = Kernel("cpsolve.design.kernel", "other_assembly")
 KERNELS: Final = (
     COVER_SEARCH,
     COVER_LOWEST_UNDECIDED,
@@ -111,6 +112,7 @@ KERNELS: Final = (
     ORBITS,
     CENSUS_WALK,
     CENSUS_REHASH,
+    DESIGN_OTHER_ASSEMBLY,
 )
 KERNEL_MODULES: Final = tuple(dict.fromkeys(kernel.module for kernel in KERNELS))
 # The modules whose source the compiled code is made of: the kernels and the constants they import.
@@ -122,6 +124,7 @@ SOURCES = (
     "cpsolve.disassembly.codes",
     "cpsolve.engines.frontier.codes",
     "cpsolve.census.codes",
+    "cpsolve.design.codes",
 )
 
 # The kernels that let go of the GIL while they run (cpsolve.workers.Threaded): the searches, each

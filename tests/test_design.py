@@ -11,10 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from bruteforce import count, rotation_class
 from conftest import peer
 from typer.testing import CliRunner
 
 import cpsolve
+from cpsolve import native
 from cpsolve.cli import app
 from cpsolve.design import (
     Checker,
@@ -25,6 +27,8 @@ from cpsolve.design import (
     moved_cell,
     random_cut,
 )
+from cpsolve.design import check as cut_check
+from cpsolve.design.check import CutChecker
 from cpsolve.errors import CpsolveError
 from cpsolve.limits import NO_DEADLINE
 
@@ -73,6 +77,80 @@ def test_cuts_and_moves_keep_pieces_connected_within_their_sizes(holes: int) -> 
             changed += moved != cut
             cut = moved
     assert changed > 50
+
+
+def cuts_of(request: DesignRequest, seed: int, tries: int) -> list[tuple[tuple[tuple[int, int, int], ...], ...]]:
+    rng = random.Random(seed)
+    return [cut for cut in (random_cut(request, rng) for _ in range(tries)) if cut is not None]
+
+
+@pytest.mark.parametrize(
+    ("sides", "pieces", "sizes", "seed"),
+    [((2, 3, 3), 3, (4, 8), 1), ((2, 2, 3), 3, (3, 5), 4), ((2, 3, 3), 4, (3, 6), 8), ((2, 2, 4), 4, (2, 5), 3)],
+)
+def test_the_compiled_cut_check_counts_as_the_independent_counter(
+    sides: tuple[int, int, int], pieces: int, sizes: tuple[int, int], seed: int
+) -> None:
+    """One assembly up to symmetry or more, and with one the raw count (the cut's distinct images:
+    |G| / |stabiliser|), as tests/bruteforce.py counts them: copies of a shape as one piece taken
+    so often, a reflection only where the pieces are their own mirror set."""
+    request = DesignRequest(box(*sides), pieces, *sizes)
+    checker = CutChecker(request.target, ())
+    answers = set()
+    for cut in cuts_of(request, seed, 12):
+        shapes: dict[object, tuple[list[tuple[int, int, int]], int, int]] = {}
+        for piece in cut:
+            cells, copies, _ = shapes.get(rotation_class(list(piece)), (list(piece), 0, 0))
+            shapes[rotation_class(list(piece))] = (cells, copies + 1, copies + 1)
+        raw, _, unique = count({f"S{n}": shape for n, shape in enumerate(shapes.values())}, list(request.target))
+        answer = checker.answer(cut)
+        assert answer is not None
+        assert answer.assemblies == min(unique, 2)
+        assert answer.raw == (raw if unique == 1 else None)
+        answers.add(answer.assemblies)
+    assert answers == {1, 2}
+
+
+@pytest.mark.parametrize(
+    ("sides", "pieces", "sizes", "holes", "seed"),
+    [((3, 3, 4), 5, (5, 9), 0, 3), ((3, 3, 3), 5, (4, 7), 1, 6), ((2, 3, 4), 4, (4, 8), 0, 8)],
+)
+def test_the_compiled_cut_check_answers_as_a_whole_run(
+    sides: tuple[int, int, int], pieces: int, sizes: tuple[int, int], holes: int, seed: int
+) -> None:
+    """Bigger targets and holes (inside cells that may stay empty): the kernel's answer is the
+    pipeline's full count (no limit on solutions), its raw count too."""
+    from cpsolve import formats
+    from cpsolve.design import spec_of
+    from cpsolve.engines.base import SearchOptions
+    from cpsolve.options import RunOptions
+    from cpsolve.run import run
+
+    request = DesignRequest(box(*sides), pieces, *sizes, holes=holes)
+    checker = Checker(request, NO_DEADLINE)
+    answers = set()
+    for cut in cuts_of(request, seed, 12):
+        report = run(formats.puzzle_from_data(spec_of(cut, request)), RunOptions(search=SearchOptions(), workers=1))
+        assert report.complete and not report.identity_problems
+        answer = checker.cuts.answer(cut)
+        assert answer is not None
+        assert answer.assemblies == min(report.counts.unique, 2)
+        assert answer.raw == (report.counts.raw if report.counts.unique == 1 else None)
+        assert checker.assemblies(cut) == answer.assemblies
+        answers.add(answer.assemblies)
+    assert answers == {1, 2}
+
+
+def test_a_cut_check_over_its_budget_is_answered_by_a_whole_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    request = DesignRequest(box(3, 3, 3), 6, 3, 6)
+    checker = Checker(request, NO_DEADLINE)
+    cuts = cuts_of(request, 2, 12)
+    answers = [checker.assemblies(cut) for cut in cuts]
+    monkeypatch.setattr(cut_check, "PLACEMENT_BUDGET", 1)
+    assert all(checker.cuts.answer(cut) is None for cut in cuts)
+    assert [checker.assemblies(cut) for cut in cuts] == answers
+    monkeypatch.setattr(native, "installed", lambda module: False)
+    assert CutChecker(request.target, ()).answer(cuts[0]) is None
 
 
 def test_a_filled_box_comes_apart_at_level_one_or_not_at_all() -> None:

@@ -299,9 +299,12 @@ class Checker:
     """Checks candidates, the engines and the disassembler kept warm in this process."""
 
     def __init__(self, request: DesignRequest, deadline: Deadline) -> None:
+        from cpsolve.design.check import CutChecker
+
         self.request = request
         self.deadline = deadline
         self.disassembler = Disassembler(deadline=deadline)
+        self.cuts = CutChecker(request.target, request.inside if request.holes else ())
         self.checked = 0
         self.best_apart: Design | None = None
 
@@ -321,16 +324,22 @@ class Checker:
 
     def assemblies(self, cut: Cut) -> int | None:
         """The unique assemblies of the cut's pieces, at most 2; None when the deadline cut it short.
-        A run of this process's warm engines, without a job's thread or pictures: nothing but the
-        counts is wanted of it."""
+        The compiled cut check (cpsolve.design.check) where it can say, else a run of this
+        process's warm engines, without a job's thread or pictures: nothing but the counts is
+        wanted of it."""
+        remaining = self.deadline.remaining()
+        if remaining is not None and remaining <= 0:
+            return None
+        return self.cuts.assemblies(cut) or self.solved_assemblies(cut)
+
+    def solved_assemblies(self, cut: Cut) -> int | None:
+        """`assemblies` by a whole run of the cut's spec: where the compiled check cannot say."""
         from cpsolve import formats
         from cpsolve.engines.base import SearchOptions
         from cpsolve.options import RunOptions
         from cpsolve.run import run
 
         remaining = self.deadline.remaining()
-        if remaining is not None and remaining <= 0:
-            return None
         options = RunOptions(search=SearchOptions(time_limit=remaining, max_solutions=2), show=0, workers=1)
         report = run(formats.puzzle_from_data(spec_of(cut, self.request)), options)
         if not report.complete and report.counts.unique < 2:

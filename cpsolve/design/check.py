@@ -1,0 +1,99 @@
+"""A design candidate's assemblies up to two, by one compiled call (cpsolve/design/kernel.py).
+
+What the design search needs of a cut that comes apart is whether its pieces have one assembly up to
+the target's symmetries or more; it asked a whole run (spec, model, the breaking's choice, search,
+classes: 10-14 ms a 4x4x4 candidate, benchmarks/design_checks.py). The target's arrays and its
+symmetries are made here once for a request; each cut is then its cells and one kernel call.
+
+Where the kernel cannot answer the caller runs the pipeline as before: a target past 64 cells, no
+numba, or a search that placed PLACEMENT_BUDGET pieces without deciding (a bound on one call's time,
+as the pipeline reads the clock and this call does not).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from cpsolve import native
+from cpsolve.design.codes import ANOTHER, ONLY_THE_CUT
+from cpsolve.engines.exact_cover.bits import BIT_OF
+from cpsolve.geometry import ISOMETRIES, ROTATIONS, Cell, self_maps
+
+MOST_BITS: Final = 64  # the kernel's board is one 64-bit word
+PLACEMENT_BUDGET: Final = 200_000  # pieces placed before the kernel gives the question back (milliseconds)
+ROTATION_MATRICES: Final = np.array([rotation.matrix for rotation in ROTATIONS], np.int64)
+
+
+class CutChecker:
+    """The target of a design request as the kernel's arrays; `assemblies` of each cut."""
+
+    def __init__(self, target: Sequence[Cell], optional: Sequence[Cell]) -> None:
+        cells = sorted(target)
+        self.usable = 0 < len(cells) <= MOST_BITS and native.installed("numba")
+        if not self.usable:
+            return
+        points = np.array(cells, np.int64)
+        self.low = points.min(axis=0)
+        self.size = points.max(axis=0) - self.low + 1
+        self.where = np.full(int(np.prod(self.size)), -1, np.int64)
+        self.where[self._places(points)] = np.arange(len(cells))
+        empty = set(optional)
+        self.optional = np.array([cell in empty for cell in cells], np.int64)
+        self.maps, _ = self_maps(cells, ISOMETRIES, {cell: cell in empty for cell in cells})
+        self.maps = np.ascontiguousarray(self.maps, np.int64)
+        self.filled = len(cells)
+
+    def _places(self, points: np.ndarray) -> np.ndarray:
+        moved = points - self.low
+        return (moved[:, 0] * self.size[1] + moved[:, 1]) * self.size[2] + moved[:, 2]  # type: ignore[no-any-return]
+
+    def assemblies(self, cut: Sequence[Sequence[Cell]]) -> int | None:
+        """1 where every assembly of the cut's pieces is an image of the cut under the target's
+        symmetries, 2 where one is not; None where the kernel cannot say (the caller runs the
+        pipeline)."""
+        answer = self.answer(cut)
+        return None if answer is None else answer.assemblies
+
+    def answer(self, cut: Sequence[Sequence[Cell]]) -> CutAnswer | None:
+        """What the kernel says of the cut: its unique assemblies up to two, and with one its raw
+        count (the cut's distinct images, each an assembly); None where it cannot say."""
+        if not self.usable:
+            return None
+        starts = np.zeros(len(cut) + 1, np.int64)
+        starts[1:] = np.cumsum([len(piece) for piece in cut])
+        cells = np.array([cell for piece in cut for cell in piece], np.int64).reshape(-1, 3) - self.low
+        holes = self.filled - len(cells)
+        kernel = native.kernel(native.DESIGN_OTHER_ASSEMBLY)
+        verdict, found = kernel(
+            self.where,
+            self.size,
+            ROTATION_MATRICES,
+            cells,
+            starts,
+            self.optional,
+            holes,
+            self.maps,
+            BIT_OF,
+            PLACEMENT_BUDGET,
+        )
+        if verdict == ONLY_THE_CUT:
+            return CutAnswer(1, found)
+        if verdict == ANOTHER:
+            return CutAnswer(2, None)
+        return None
+
+
+@dataclass(frozen=True)
+class CutAnswer:
+    assemblies: int  # unique assemblies, at most 2
+    raw: int | None  # with one: the assemblies with the target held fixed (None with two: not counted)
+
+
+def load_compiled_cut_check() -> None:
+    """Check one cut of a 1x1x2 target, so that `cpsolve compile` records the kernel's call in the
+    types `CutChecker.assemblies` gives it."""
+    CutChecker([(0, 0, 0), (0, 0, 1)], []).assemblies((((0, 0, 0),), ((0, 0, 1),)))
