@@ -210,6 +210,8 @@ def design_text(
         f"{summary['designs']} new designs in {out} ({summary['held']} there in all),"
         f" {DESIGN_STOPS.get(summary['stopped_by'], summary['stopped_by'])}",
         f"  candidates checked: {summary['checked']:,} in {summary['seconds']} s ({summary['per_second']} a second)",
+        f"  writing the designs (each confirmed by a whole run, with its page): {summary['writing_seconds']} s"
+        + (f"; the search alone {summary['searching_per_second']} a second" if summary["searching_per_second"] else ""),
         f"  best level: {summary['best_level'] or 'none yet'}",
     ]
     lines += [f"  {record['file']}: level {record['level']}, {record['moves']} moves" for record in written]

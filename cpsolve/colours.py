@@ -6,6 +6,7 @@ Shared by every family's part of a picture (cpsolve.models) and the drawers (cps
 from __future__ import annotations
 
 import colorsys
+import functools
 import math
 import threading
 
@@ -62,7 +63,14 @@ def palette(count: int) -> list[str]:
     chosen one, among hues every 10 degrees at three lightnesses and two saturations. Measured
     (tests/test_pictures.py): the nearest two of 7 colours are 33.6 apart with hues a golden
     turn apart and lightness alternating (Soma's L and P were two greens), 56.8 so; of 13 (Bedlam),
-    23.6 against 39.0; of 20, 15.8 against 29.5. Beyond the candidates' number, colours repeat."""
+    23.6 against 39.0; of 20, 15.8 against 29.5. Beyond the candidates' number, colours repeat.
+    Kept per count (the greedy choice took 1.8 ms, a fifth of a design's page)."""
+    colours = _palette(min(count, len(_CANDIDATES)))
+    return [colours[i % len(colours)] for i in range(count)]
+
+
+@functools.lru_cache(maxsize=256)  # counts up to the candidates (216): past them colours repeat
+def _palette(count: int) -> tuple[str, ...]:
     chosen: list[int] = [0]
     nearest = [_distance(_CANDIDATES[0][1], lab) for _, lab in _CANDIDATES]
     while len(chosen) < min(count, len(_CANDIDATES)):
@@ -72,7 +80,7 @@ def palette(count: int) -> list[str]:
             min(d, _distance(_CANDIDATES[best][1], lab)) for d, (_, lab) in zip(nearest, _CANDIDATES, strict=True)
         ]
     colours = [_CANDIDATES[n][0] for n in chosen]
-    return [colours[i % len(colours)] for i in range(count)]
+    return tuple(colours)
 
 
 def copy_shade(colour: str, copy: int) -> str:

@@ -392,6 +392,41 @@ def mirror_shape(cells: Iterable[Cell]) -> Shape:
     return _forms_of(cells).mirror
 
 
+def canonical_and_mirror_shapes(pieces: Sequence[Sequence[Cell]]) -> list[tuple[Shape, Shape]]:
+    """`canonical_shape` and `mirror_shape` of each piece, the pieces of one size worked out
+    together as one array (images under the 48 isometries, encoded, sorted): nothing is kept, for
+    callers whose pieces are new each time (the design search's cuts, where each piece's own
+    forms, made and cached one at a time, took 1.2 ms a design of six pieces)."""
+    found: list[tuple[Shape, Shape] | None] = [None] * len(pieces)
+    by_size: dict[int, list[int]] = {}
+    for number, piece in enumerate(pieces):
+        by_size.setdefault(len(piece), []).append(number)
+    for size, numbers in by_size.items():
+        if not size:
+            for number in numbers:
+                found[number] = ((), ())
+            continue
+        points = np.array([pieces[number] for number in numbers], np.int64).reshape(len(numbers), size, 3)
+        moved = points[:, :, _ISOMETRY_AXES] * _ISOMETRY_SIGNS  # pieces x cells x isometries x 3
+        moved = moved - moved.min(axis=1, keepdims=True)
+        base = int(moved.max()) + 1
+        keys = np.sort((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2], axis=1)  # pieces x cells x isos
+        rows = keys.transpose(0, 2, 1).tolist()  # pieces x isometries x cells
+        proper = len(ROTATIONS)
+        for number, images in zip(numbers, rows, strict=True):
+            canonical, mirror = min(images[:proper]), min(images[proper:])
+            found[number] = (_cells_of_key(canonical, base), _cells_of_key(mirror, base))
+    return [forms for forms in found if forms is not None]
+
+
+_ISOMETRY_AXES = np.array([iso.axes for iso in ISOMETRIES], np.int64)
+_ISOMETRY_SIGNS = np.array([iso.signs for iso in ISOMETRIES], np.int64)
+
+
+def _cells_of_key(row: Sequence[int], base: int) -> Shape:
+    return tuple((key // (base * base), key // base % base, key % base) for key in row)
+
+
 # The six unit steps between face neighbours; steps d and d ^ 1 are opposite, d >> 1 is the axis.
 STEPS: tuple[Cell, ...] = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 

@@ -9,6 +9,7 @@ import random
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bruteforce import count, rotation_class
@@ -235,6 +236,21 @@ def test_unique_designs_are_written_checked_and_a_second_run_adds_new_ones(tmp_p
     assert [record["number"] for record in every] == [1, 2, 3, 4, 5, 6]
     keys = {design_key(tuple(tuple(tuple(c) for c in piece) for piece in record["pieces"])) for record in every}  # type: ignore[attr-defined]
     assert len(keys) == 6
+
+
+def test_the_summary_says_what_writing_the_designs_took(tmp_path: Path) -> None:
+    """One worker searches in this process between the writes: the summary's search rate is its
+    candidates over the time not spent writing; with two the searches overlap the writes, and no
+    such rate is given."""
+    one: dict[str, Any] = run_design(tmp_path / "one", *UNIQUE)
+    assert 0 < one["writing_seconds"] <= one["seconds"]
+    searching = one["checked"] / one["searching_per_second"]  # the seconds not spent writing
+    assert one["searching_per_second"] >= one["per_second"]
+    assert abs(searching - (one["seconds"] - one["writing_seconds"])) <= 0.011  # both rounded to 0.01 s
+    two: dict[str, Any] = run_design(tmp_path / "two", *UNIQUE[:-1], "2", "--workers", "2")
+    assert two["writing_seconds"] > 0 and two["searching_per_second"] is None
+    text = runner.invoke(app, ["design", "--out", str(tmp_path / "text"), *UNIQUE[:-1], "1"])
+    assert text.exit_code == 0 and "writing the designs" in text.output and "the search alone" in text.output
 
 
 def test_the_same_seed_and_budget_find_the_same_designs(tmp_path: Path) -> None:

@@ -402,6 +402,28 @@ def test_the_palettes_colours_are_told_apart(count: int, apart: float) -> None:
     assert min(math.dist(a, b) for i, a in enumerate(colours) for b in colours[i + 1 :]) >= apart
 
 
+def test_a_palette_is_the_same_each_time_and_the_callers_own() -> None:
+    """Palettes are kept per count: a caller that changes its list changes nobody else's, and
+    past the candidates' number the colours repeat in order."""
+    from cpsolve.colours import palette
+
+    first = palette(9)
+    first[0] = "#000000"
+    assert palette(9)[0] != "#000000" and palette(9) == palette(12)[:9]
+    many = palette(500)
+    assert many[:216] == palette(216) and many[216:432] == palette(216)
+
+
+def test_the_page_bundle_is_read_again_when_its_file_changes(tmp_path: Path) -> None:
+    from cpsolve.pictures import three
+
+    built = tmp_path / "page-0.js"
+    built.write_text("first", encoding="utf-8")
+    assert three._read_bundle(built) == "first"
+    built.write_text("second, longer", encoding="utf-8")
+    assert three._read_bundle(built) == "second, longer"
+
+
 @pytest.mark.parametrize("copies", [2, 4, 6])
 def test_copies_of_one_piece_are_told_apart(copies: int) -> None:
     """The shades of a piece's copies, for every colour of a palette of twenty: the nearest two

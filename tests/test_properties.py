@@ -25,6 +25,7 @@ from cpsolve.formats import read_puzzle, read_puzzles
 from cpsolve.geometry import (
     ISOMETRIES,
     ROTATIONS,
+    canonical_and_mirror_shapes,
     canonical_shape,
     coloured_canonical,
     coloured_orientation_arrays,
@@ -105,6 +106,13 @@ def test_a_shapes_forms_are_its_images_whatever_the_order_and_place_of_its_cells
     assert mirror_shape(given_cells) == min(reflections)
     sizes = [tuple(max(cell[axis] for cell in shape) + 1 for axis in range(3)) for shape in rotations]
     assert list(orientation_sizes(given_cells)) == sizes
+
+
+@given(st.lists(st.lists(st.tuples(*[st.integers(-4, 4)] * 3), min_size=1, max_size=7, unique=True), max_size=6))
+def test_many_pieces_canonical_and_mirror_forms_at_once_are_each_ones_own(pieces: list[list[Cell3]]) -> None:
+    """The design search's forms of a cut's pieces, worked out together by size: each piece's
+    canonical and mirror shape, in the order given (pieces of one size and of others mixed)."""
+    assert canonical_and_mirror_shapes(pieces) == [(canonical_shape(p), mirror_shape(p)) for p in pieces]
 
 
 def moved_spec(tmp_path: Path, iso_index: int, shift: tuple[int, int, int], target: list[list[int]]) -> Path:

@@ -18,6 +18,7 @@ process, stopped at a second assembly). Searches run side by side as units of cp
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import random
 import time
@@ -28,7 +29,7 @@ from typing import Any, Final
 from cpsolve.disassembly import AssembledPiece, Disassembler
 from cpsolve.errors import CpsolveError
 from cpsolve.generate import grown_pieces
-from cpsolve.geometry import Cell, canonical_shape, mirror_shape, normalise, step
+from cpsolve.geometry import Cell, canonical_and_mirror_shapes, canonical_shape, normalise, step
 from cpsolve.limits import NO_DEADLINE, Deadline
 
 GOALS: Final = ("unique", "level")
@@ -108,10 +109,11 @@ class Design:
     def first_moves(self) -> int:
         return first_moves(self.level)
 
-    @property
+    @functools.cached_property
     def key(self) -> tuple[Any, ...]:
         """The same for two designs whose pieces are the same shapes, or mirror images of them
-        all: one puzzle, built or seen in a mirror."""
+        all: one puzzle, built or seen in a mirror. Worked out once a design (asked whether the
+        folder wants it, then added to its keys)."""
         return design_key(self.cut)
 
 
@@ -121,8 +123,9 @@ def first_moves(level: str) -> int:
 
 
 def design_key(cut: Cut) -> tuple[Any, ...]:
-    shapes = tuple(sorted(canonical_shape(piece) for piece in cut))
-    mirrored = tuple(sorted(mirror_shape(piece) for piece in cut))
+    forms = canonical_and_mirror_shapes(cut)
+    shapes = tuple(sorted(shape for shape, _ in forms))
+    mirrored = tuple(sorted(mirror for _, mirror in forms))
     return min(shapes, mirrored)
 
 
@@ -625,14 +628,22 @@ class DesignReport:
     held: int  # designs in the folder, earlier runs' included
     stopped_by: str  # "designs", "candidates", "time limit", "interrupted" (DESIGN_STOPS says them)
     below_level: bool = False  # no cut reached --level: the one design written is the best that came apart
+    writing_seconds: float = 0.0  # of `seconds`, confirming and writing the designs (files, pages, lines)
+    searched_here: bool = False  # the search ran in this process, between the writes (one worker, no cluster)
 
     def summary(self) -> dict[str, Any]:
+        searching = self.seconds - self.writing_seconds
         return {
             "folder": self.folder,
             "designs": len(self.written),
             "held": self.held,
             "checked": self.checked,
             "per_second": round(self.checked / self.seconds, 1) if self.seconds > 0 else None,
+            "writing_seconds": round(self.writing_seconds, 2),
+            # the candidates a second of the search alone, where it ran here and the writes did not overlap it
+            "searching_per_second": round(self.checked / searching, 1)
+            if self.searched_here and searching > 0
+            else None,
             "best_level": self.best_level or None,
             "seconds": round(self.seconds, 2),
             "stopped_by": self.stopped_by,
@@ -657,7 +668,7 @@ def design(
     """Search for designs and write each wanted one into `folder` as it comes, until
     `most_designs` are written, each search has checked `candidates`, the deadline, or Ctrl-C
     (the designs written stay)."""
-    from cpsolve.workers import DONE, STOPPED, workers_for
+    from cpsolve.workers import DONE, STOPPED, InProcess, workers_for
 
     request.check()
     if cluster is not None and deadline.at is None:
@@ -670,6 +681,7 @@ def design(
     best_apart: Design | None = None
     kept_below: dict[str, Any] | None = None
     stopped_by = "time limit" if candidates is None else "candidates"
+    writing = 0.0
     try:
         place = workers_for(cluster, max(1, workers))
         units = search_units(request, place.workers, deadline, book.run, candidates)  # a cluster: one per worker
@@ -685,7 +697,9 @@ def design(
                         best_apart = item.best_apart
                 elif isinstance(item, Design) and book.wants(item):
                     checked[index] = max(checked.get(index, 0), item.candidate)
+                    writing -= time.monotonic()
                     record = book.write(item, units[index].number, deadline)
+                    writing += time.monotonic()
                     if record is not None:
                         written.append(record)
                         best = max(best, level_tuple(item.level))
@@ -701,7 +715,9 @@ def design(
         finally:
             place.close()
         if request.goal == "level" and not written and best_apart is not None and book.wants(best_apart):
+            writing -= time.monotonic()
             kept_below = book.write(best_apart, -1, deadline)  # no cut reached --level: the best one is kept
+            writing += time.monotonic()
             if kept_below is not None:
                 written.append(kept_below)
                 best = max(best, level_tuple(best_apart.level))
@@ -716,6 +732,8 @@ def design(
         book.count,
         stopped_by,
         below_level=kept_below is not None,
+        writing_seconds=writing,
+        searched_here=isinstance(place, InProcess),
     )
 
 
