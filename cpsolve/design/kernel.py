@@ -93,6 +93,18 @@ def _placements(where: Any, size: Any, rotations: Any, cells: Any) -> Any:
 
 
 @njit(cache=True)
+def _among(rows: Any, row: Any) -> bool:
+    """Whether `row` is one of the rows."""
+    for element in range(rows.shape[0]):
+        place = 0
+        while place < len(row) and rows[element, place] == row[place]:
+            place += 1
+        if place == len(row):
+            return True
+    return False
+
+
+@njit(cache=True)
 def _holds(ordered: Any, mask: Any) -> bool:
     place = np.searchsorted(ordered, mask)
     return bool(place < len(ordered) and ordered[place] == mask)
@@ -239,25 +251,11 @@ def other_assembly(
                 if depth_mask[level] != ZERO:
                     assembly[placed] = depth_mask[level]
                     placed += 1
-            assembly = _sorted_copy(assembly)
-            known = False
-            for element in range(len(images)):
-                same = True
-                for piece in range(pieces):
-                    if images[element, piece] != assembly[piece]:
-                        same = False
-                        break
-                if same:
-                    known = True
-                    break
-            if not known:
+            if not _among(images, _sorted_copy(assembly)):
                 return ANOTHER, found + 1
             found += 1
-            covered &= ~(depth_mask[depth] | (ONE << np.uint64(depth_cell[depth])))  # undo, try the next
-            if depth_mask[depth] == ZERO:
-                holes_made -= 1
-            else:
-                left[depth_shape[depth]] += 1
+            depth += 1
+            depth_shape[depth] = shapes + 1  # nothing to try there: back up, undoing the last choice
             continue
         depth += 1
         depth_cell[depth] = _lowest(full & ~covered, bit_of)
