@@ -114,13 +114,19 @@ def test_the_compiled_cut_check_counts_as_the_independent_counter(
 
 @pytest.mark.parametrize(
     ("sides", "pieces", "sizes", "holes", "seed"),
-    [((3, 3, 4), 5, (5, 9), 0, 3), ((3, 3, 3), 5, (4, 7), 1, 6), ((2, 3, 4), 4, (4, 8), 0, 8)],
+    [
+        ((3, 3, 4), 5, (5, 9), 0, 3),
+        ((3, 3, 3), 5, (4, 7), 1, 6),
+        ((2, 3, 4), 4, (4, 8), 0, 8),
+        ((5, 5, 3), 8, (6, 12), 0, 1),
+    ],
 )
 def test_the_compiled_cut_check_answers_as_a_whole_run(
     sides: tuple[int, int, int], pieces: int, sizes: tuple[int, int], holes: int, seed: int
 ) -> None:
     """Bigger targets and holes (inside cells that may stay empty): the kernel's answer is the
-    pipeline's full count (no limit on solutions), its raw count too."""
+    pipeline's full count (no limit on solutions), its raw count too; 5x5x3 is past one 64-bit
+    word (75 cells)."""
     from cpsolve import formats
     from cpsolve.design import spec_of
     from cpsolve.engines.base import SearchOptions
@@ -143,13 +149,19 @@ def test_the_compiled_cut_check_answers_as_a_whole_run(
 
 
 def test_a_cut_check_over_its_budget_is_answered_by_a_whole_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each cut the kernel leaves undecided is answered by a whole run; after a trial of
+    TRIAL_CALLS with most over the budget the kernel is not asked again."""
     request = DesignRequest(box(3, 3, 3), 6, 3, 6)
     checker = Checker(request, NO_DEADLINE)
-    cuts = cuts_of(request, 2, 12)
+    cuts = cuts_of(request, 2, 30)
     answers = [checker.assemblies(cut) for cut in cuts]
+    assert len(cuts) > cut_check.TRIAL_CALLS and checker.cuts.usable
     monkeypatch.setattr(cut_check, "PLACEMENT_BUDGET", 1)
-    assert all(checker.cuts.answer(cut) is None for cut in cuts)
-    assert [checker.assemblies(cut) for cut in cuts] == answers
+    trial = Checker(request, NO_DEADLINE)
+    assert [trial.assemblies(cut) for cut in cuts] == answers
+    assert trial.cuts.calls == cut_check.TRIAL_CALLS and not trial.cuts.usable
+    monkeypatch.setattr(native, "installed", lambda module: False)
+    assert CutChecker(request.target, ()).answer(cuts[0]) is None  # no numba: every cut by a whole run
     monkeypatch.setattr(native, "installed", lambda module: False)
     assert CutChecker(request.target, ()).answer(cuts[0]) is None
 
