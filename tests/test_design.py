@@ -160,6 +160,8 @@ def test_a_cut_check_over_its_budget_is_answered_by_a_whole_run(monkeypatch: pyt
     trial = Checker(request, NO_DEADLINE)
     assert [trial.assemblies(cut) for cut in cuts] == answers
     assert trial.cuts.calls == cut_check.TRIAL_CALLS and not trial.cuts.usable
+    staircase = [cell for n in range(26) for cell in ((n, n, n), (n + 1, n, n), (n + 1, n + 1, n))]  # connected
+    assert not CutChecker(staircase, ()).usable  # 78 cells, but a bounding box of 27x27x26 places
     monkeypatch.setattr(native, "installed", lambda module: False)
     assert CutChecker(request.target, ()).answer(cuts[0]) is None  # no numba: every cut by a whole run
     monkeypatch.setattr(native, "installed", lambda module: False)

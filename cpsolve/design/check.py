@@ -5,10 +5,10 @@ the target's symmetries or more; it asked a whole run (spec, model, the breaking
 classes: 10-14 ms a 4x4x4 candidate, benchmarks/design_checks.py). The target's arrays and its
 symmetries are made here once for a request; each cut is then its cells and one kernel call.
 
-Where the kernel cannot answer the caller runs the pipeline as before: a target past 128 cells, no
-numba, or a search that placed PLACEMENT_BUDGET pieces without deciding (a bound on one call's time,
-as the pipeline reads the clock and this call does not); and after a trial where most did so, every
-cut of the request.
+Where the kernel cannot answer the caller runs the pipeline as before: a target past 128 cells or
+sprawling over a bounding box past MOST_BOX_PLACES, no numba, or a search that placed
+PLACEMENT_BUDGET pieces without deciding (a bound on one call's time, as the pipeline reads the
+clock and this call does not); and after a trial where most did so, every cut of the request.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ from cpsolve.engines.exact_cover.bits import BIT_OF
 from cpsolve.geometry import ISOMETRIES, ROTATIONS, Cell, self_maps
 
 MOST_BITS: Final = 128  # the kernel's board: two 64-bit words
+# The kernel tries each turn of each piece at every place of the target's bounding box and holds
+# the masks it finds: a connected target of 128 cells winding through a 40x40x40 box would make
+# each candidate's placements take a tenth of a second and 30 MB. Boxes and compact targets pass.
+MOST_BOX_PLACES: Final = 1024
 PLACEMENT_BUDGET: Final = 200_000  # pieces placed before the kernel gives the question back (milliseconds)
 # A request whose cuts mostly run past the budget (many small pieces: ten in a 4x4x5 box) would pay
 # the budget and then the whole run for each: after TRIAL_CALLS calls with more than half over it,
@@ -44,6 +48,9 @@ class CutChecker:
         points = np.array(cells, np.int64)
         self.low = points.min(axis=0)
         self.size = points.max(axis=0) - self.low + 1
+        if int(np.prod(self.size)) > MOST_BOX_PLACES:
+            self.usable = False
+            return
         self.where = np.full(int(np.prod(self.size)), -1, np.int64)
         self.where[self._places(points)] = np.arange(len(cells))
         empty = set(optional)
