@@ -10,8 +10,9 @@ none past the largest size), each followed by a short walk of local moves on the
 the border of two pieces handed from one to the other, both staying connected and within the
 sizes), Chen et al.'s idea in its simplest form, kept while the design does not get worse. Each
 candidate is checked cheapest first: the planted assembly taken apart (the compiled disassembler,
-well under a millisecond), and only a cut that comes apart is solved (the warm engines of this
-process, stopped at a second assembly). Searches run side by side as units of cpsolve.workers
+well under a millisecond), and only a cut that comes apart is solved: by one compiled call that
+looks for a second assembly (cpsolve.design.check), or where that cannot say by the warm engines
+of this process, stopped at a second assembly. Searches run side by side as units of cpsolve.workers
 (forked processes or a Dask cluster), each from its own seed, and hand back each design as found.
 """
 
