@@ -164,8 +164,6 @@ def test_a_cut_check_over_its_budget_is_answered_by_a_whole_run(monkeypatch: pyt
     assert not CutChecker(staircase, ()).usable  # 78 cells, but a bounding box of 27x27x26 places
     monkeypatch.setattr(native, "installed", lambda module: False)
     assert CutChecker(request.target, ()).answer(cuts[0]) is None  # no numba: every cut by a whole run
-    monkeypatch.setattr(native, "installed", lambda module: False)
-    assert CutChecker(request.target, ()).answer(cuts[0]) is None
 
 
 def test_a_filled_box_comes_apart_at_level_one_or_not_at_all() -> None:
