@@ -131,7 +131,7 @@ def _orientations(cells: tuple[Cell, ...], group: tuple[Isometry, ...]) -> tuple
     a time in Python took 35 ms of Dracula's 0.11 s model."""
     if not group:
         return ()
-    return distinct_shapes(_images_at_origin(cells, group))
+    return distinct_shapes(images_at_origin(cells, group))
 
 
 class _Forms:
@@ -144,15 +144,11 @@ class _Forms:
     candidate under the profiler)."""
 
     def __init__(self, shape: Shape) -> None:
-        keys, self.base = encoded(_images_at_origin(shape, ISOMETRIES))
+        keys, self.base = encoded(images_at_origin(shape, ISOMETRIES))
         first = _first_of_each(keys)  # ascending: the rotations' (the first 24 images) come first
         self.rows = keys[first]
         self.proper = sum(1 for number in first if number < len(ROTATIONS))
-        self.canonical = self._shape(min(map(tuple, keys[: len(ROTATIONS)].tolist())))
-        self.mirror = self._shape(min(map(tuple, keys[len(ROTATIONS) :].tolist())))
-
-    def _shape(self, row: Sequence[int]) -> Shape:
-        return tuple(map(tuple, _decoded([row], self.base)[0].tolist()))
+        self.canonical, self.mirror = _least_forms(keys, self.base)
 
     def array(self, proper_only: bool) -> Any:
         return _decoded(self.rows[: self.proper] if proper_only else self.rows, self.base)
@@ -187,14 +183,23 @@ def _forms_of(cells: Iterable[Cell]) -> _Forms:
     return _forms_given(tuple(cells))
 
 
-def _images_at_origin(cells: Sequence[Cell], group: Sequence[Isometry]) -> Any:
+def images_at_origin(cells: Sequence[Cell], group: Sequence[Isometry]) -> Any:
     """The shape under every isometry of the group at once (images x cells x 3, cells in the
     given order), each moved so that its least coordinates are 0."""
     points = np.array(cells, np.int64).reshape(-1, 3)
-    axes = np.array([iso.axes for iso in group], np.int64)
-    signs = np.array([iso.signs for iso in group], np.int64)
+    axes, signs = _group_arrays(tuple(group))
     moved = points[:, axes].transpose(1, 0, 2) * signs[:, None, :]
     return moved - moved.min(axis=1, keepdims=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _group_arrays(group: tuple[Isometry, ...]) -> tuple[Any, Any]:
+    """The group's axes and signs as arrays, made once a group (read-only: shared by every call):
+    made for each piece they were a third of `images_at_origin` on a design candidate's pieces."""
+    axes = np.array([iso.axes for iso in group], np.int64).reshape(-1, 3)
+    signs = np.array([iso.signs for iso in group], np.int64).reshape(-1, 3)
+    axes.flags.writeable = signs.flags.writeable = False
+    return axes, signs
 
 
 def distinct_shapes(images: Any) -> tuple[Shape, ...]:
@@ -328,7 +333,7 @@ def _coloured_images(
 ) -> ColouredImages:
     """Cached: a BurrTools file's large pieces are turned for their placements, their canonical
     forms and their mirror partners (Dracula: 0.25 s of its 0.30 s building, before any cache)."""
-    return ColouredImages.of(_images_at_origin(cells, group), colours)
+    return ColouredImages.of(images_at_origin(cells, group), colours)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -393,34 +398,19 @@ def mirror_shape(cells: Iterable[Cell]) -> Shape:
 
 
 def canonical_and_mirror_shapes(pieces: Sequence[Sequence[Cell]]) -> list[tuple[Shape, Shape]]:
-    """`canonical_shape` and `mirror_shape` of each piece, the pieces of one size worked out
-    together as one array (images under the 48 isometries, encoded, sorted): nothing is kept, for
-    callers whose pieces are new each time (the design search's cuts, where each piece's own
-    forms, made and cached one at a time, took 1.2 ms a design of six pieces)."""
-    found: list[tuple[Shape, Shape] | None] = [None] * len(pieces)
-    by_size: dict[int, list[int]] = {}
-    for number, piece in enumerate(pieces):
-        by_size.setdefault(len(piece), []).append(number)
-    for size, numbers in by_size.items():
-        if not size:
-            for number in numbers:
-                found[number] = ((), ())
-            continue
-        points = np.array([pieces[number] for number in numbers], np.int64).reshape(len(numbers), size, 3)
-        moved = points[:, :, _ISOMETRY_AXES] * _ISOMETRY_SIGNS  # pieces x cells x isometries x 3
-        moved = moved - moved.min(axis=1, keepdims=True)
-        base = int(moved.max()) + 1
-        keys = np.sort((moved[..., 0] * base + moved[..., 1]) * base + moved[..., 2], axis=1)  # pieces x cells x isos
-        rows = keys.transpose(0, 2, 1).tolist()  # pieces x isometries x cells
-        proper = len(ROTATIONS)
-        for number, images in zip(numbers, rows, strict=True):
-            canonical, mirror = min(images[:proper]), min(images[proper:])
-            found[number] = (_cells_of_key(canonical, base), _cells_of_key(mirror, base))
-    return [forms for forms in found if forms is not None]
+    """`canonical_shape` and `mirror_shape` of each piece, worked out as `_Forms` does but kept
+    nowhere and without the distinct orientations: for callers whose pieces are new each time
+    (the design search's cuts, where each piece's forms, made and cached one at a time, took
+    1.2 ms a design of six pieces)."""
+    return [_least_forms(*encoded(images_at_origin(piece, ISOMETRIES))) if piece else ((), ()) for piece in pieces]
 
 
-_ISOMETRY_AXES = np.array([iso.axes for iso in ISOMETRIES], np.int64)
-_ISOMETRY_SIGNS = np.array([iso.signs for iso in ISOMETRIES], np.int64)
+def _least_forms(keys: Any, base: int) -> tuple[Shape, Shape]:
+    """The least image under the rotations (the first 24 rows of encoded images under
+    ISOMETRIES) and under the reflections, as cells: the canonical and the mirror shape."""
+    rows = keys.tolist()
+    proper = len(ROTATIONS)
+    return _cells_of_key(min(rows[:proper]), base), _cells_of_key(min(rows[proper:]), base)
 
 
 def _cells_of_key(row: Sequence[int], base: int) -> Shape:

@@ -198,6 +198,44 @@ def test_every_run_of_the_installed_build_leaves_numba_out_and_answers_as_numba(
     assert on_build == on_numba
 
 
+DESIGN_RUNNER = """
+import json, sys, random
+from cpsolve.design import DesignRequest, random_cut
+from cpsolve.design.check import CutChecker
+from cpsolve.geometry import box_cells
+answers = []
+for sides, pieces, smallest, largest in (((4, 4, 4), 6, 8, 14), ((5, 5, 3), 8, 6, 12)):
+    request = DesignRequest(tuple(box_cells(sides)), pieces, smallest, largest)
+    checker, rng = CutChecker(request.target, ()), random.Random(1)
+    cuts = [cut for cut in (random_cut(request, rng) for _ in range(10)) if cut is not None]
+    answers += [None if answer is None else [answer.assemblies, answer.raw] for answer in map(checker.answer, cuts)]
+print(json.dumps(answers))
+print(json.dumps("numba" in sys.modules))
+"""
+
+
+def test_the_design_searchs_cut_check_runs_on_the_build_as_on_numba() -> None:
+    """The cut check's calls (many pieces of many sizes, one word and two) are the types the build
+    recorded from `load_compiled_cut_check`: a call of another layout went to numba, unseen."""
+    if native.loaded_build() is None:
+        absent("no build of the compiled kernels: run `cpsolve compile`")
+    runs = []
+    for environment in ({}, {"CPSOLVE_NATIVE": "0"}):
+        done = subprocess.run(
+            [sys.executable, "-c", DESIGN_RUNNER],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, **environment},
+            timeout=600,
+            check=True,
+        )
+        answers, numba_imported = (json.loads(line) for line in done.stdout.splitlines())
+        runs.append((answers, numba_imported))
+    assert runs[0][1] is False and runs[1][1] is True
+    assert runs[0][0] == runs[1][0] and all(answer is not None for answer in runs[0][0])
+
+
 def test_compile_into_a_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     taken = tmp_path / "file"
     taken.write_text("")

@@ -22,7 +22,7 @@ import numpy as np
 from cpsolve import native
 from cpsolve.design.codes import ANOTHER, ONLY_THE_CUT
 from cpsolve.engines.exact_cover.bits import BIT_OF
-from cpsolve.geometry import ISOMETRIES, ROTATIONS, Cell, self_maps
+from cpsolve.geometry import ISOMETRIES, ROTATIONS, Cell, images_at_origin, self_maps
 
 MOST_BITS: Final = 128  # the kernel's board: two 64-bit words
 # The kernel tries each turn of each piece at every place of the target's bounding box and holds
@@ -34,7 +34,6 @@ PLACEMENT_BUDGET: Final = 200_000  # pieces placed before the kernel gives the q
 # the budget and then the whole run for each: after TRIAL_CALLS calls with more than half over it,
 # the kernel is left out for the rest of the search.
 TRIAL_CALLS: Final = 20
-ROTATION_MATRICES: Final = np.array([rotation.matrix for rotation in ROTATIONS], np.int64)
 
 
 class CutChecker:
@@ -53,6 +52,7 @@ class CutChecker:
             return
         self.where = np.full(int(np.prod(self.size)), -1, np.int64)
         self.where[self._places(points)] = np.arange(len(cells))
+        self.allowed = (self.where >= 0)[None].copy()
         empty = set(optional)
         self.optional = np.array([cell in empty for cell in cells], np.int64)
         maps, isometries = self_maps(cells, ISOMETRIES, {cell: cell in empty for cell in cells})
@@ -80,13 +80,15 @@ class CutChecker:
         starts = np.zeros(len(cut) + 1, np.int64)
         starts[1:] = np.cumsum([len(piece) for piece in cut])
         cells = np.array([cell for piece in cut for cell in piece], np.int64).reshape(-1, 3) - self.low
+        turned = np.ascontiguousarray(np.concatenate([images_at_origin(piece, ROTATIONS) for piece in cut], axis=1))
         holes = self.filled - len(cells)
         kernel = native.kernel(native.DESIGN_OTHER_ASSEMBLY)
         verdict, raw = kernel(
             self.where,
             self.size,
-            ROTATION_MATRICES,
+            self.allowed,
             cells,
+            turned,
             starts,
             self.optional,
             holes,

@@ -26,6 +26,7 @@ from numba import njit
 
 from cpsolve.design.codes import ANOTHER, ONLY_THE_CUT, OVER_BUDGET
 from cpsolve.engines.exact_cover.bits import DE_BRUIJN, ONE, SHIFT, ZERO
+from cpsolve.grids.fitting_kernel import fitting
 
 
 @njit(cache=True, inline="always")
@@ -70,47 +71,17 @@ def _sort_rows(rows: Any) -> None:
 
 
 @njit(cache=True)
-def _placements(where: Any, size: Any, rotations: Any, cells: Any) -> Any:
-    """Every mask of the piece's cells turned by a rotation and moved inside the target, sorted,
-    once each (rows of two words)."""
-    volume = size[0] * size[1] * size[2]
-    found = np.zeros((len(rotations) * volume, 2), np.uint64)
-    count = 0
-    turned = np.empty_like(cells)
-    low = np.empty(3, np.int64)
-    room = np.empty(3, np.int64)
-    for rotation in range(len(rotations)):
-        matrix = rotations[rotation]
-        for cell in range(len(cells)):
-            for axis in range(3):
-                turned[cell, axis] = (
-                    matrix[axis, 0] * cells[cell, 0]
-                    + matrix[axis, 1] * cells[cell, 1]
-                    + matrix[axis, 2] * cells[cell, 2]
-                )
-        for axis in range(3):
-            low[axis] = turned[:, axis].min()
-            room[axis] = size[axis] - (turned[:, axis].max() - low[axis])
-        for x in range(room[0]):
-            for y in range(room[1]):
-                for z in range(room[2]):
-                    inside = True
-                    for cell in range(len(cells)):
-                        at = where[
-                            ((turned[cell, 0] - low[0] + x) * size[1] + turned[cell, 1] - low[1] + y) * size[2]
-                            + turned[cell, 2]
-                            - low[2]
-                            + z
-                        ]
-                        if at < 0:
-                            inside = False
-                            break
-                        _set(found[count], at)
-                    if inside:
-                        count += 1
-                    else:
-                        found[count, 0] = ZERO
-                        found[count, 1] = ZERO
+def _placements(where: Any, size: Any, shapes: Any, allowed: Any) -> Any:
+    """Every placement of a piece turned as `shapes` (its images under the rotations, each at the
+    origin) in the target, as the placement finder finds them (cpsolve.grids.fitting_kernel), made
+    masks (rows of two words), sorted, once each (a turn that gives the piece again, again)."""
+    plain = np.zeros((shapes.shape[0], shapes.shape[1]), np.int64)  # no colours: one kind, no codes
+    lattice = np.array([1, 1, 1, 0, 0, 0], np.int64)  # the cube grid: every shift
+    cells, _, count = fitting(where, size, shapes, plain, plain, allowed, shapes.shape[0] * len(where), lattice)
+    found = np.zeros((count, 2), np.uint64)
+    for row in range(count):
+        for cell in range(cells.shape[1]):
+            _set(found[row], int(cells[row, cell]))
     found = found[:count]
     order = np.argsort(found[:, 1], kind="mergesort")
     order = order[np.argsort(found[order, 0], kind="mergesort")]  # by the low word, then the high
@@ -183,8 +154,9 @@ def _orbit_least(listed: Any, maps: Any, proper: Any, bit_of: Any) -> Any:
 def other_assembly(
     where: Any,
     size: Any,
-    rotations: Any,
+    allowed: Any,
     cells: Any,
+    turned: Any,
     starts: Any,
     optional: Any,
     holes: int,
@@ -196,11 +168,12 @@ def other_assembly(
     """(ONLY_THE_CUT, ANOTHER or OVER_BUDGET; with ONLY_THE_CUT the raw count: the cut's
     distinct images that are assemblies of these pieces).
 
-    where: the bit of each place of the target's bounding box (x slowest), -1 off the target;
-    size: the box's sides; rotations: the 24 proper 3x3 matrices; cells, starts: each piece's
-    cells as cut, in the box's coordinates; optional: 1 for each bit that may stay empty, of
-    which `holes` do; maps: per symmetry of the target, the bit each bit goes to, and `proper`
-    1 for a rotation; bit_of: the de Bruijn table (cpsolve.engines.exact_cover.bits).
+    where: the bit of each place of the target's bounding box (x slowest), -1 off the target; size:
+    the box's sides; allowed: `where >= 0` as one row (the placement finder's); cells, starts: each
+    piece's cells as cut, in the box's coordinates, and `turned` their images under the 24
+    rotations, each piece's at the origin (geometry.images_at_origin); optional: 1 for each bit that
+    may stay empty, of which `holes` do; maps: per symmetry of the target, the bit each bit goes to,
+    and `proper` 1 for a rotation; bit_of: the de Bruijn table (cpsolve.engines.exact_cover.bits).
 
     A shape of one copy (the one with most placements) is limited to the least placement of each
     orbit under the rotations, as the engines' symmetry breaking does: every class of assemblies
@@ -226,7 +199,8 @@ def other_assembly(
                 break
         if shape_of[piece] < 0:
             shape_of[piece] = len(placements)
-            placements.append(_placements(where, size, rotations, cells[starts[piece] : starts[piece + 1]]))
+            turns = np.ascontiguousarray(turned[:, starts[piece] : starts[piece + 1], :])
+            placements.append(_placements(where, size, turns, allowed))
     shapes = len(placements)
     left = np.zeros(shapes, np.int64)
     for piece in range(pieces):
