@@ -60,8 +60,14 @@ print(json.dumps("numba" in sys.modules))
 
 def _run(runs: list[tuple[str, dict[str, Any]]], **environment: str) -> tuple[list[Any], bool]:
     """The runs in a fresh process: (one line per run, whether numba was imported)."""
+    lines = _printed(RUNNER, [json.dumps(runs)], environment)
+    return lines[:-1], bool(lines[-1])
+
+
+def _printed(script: str, arguments: list[str], environment: dict[str, str]) -> list[Any]:
+    """The JSON lines a script prints in a fresh process."""
     done = subprocess.run(
-        [sys.executable, "-c", RUNNER, json.dumps(runs)],
+        [sys.executable, "-c", script, *arguments],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -69,8 +75,7 @@ def _run(runs: list[tuple[str, dict[str, Any]]], **environment: str) -> tuple[li
         timeout=600,
         check=True,
     )
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
-    return lines[:-1], bool(lines[-1])
+    return [json.loads(line) for line in done.stdout.splitlines()]
 
 
 def _corpus_present() -> None:
@@ -219,19 +224,7 @@ def test_the_design_searchs_cut_check_runs_on_the_build_as_on_numba() -> None:
     recorded from `load_compiled_cut_check`: a call of another layout went to numba, unseen."""
     if native.loaded_build() is None:
         absent("no build of the compiled kernels: run `cpsolve compile`")
-    runs = []
-    for environment in ({}, {"CPSOLVE_NATIVE": "0"}):
-        done = subprocess.run(
-            [sys.executable, "-c", DESIGN_RUNNER],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env={**os.environ, **environment},
-            timeout=600,
-            check=True,
-        )
-        answers, numba_imported = (json.loads(line) for line in done.stdout.splitlines())
-        runs.append((answers, numba_imported))
+    runs = [_printed(DESIGN_RUNNER, [], environment) for environment in ({}, {"CPSOLVE_NATIVE": "0"})]
     assert runs[0][1] is False and runs[1][1] is True
     assert runs[0][0] == runs[1][0] and all(answer is not None for answer in runs[0][0])
 
